@@ -1,0 +1,80 @@
+"""Workspace sign-in: the login form, the session cookie, sign-out, and the signed-in user's account."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from svc_shared import errors, pages, services, web
+from svc_shared.config import get_settings
+from svc_shared.logs import get_logger
+from svc_shared.sessions import SESSION_COOKIE
+
+logger = get_logger()
+app = web.create_resolver()
+
+
+def _login_form(status: int, *, next_path: str, error: str | None = None, email: str = "") -> Response:
+    base = get_settings().public_base_url
+    return web.html_response(status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error,
+                                                      email=email))
+
+
+@app.get("/login")
+def login_form() -> Response:
+    return _login_form(200, next_path=web.safe_next(app.current_event.get_query_string_value("next")))
+
+
+@app.post("/login")
+def login() -> Response:
+    settings = get_settings()
+    try:
+        form = web.form_body(app)
+    except errors.InvalidInput as exc:
+        return _login_form(400, next_path="/", error=exc.message)
+    next_path = web.safe_next(form.get("next"))
+    email, password = form.get("email", "").strip(), form.get("password", "")
+    if not email or not password:
+        return _login_form(400, next_path=next_path, error="Enter your email and password.", email=email)
+    try:
+        session = services.signin().sign_in(email, password, web.client_ip(app))
+    except errors.RateLimited as exc:
+        page = pages.login_page(
+            action=f"{settings.public_base_url}/login", next_path=next_path, error=exc.message, email=email
+        )
+        return web.html_response(429, page, headers={"Retry-After": str(exc.retry_after)})
+    except errors.Unauthenticated as exc:
+        return _login_form(401, next_path=next_path, error=exc.message, email=email)
+    cookie = web.session_cookie(
+        SESSION_COOKIE, session.cookie, max_age=settings.session_ttl_seconds, secure=settings.cookie_secure
+    )
+    return web.redirect(f"{settings.public_base_url}{next_path}", cookies=[cookie])
+
+
+@app.post("/logout")
+def logout() -> Response:
+    settings = get_settings()
+    services.signin().sign_out(web.cookie(app, SESSION_COOKIE))
+    gone = web.expired_cookie(SESSION_COOKIE, secure=settings.cookie_secure)
+    return web.redirect(f"{settings.public_base_url}/login", cookies=[gone])
+
+
+@app.get("/api/me")
+def me() -> Response:
+    user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
+    return web.json_response(200, user.public())
+
+
+@app.get("/api/workspaces")
+def workspaces() -> Response:
+    user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
+    spaces = services.accounts().list_workspaces(user.id)
+    return web.json_response(200, {"workspaces": [w.public() for w in spaces]})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,35 @@
+"""Lazily created boto3 clients, one per service per container.
+
+boto3 costs ~150 ms to import, so nothing here imports it until a client is first asked for. The endpoint
+comes from boto3's own `AWS_ENDPOINT_URL` setting, which the local stack points at the embedded AWS.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+_clients: dict[str, Any] = {}
+
+
+def client(service: str) -> Any:
+    """The shared boto3 client for `service` (thread-safe creation; clients themselves are thread-safe)."""
+    found = _clients.get(service)
+    if found is not None:
+        return found
+    with _lock:
+        if service not in _clients:
+            import boto3
+            from botocore.config import Config
+
+            _clients[service] = boto3.session.Session().client(
+                service, config=Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3)
+            )
+        return _clients[service]
+
+
+def reset_clients() -> None:
+    """Drop cached clients (tests change endpoints between sessions)."""
+    with _lock:
+        _clients.clear()

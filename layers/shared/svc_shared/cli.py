@@ -1,0 +1,100 @@
+"""`svc`: operator command line for any environment (the local stack, or a deployed stack's table).
+
+    svc --local users create --email a@b.c --password ... --plan paid
+    svc --stack svc-platform users set-plan --email a@b.c --plan free
+    svc --table svc-prod-app users show --email a@b.c
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from svc_shared.accounts import PLANS, Accounts
+from svc_shared.dal import Table
+from svc_shared.errors import DomainError
+
+LOCAL_AWS_PORT = "4566"
+
+
+def _table_name(args: argparse.Namespace) -> str:
+    if args.local:
+        os.environ.setdefault("AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}")
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+        os.environ.setdefault("AWS_REGION", "us-east-1")
+        from pathlib import Path
+
+        import svc_local  # development install only
+        from svc_local.template import Template
+
+        return Template(Path(svc_local.__file__).parents[2] / "template.yaml").tables()[0].table_name
+    if args.stack:
+        from svc_shared import aws
+
+        stack = aws.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"][0]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+        if "AppTableName" not in outputs:
+            raise SystemExit(f"stack {args.stack} has no AppTableName output")
+        return outputs["AppTableName"]
+    name = args.table or os.environ.get("TABLE_NAME")
+    if not name:
+        raise SystemExit("say which environment: --local, --stack NAME, --table NAME or TABLE_NAME")
+    return name
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="svc", description="Manage the svc platform.")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--local", action="store_true", help="the running local stack (make dev)")
+    where.add_argument("--stack", help="a deployed CloudFormation stack name")
+    where.add_argument("--table", help="a DynamoDB table name")
+    groups = parser.add_subparsers(dest="group", required=True)
+    users = groups.add_parser("users", help="workspace users").add_subparsers(dest="action", required=True)
+
+    create = users.add_parser("create", help="create a user and their personal workspace")
+    create.add_argument("--email", required=True)
+    create.add_argument("--password", help="prompted for when omitted")
+    create.add_argument("--plan", choices=PLANS, default="free")
+    create.add_argument("--name", help="display name")
+
+    set_plan = users.add_parser("set-plan", help="move a user to another plan")
+    set_plan.add_argument("--email", required=True)
+    set_plan.add_argument("--plan", choices=PLANS, required=True)
+
+    show = users.add_parser("show", help="print a user")
+    show.add_argument("--email", required=True)
+
+    set_password = users.add_parser("set-password", help="set a user's password")
+    set_password.add_argument("--email", required=True)
+    set_password.add_argument("--password", help="prompted for when omitted")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    accounts = Accounts(Table(_table_name(args)))
+    try:
+        if args.action == "create":
+            password = args.password or getpass.getpass("Password: ")
+            user = accounts.create_user(email=args.email, password=password, display_name=args.name, plan=args.plan)
+        elif args.action == "set-plan":
+            user = accounts.set_plan(accounts.get_user_by_email(args.email).id, args.plan)
+        elif args.action == "set-password":
+            user = accounts.get_user_by_email(args.email)
+            accounts.set_password(user.id, args.password or getpass.getpass("New password: "))
+        else:
+            user = accounts.get_user_by_email(args.email)
+    except DomainError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(user.public(), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""Configuration of the platform functions, read once from the environment into a validated model."""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class ConfigurationError(RuntimeError):
+    """The environment does not describe a usable configuration."""
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    env_name: str = Field(default="dev", alias="SVC_ENV")
+    public_base_url: str = Field(alias="PUBLIC_BASE_URL")
+    table_name: str = Field(alias="TABLE_NAME")
+    uploads_bucket: str = Field(default="", alias="UPLOADS_BUCKET")
+    kms_key_id: str | None = Field(default=None, alias="KMS_KEY_ID")
+    local_master_key: str | None = Field(default=None, alias="LOCAL_MASTER_KEY", repr=False)
+    session_secret_arn: str = Field(alias="SESSION_SECRET_ARN")
+    aws_region: str = Field(default="us-east-1", alias="AWS_REGION")
+    # Sign-in throttling: failed attempts allowed per account and per client address in one window.
+    login_max_failures: int = Field(default=5, alias="LOGIN_MAX_FAILURES", ge=1)
+    login_ip_max_attempts: int = Field(default=30, alias="LOGIN_IP_MAX_ATTEMPTS", ge=1)
+    login_window_seconds: int = Field(default=900, alias="LOGIN_WINDOW_SECONDS", ge=1)
+    session_ttl_seconds: int = Field(default=14 * 24 * 3600, alias="SESSION_TTL_SECONDS", ge=60)
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> Settings:
+        if bool(self.kms_key_id) == bool(self.local_master_key):
+            raise ValueError("set exactly one of KMS_KEY_ID (AWS) or LOCAL_MASTER_KEY (local stack)")
+        return self
+
+    @property
+    def cookie_secure(self) -> bool:
+        """Secure cookies everywhere except plain-HTTP loopback development."""
+        return not is_loopback_url(self.public_base_url)
+
+    @property
+    def deployment(self) -> Literal["aws", "local"]:
+        return "local" if self.local_master_key else "aws"
+
+
+def is_loopback_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme == "http" and (parts.hostname or "") in {"localhost", "127.0.0.1", "::1"}
+
+
+@functools.cache
+def get_settings() -> Settings:
+    """The process-wide settings, validated on first use."""
+    try:
+        return Settings.model_validate(dict(os.environ))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'environment'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigurationError(f"invalid configuration: {problems}") from None
+
+
+def reset_settings() -> None:
+    """Forget the cached settings (tests and the local stack change the environment)."""
+    get_settings.cache_clear()

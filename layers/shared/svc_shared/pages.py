@@ -1,0 +1,40 @@
+"""Server-rendered HTML pages of the workspace (sign-in)."""
+
+from __future__ import annotations
+
+from html import escape
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;background:#f6f7f9;color:#111;margin:0}
+main{max-width:380px;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;
+box-shadow:0 1px 3px rgba(0,0,0,.12)}
+h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
+input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #bbb;
+border-radius:6px;font-size:1rem}
+button{margin-top:1.2rem;width:100%;padding:.7rem;border:0;border-radius:6px;background:#111;color:#fff;
+font-size:1rem;cursor:pointer}
+.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:6px;margin-bottom:.5rem}
+"""
+
+
+def layout(title: str, body: str) -> str:
+    return (
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body><main>{body}</main></body></html>"
+    )
+
+
+def login_page(*, action: str, next_path: str, error: str | None = None, email: str = "") -> str:
+    notice = f'<p class="error" role="alert">{escape(error)}</p>' if error else ""
+    return layout(
+        "Sign in",
+        f"<h1>Sign in to your workspace</h1>{notice}"
+        f'<form method="post" action="{escape(action)}">'
+        f'<input type="hidden" name="next" value="{escape(next_path)}">'
+        '<label for="email">Email</label>'
+        f'<input id="email" name="email" type="email" autocomplete="username" required value="{escape(email)}">'
+        '<label for="password">Password</label>'
+        '<input id="password" name="password" type="password" autocomplete="current-password" required>'
+        '<button type="submit">Sign in</button></form>',
+    )

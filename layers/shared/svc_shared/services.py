@@ -1,0 +1,93 @@
+"""Wiring: the domain services built from the settings, once per container (tests call `reset()`)."""
+
+from __future__ import annotations
+
+import base64
+import functools
+
+from svc_shared.accounts import Accounts
+from svc_shared.clock import Clock, system_clock
+from svc_shared.config import get_settings
+from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
+from svc_shared.dal import Table
+from svc_shared.ratelimit import RateLimiter
+from svc_shared.sessions import Sessions
+from svc_shared.signin import SignIn
+
+
+_clock_override: list[Clock] = []
+
+
+def clock() -> Clock:
+    return _clock_override[-1] if _clock_override else system_clock
+
+
+@functools.cache
+def table() -> Table:
+    return Table(get_settings().table_name)
+
+
+@functools.cache
+def envelope() -> Envelope:
+    settings = get_settings()
+    if settings.local_master_key:
+        return Envelope(LocalKeyProvider(base64.b64decode(settings.local_master_key)))
+    assert settings.kms_key_id is not None
+    return Envelope(KmsKeyProvider(settings.kms_key_id))
+
+
+@functools.cache
+def session_signing_key() -> bytes:
+    from svc_shared.secrets import derived_key
+
+    return derived_key(get_settings().session_secret_arn, "workspace-session")
+
+
+@functools.cache
+def accounts() -> Accounts:
+    return Accounts(table(), clock())
+
+
+@functools.cache
+def rate_limiter() -> RateLimiter:
+    return RateLimiter(table(), clock())
+
+
+@functools.cache
+def sessions() -> Sessions:
+    return Sessions(table(), session_signing_key(), get_settings().session_ttl_seconds, clock())
+
+
+@functools.cache
+def signin() -> SignIn:
+    settings = get_settings()
+    return SignIn(
+        accounts(),
+        sessions(),
+        rate_limiter(),
+        max_failures=settings.login_max_failures,
+        ip_max_attempts=settings.login_ip_max_attempts,
+        window=settings.login_window_seconds,
+    )
+
+
+_CACHED = (table, envelope, session_signing_key, accounts, rate_limiter, sessions, signin)
+
+
+def reset() -> None:
+    """Forget every built service and the settings (after the environment or endpoints change)."""
+    from svc_shared import aws
+    from svc_shared.config import reset_settings
+
+    for factory in _CACHED:
+        factory.cache_clear()
+    reset_settings()
+    aws.reset_clients()
+
+
+def use_clock(replacement: Clock | None) -> None:
+    """Build every service from now on with `replacement` (tests move time); None restores the system clock."""
+    reset()
+    _clock_override.clear()
+    if replacement is not None:
+        _clock_override.append(replacement)

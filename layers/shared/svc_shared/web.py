@@ -1,0 +1,181 @@
+"""The HTTP surface shared by the API Gateway functions: one resolver factory, one error table, body and
+cookie helpers. Domain errors become HTTP answers here and nowhere else."""
+
+from __future__ import annotations
+
+import json
+from http.cookies import CookieError, SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.shared.cookies import Cookie, SameSite
+
+from svc_shared import errors
+from svc_shared.logs import get_logger
+
+logger = get_logger()
+
+# The one table from domain error to HTTP status; subclasses inherit their parent's row.
+STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
+    errors.InvalidInput: 400,
+    errors.Unauthenticated: 401,
+    errors.PaymentRequired: 402,
+    errors.Forbidden: 403,
+    errors.NotFound: 404,
+    errors.AlreadyExists: 409,
+    errors.Conflict: 409,
+    errors.PayloadTooLarge: 413,
+    errors.RateLimited: 429,
+    errors.UpstreamError: 502,
+}
+MAX_FORM_FIELDS = 100
+
+
+def status_for(exc: errors.DomainError) -> int:
+    for cls in type(exc).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]
+    return 400
+
+
+def json_response(
+    status: int, body: Any, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
+) -> Response:
+    return Response(
+        status_code=status,
+        content_type="application/json",
+        body=json.dumps(body, separators=(",", ":")),
+        headers={"Cache-Control": "no-store", **(headers or {})},
+        cookies=cookies,
+    )
+
+
+def html_response(
+    status: int, page: str, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
+) -> Response:
+    return Response(
+        status_code=status,
+        content_type="text/html; charset=utf-8",
+        body=page,
+        headers={
+            "Cache-Control": "no-store",
+            "X-Frame-Options": "DENY",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+            "frame-ancestors 'none'",
+            "Referrer-Policy": "no-referrer",
+            **(headers or {}),
+        },
+        cookies=cookies,
+    )
+
+
+def redirect(location: str, status: int = 303, *, cookies: list[Cookie] | None = None) -> Response:
+    return Response(
+        status_code=status, headers={"Location": location, "Cache-Control": "no-store"}, cookies=cookies
+    )
+
+
+def error_body(exc: errors.DomainError) -> dict[str, Any]:
+    return {"error": exc.code, "message": exc.message}
+
+
+def create_resolver() -> APIGatewayRestResolver:
+    """A REST resolver whose errors are JSON: domain errors by the table above, anything else a 500 that
+    names the request id while the log keeps the trace."""
+    app = APIGatewayRestResolver()
+
+    @app.exception_handler(errors.DomainError)
+    def _domain_error(exc: errors.DomainError) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, errors.RateLimited) else None
+        return json_response(status_for(exc), error_body(exc), headers=headers)
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        event = app.current_event
+        return json_response(
+            404, {"error": "not_found", "message": f"No route for {event.http_method} {event.path}"}
+        )
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        request_id = app.current_event.request_context.request_id
+        logger.exception("unhandled error", extra={"request_id": request_id})
+        return json_response(500, {"error": "internal_error", "request_id": request_id})
+
+    return app
+
+
+# -- request helpers ---------------------------------------------------------------------------------------
+def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
+    """The request's JSON object body; InvalidInput for anything else."""
+    raw = app.current_event.decoded_body
+    if not raw:
+        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise errors.InvalidInput("Request body is not valid JSON.", code="invalid_json") from exc
+    if not isinstance(value, dict):
+        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+    return value
+
+
+def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
+    """Fields of an `application/x-www-form-urlencoded` body (first value of each)."""
+    content_type = (app.current_event.get_header_value("content-type") or "").split(";")[0].strip().lower()
+    if content_type != "application/x-www-form-urlencoded":
+        raise errors.InvalidInput(
+            "Request body must be application/x-www-form-urlencoded.", code="unsupported_media_type"
+        )
+    try:
+        fields = parse_qs(
+            app.current_event.decoded_body or "", keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS,
+            strict_parsing=False,
+        )
+    except ValueError as exc:
+        raise errors.InvalidInput("Too many form fields.", code="invalid_form") from exc
+    return {name: values[0] for name, values in fields.items()}
+
+
+def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
+    headers = app.current_event.multi_value_headers or {}
+    values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
+    if not values and (single := app.current_event.get_header_value("cookie")):
+        values = [single]
+    for header in values:
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(header)
+        except CookieError:
+            continue
+        if name in jar:
+            return jar[name].value
+    return None
+
+
+def client_ip(app: APIGatewayRestResolver) -> str:
+    return app.current_event.request_context.identity.source_ip or "unknown"
+
+
+def session_cookie(name: str, value: str, *, max_age: int, secure: bool) -> Cookie:
+    return Cookie(
+        name=name, value=value, path="/", secure=secure, http_only=True, max_age=max_age,
+        same_site=SameSite.LAX_MODE,
+    )
+
+
+def expired_cookie(name: str, *, secure: bool) -> Cookie:
+    return Cookie(
+        name=name, value="", path="/", secure=secure, http_only=True, max_age=0, same_site=SameSite.LAX_MODE
+    )
+
+
+def safe_next(target: str | None, default: str = "/") -> str:
+    """A same-site relative path to go to after sign-in; anything else (absolute URLs, `//host`,
+    backslashes, control characters) falls back to `default` so the form is not an open redirect."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in target):
+        return default
+    return target
