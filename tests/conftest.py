@@ -75,6 +75,25 @@ def clock(app_env: dict[str, Any]):
     from svc_shared import services
     from svc_shared.clock import FrozenClock
 
-    frozen = FrozenClock(start=1_900_000_000.0)
+    import time
+
+    frozen = FrozenClock(start=float(int(time.time())))
     services.use_clock(frozen)
     return frozen
+
+
+@pytest.fixture
+def api(app_env: dict[str, Any]):
+    """An in-process client of the platform API (handlers called with real proxy events)."""
+    from apiclient import ApiClient
+
+    return ApiClient(TEMPLATE)
+
+
+@pytest.fixture
+def demo_user(app_env: dict[str, Any]):
+    from svc_shared import services
+
+    return services.accounts().create_user(
+        email="demo@example.com", password="demo-password-1", display_name="Demo", plan="paid"
+    )

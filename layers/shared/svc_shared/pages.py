@@ -38,3 +38,31 @@ def login_page(*, action: str, next_path: str, error: str | None = None, email: 
         '<input id="password" name="password" type="password" autocomplete="current-password" required>'
         '<button type="submit">Sign in</button></form>',
     )
+
+
+_SCOPE_TEXT = {
+    "mcp:all": "Use every tool of your svc account: read your profile, workspaces, projects and credits; create, "
+    "change and deploy projects; send messages to the builder; read your repositories; start credit top-ups.",
+}
+
+
+def consent_page(
+    *, action: str, client_name: str | None, redirect_host: str, scope: str, consent_token: str, user_email: str
+) -> str:
+    name = escape(client_name or "An unnamed application")
+    return layout(
+        "Authorize access",
+        f"<h1>Allow {name} to use your account?</h1>"
+        f"<p>Signed in as <strong>{escape(user_email)}</strong>.</p>"
+        f"<p><strong>{name}</strong> will be sent back to <code>{escape(redirect_host)}</code> and will be able to:</p>"
+        f"<p>{escape(_SCOPE_TEXT.get(scope, scope))}</p>"
+        f'<form method="post" action="{escape(action)}">'
+        f'<input type="hidden" name="consent_token" value="{escape(consent_token)}">'
+        '<button type="submit" name="decision" value="allow" id="allow">Allow</button>'
+        '<button type="submit" name="decision" value="deny" id="deny" style="background:#fff;color:#111;'
+        'border:1px solid #bbb">Deny</button></form>',
+    )
+
+
+def error_page(title: str, message: str) -> str:
+    return layout(title, f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(message)}</p>')

@@ -10,6 +10,9 @@ from svc_shared.clock import Clock, system_clock
 from svc_shared.config import get_settings
 from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
 from svc_shared.dal import Table
+from svc_shared.oauth.clients import Clients
+from svc_shared.oauth.grants import Grants
+from svc_shared.oauth.metadata import resource_url
 from svc_shared.ratelimit import RateLimiter
 from svc_shared.sessions import Sessions
 from svc_shared.signin import SignIn
@@ -37,10 +40,11 @@ def envelope() -> Envelope:
 
 
 @functools.cache
-def session_signing_key() -> bytes:
+def signing_key(purpose: str) -> bytes:
+    """A key for one kind of signed value, derived from the session secret."""
     from svc_shared.secrets import derived_key
 
-    return derived_key(get_settings().session_secret_arn, "workspace-session")
+    return derived_key(get_settings().session_secret_arn, purpose)
 
 
 @functools.cache
@@ -55,7 +59,7 @@ def rate_limiter() -> RateLimiter:
 
 @functools.cache
 def sessions() -> Sessions:
-    return Sessions(table(), session_signing_key(), get_settings().session_ttl_seconds, clock())
+    return Sessions(table(), signing_key("workspace-session"), get_settings().session_ttl_seconds, clock())
 
 
 @functools.cache
@@ -71,7 +75,17 @@ def signin() -> SignIn:
     )
 
 
-_CACHED = (table, envelope, session_signing_key, accounts, rate_limiter, sessions, signin)
+@functools.cache
+def oauth_clients() -> Clients:
+    return Clients(table(), clock())
+
+
+@functools.cache
+def grants() -> Grants:
+    return Grants(table(), clock(), resource_url(get_settings().public_base_url))
+
+
+_CACHED = (table, envelope, signing_key, accounts, rate_limiter, sessions, signin, oauth_clients, grants)
 
 
 def reset() -> None:
@@ -81,6 +95,9 @@ def reset() -> None:
 
     for factory in _CACHED:
         factory.cache_clear()
+    from aws_lambda_powertools.utilities.parameters import base as parameters
+
+    parameters.DEFAULT_PROVIDERS.clear()
     reset_settings()
     aws.reset_clients()
 

@@ -8,7 +8,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_shared import errors
@@ -80,10 +80,19 @@ def error_body(exc: errors.DomainError) -> dict[str, Any]:
     return {"error": exc.code, "message": exc.message}
 
 
-def create_resolver() -> APIGatewayRestResolver:
+# Browser-based MCP clients call the metadata, registration, token and /mcp endpoints cross-origin.
+PUBLIC_CORS = CORSConfig(
+    allow_origin="*",
+    allow_headers=["Authorization", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id"],
+    expose_headers=["WWW-Authenticate", "Retry-After", "Mcp-Session-Id"],
+    max_age=86400,
+)
+
+
+def create_resolver(cors: CORSConfig | None = None) -> APIGatewayRestResolver:
     """A REST resolver whose errors are JSON: domain errors by the table above, anything else a 500 that
     names the request id while the log keeps the trace."""
-    app = APIGatewayRestResolver()
+    app = APIGatewayRestResolver(cors=cors)
 
     @app.exception_handler(errors.DomainError)
     def _domain_error(exc: errors.DomainError) -> Response:
@@ -121,10 +130,13 @@ def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
     return value
 
 
+def content_type(app: APIGatewayRestResolver) -> str:
+    return (app.current_event.headers.get("content-type") or "").split(";")[0].strip().lower()
+
+
 def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
     """Fields of an `application/x-www-form-urlencoded` body (first value of each)."""
-    content_type = (app.current_event.get_header_value("content-type") or "").split(";")[0].strip().lower()
-    if content_type != "application/x-www-form-urlencoded":
+    if content_type(app) != "application/x-www-form-urlencoded":
         raise errors.InvalidInput(
             "Request body must be application/x-www-form-urlencoded.", code="unsupported_media_type"
         )
@@ -141,7 +153,7 @@ def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
 def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
     headers = app.current_event.multi_value_headers or {}
     values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
-    if not values and (single := app.current_event.get_header_value("cookie")):
+    if not values and (single := app.current_event.headers.get("cookie")):
         values = [single]
     for header in values:
         jar: SimpleCookie = SimpleCookie()

@@ -1,0 +1,201 @@
+"""The tool server's OAuth 2.1 authorization server: discovery metadata, client registration, the consent
+screen and the token endpoint. OAuth errors are answered in RFC 6749 form here and nowhere else."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from svc_shared import errors, pages, services, web
+from svc_shared.config import get_settings
+from svc_shared.logs import get_logger
+from svc_shared.oauth import metadata
+from svc_shared.oauth.authorize import RedirectError, check_request, consent_token, read_consent, redirect_with
+from svc_shared.oauth.clients import REGISTRATIONS_PER_MINUTE
+from svc_shared.oauth.errors import AuthorizeRequestError, OAuthError
+from svc_shared.sessions import SESSION_COOKIE
+
+logger = get_logger()
+app = web.create_resolver(cors=web.PUBLIC_CORS)
+MAX_BODY = 64 * 1024
+STATUS_BY_OAUTH_ERROR = {"invalid_client": 401, "rate_limited": 429, "server_error": 500}
+
+
+@app.exception_handler(OAuthError)
+def _oauth_error(exc: OAuthError) -> Response:
+    headers = {"Pragma": "no-cache"}
+    if exc.retry_after:
+        headers["Retry-After"] = str(exc.retry_after)
+    if exc.code == "invalid_client" and (app.current_event.headers.get("authorization") or "")[:6].lower() == "basic ":
+        headers["WWW-Authenticate"] = 'Basic realm="svc"'
+    status = STATUS_BY_OAUTH_ERROR.get(exc.code, 400)
+    return web.json_response(status, {"error": exc.code, "error_description": exc.message}, headers=headers)
+
+
+@app.exception_handler(AuthorizeRequestError)
+def _authorize_page_error(exc: AuthorizeRequestError) -> Response:
+    return web.html_response(400, pages.error_page("This authorization request cannot continue", exc.message))
+
+
+# -- discovery ---------------------------------------------------------------------------------------------
+@app.get("/.well-known/oauth-authorization-server")
+def authorization_server_metadata() -> Response:
+    return _public_json(metadata.authorization_server(get_settings().public_base_url))
+
+
+@app.get("/.well-known/oauth-protected-resource")
+@app.get("/.well-known/oauth-protected-resource/mcp")
+def protected_resource_metadata() -> Response:
+    return _public_json(metadata.protected_resource(get_settings().public_base_url))
+
+
+def _public_json(body: dict[str, Any]) -> Response:
+    response = web.json_response(200, body)
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+# -- registration ------------------------------------------------------------------------------------------
+@app.post("/oauth/register")
+def register() -> Response:
+    count, wait = services.rate_limiter().hit("oauth-register", web.client_ip(app), 60)
+    if count > REGISTRATIONS_PER_MINUTE:
+        raise OAuthError(
+            "rate_limited",
+            f"Too many registrations: {REGISTRATIONS_PER_MINUTE} per minute per address. Retry in {wait}s.",
+            retry_after=wait,
+        )
+    if web.content_type(app) != "application/json":
+        raise OAuthError("invalid_client_metadata", "Content-Type must be application/json")
+    if len(app.current_event.decoded_body or "") > MAX_BODY:
+        raise OAuthError("invalid_client_metadata", f"client metadata must be at most {MAX_BODY} bytes")
+    try:
+        body = web.json_body(app)
+    except errors.InvalidInput as exc:
+        raise OAuthError("invalid_client_metadata", exc.message) from exc
+    return web.json_response(201, services.oauth_clients().register(body))
+
+
+# -- authorization -----------------------------------------------------------------------------------------
+def _query() -> dict[str, str]:
+    multi = app.current_event.multi_value_query_string_parameters or {}
+    repeated = sorted(name for name, values in multi.items() if len(values or []) > 1)
+    params = {name: values[0] for name, values in multi.items() if values}
+    if not params:
+        params = dict(app.current_event.query_string_parameters or {})
+    if repeated:
+        # RFC 6749 §3.1: parameters must not repeat. Which value to trust is unknown, so nothing redirects.
+        raise AuthorizeRequestError("invalid_request", f"Parameters must not repeat: {', '.join(repeated)}.")
+    return params
+
+
+def _redirect_error(exc: RedirectError) -> Response:
+    location = redirect_with(
+        exc.redirect_uri,
+        {"error": exc.code, "error_description": exc.message, "state": exc.state,
+         "iss": metadata.issuer(get_settings().public_base_url)},
+    )
+    return web.redirect(location, 302)
+
+
+@app.get("/oauth/authorize", cors=False)
+def authorize() -> Response:
+    settings = get_settings()
+    params = _query()
+    try:
+        request = check_request(params, services.oauth_clients(), resource=metadata.resource_url(settings.public_base_url))
+    except RedirectError as exc:
+        return _redirect_error(exc)
+    session_cookie = web.cookie(app, SESSION_COOKIE)
+    user_id = services.sessions().resolve(session_cookie)
+    if user_id is None or session_cookie is None:
+        next_path = f"/oauth/authorize?{urlencode(params)}"
+        return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': next_path})}", 302)
+    user = services.accounts().get_user(user_id)
+    token = consent_token(
+        request, user_id=user.id, session_cookie=session_cookie, key=services.signing_key("oauth-consent"),
+        clock=services.clock(),
+    )
+    page = pages.consent_page(
+        action=f"{settings.public_base_url}/oauth/authorize", client_name=request.client.name,
+        redirect_host=request.redirect_host, scope=request.scope, consent_token=token, user_email=user.email,
+    )
+    target = urlsplit(request.redirect_uri)
+    # Browsers apply form-action to the redirect that follows the form post, so the client's origin is allowed.
+    csp = (
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
+        f"form-action 'self' {target.scheme}://{target.netloc}"
+    )
+    return web.html_response(200, page, headers={"Content-Security-Policy": csp})
+
+
+@app.post("/oauth/authorize", cors=False)
+def authorize_decision() -> Response:
+    settings = get_settings()
+    form = web.form_body(app)
+    session_cookie = web.cookie(app, SESSION_COOKIE)
+    user_id = services.sessions().resolve(session_cookie)
+    if user_id is None or session_cookie is None:
+        raise AuthorizeRequestError("access_denied", "Your session has ended. Start again from your app.")
+    request = read_consent(
+        form.get("consent_token"), user_id=user_id, session_cookie=session_cookie,
+        key=services.signing_key("oauth-consent"), clock=services.clock(), clients=services.oauth_clients(),
+    )
+    iss = metadata.issuer(settings.public_base_url)
+    decision = form.get("decision")
+    if decision == "deny":
+        return _redirect_error(
+            RedirectError("access_denied", "The user denied access.", redirect_uri=request.redirect_uri,
+                          state=request.state)
+        )
+    if decision != "allow":
+        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
+    code = services.grants().issue_code(
+        client=request.client, redirect_uri=request.redirect_uri, redirect_explicit=request.redirect_explicit,
+        code_challenge=request.code_challenge, user_id=user_id, resource=request.resource, scope=request.scope,
+    )
+    return web.redirect(redirect_with(request.redirect_uri, {"code": code, "state": request.state, "iss": iss}), 302)
+
+
+# -- tokens ------------------------------------------------------------------------------------------------
+def _token_form() -> dict[str, str]:
+    if len(app.current_event.decoded_body or "") > MAX_BODY:
+        raise OAuthError("invalid_request", f"request body must be at most {MAX_BODY} bytes")
+    kind = web.content_type(app)
+    try:
+        if kind == "application/x-www-form-urlencoded":
+            return web.form_body(app)
+        if kind == "application/json":
+            body = web.json_body(app)
+            return {k: v for k, v in body.items() if isinstance(v, str)}
+    except errors.InvalidInput as exc:
+        raise OAuthError("invalid_request", exc.message) from exc
+    raise OAuthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json")
+
+
+@app.post("/oauth/token")
+def token() -> Response:
+    form = _token_form()
+    grant_type = form.get("grant_type")
+    if grant_type not in ("authorization_code", "refresh_token"):
+        if not grant_type:
+            raise OAuthError("invalid_request", "grant_type is required")
+        raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+    clients = services.oauth_clients()
+    client = clients.authenticate(form, app.current_event.headers.get("authorization"))
+    grants = services.grants()
+    if grant_type == "authorization_code":
+        pair = grants.exchange_code(client, form)
+        clients.mark_used(client)
+    else:
+        pair = grants.refresh(client, form)
+    return web.json_response(200, pair.response(), headers={"Pragma": "no-cache"})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

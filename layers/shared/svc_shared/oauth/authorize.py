@@ -1,0 +1,129 @@
+"""The authorization endpoint's request checks and the consent token that carries a checked request from the
+consent page back to the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from svc_shared.clock import Clock
+from svc_shared.oauth.clients import Client, Clients
+from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
+from svc_shared.oauth.grants import valid_challenge
+from svc_shared.oauth.metadata import SCOPE
+from svc_shared.tokens import BadSignature, hash_token, sign, unsign
+
+CONSENT_TTL = 600
+MAX_STATE_LENGTH = 1000
+_PURPOSE = "oauth-consent"
+
+
+class RedirectError(OAuthError):
+    """An error for a trusted redirect URI: the client hears about it through the redirect."""
+
+    def __init__(self, code: str, message: str, *, redirect_uri: str, state: str | None) -> None:
+        super().__init__(code, message)
+        self.redirect_uri = redirect_uri
+        self.state = state
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    client: Client
+    redirect_uri: str
+    redirect_explicit: bool
+    state: str | None
+    code_challenge: str
+    resource: str
+    scope: str
+
+    @property
+    def redirect_host(self) -> str:
+        return urlsplit(self.redirect_uri).netloc
+
+
+def redirect_with(redirect_uri: str, params: dict[str, str | None]) -> str:
+    query = urlencode({k: v for k, v in params.items() if v is not None})
+    return f"{redirect_uri}{'&' if urlsplit(redirect_uri).query else '?'}{query}"
+
+
+def check_request(params: dict[str, str], clients: Clients, *, resource: str) -> AuthorizationRequest:
+    """Validate an authorization request. Problems with the client or redirect URI raise
+    AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
+    client = clients.get(params.get("client_id"))
+    if client is None:
+        raise AuthorizeRequestError("invalid_client", "Unknown or expired client_id. Register the client again.")
+    redirect_uri = params.get("redirect_uri")
+    explicit = bool(redirect_uri)
+    if not redirect_uri:
+        if len(client.redirect_uris) != 1:
+            raise AuthorizeRequestError("invalid_request", "redirect_uri is required for this client.")
+        redirect_uri = client.redirect_uris[0]
+    elif redirect_uri not in client.redirect_uris:
+        raise AuthorizeRequestError("invalid_request", "redirect_uri does not match any registered redirect URI.")
+
+    state = params.get("state")
+
+    def fail(code: str, message: str) -> RedirectError:
+        return RedirectError(code, message, redirect_uri=redirect_uri, state=state)
+
+    if state is not None and len(state) > MAX_STATE_LENGTH:
+        raise fail("invalid_request", f"state must be at most {MAX_STATE_LENGTH} characters")
+    if params.get("response_type") != "code":
+        raise fail("unsupported_response_type", "response_type must be code")
+    if params.get("code_challenge_method") != "S256":
+        raise fail("invalid_request", UNSUPPORTED_METHOD)
+    if not valid_challenge(params.get("code_challenge")):
+        raise fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
+    scope = params.get("scope") or SCOPE
+    if set(scope.split()) != {SCOPE}:
+        raise fail("invalid_scope", f"the only scope is {SCOPE}")
+    wanted = params.get("resource")
+    if wanted is not None and wanted.rstrip("/") != resource:
+        raise fail("invalid_target", f"resource must be {resource}")
+    return AuthorizationRequest(
+        client=client, redirect_uri=redirect_uri, redirect_explicit=explicit, state=state,
+        code_challenge=params["code_challenge"], resource=resource, scope=SCOPE,
+    )
+
+
+def consent_token(request: AuthorizationRequest, *, user_id: str, session_cookie: str, key: bytes, clock: Clock) -> str:
+    """A short-lived token bound to the signed-in session that carries the checked request (CSRF protection:
+    only a page rendered for this session can produce it)."""
+    payload: dict[str, Any] = {
+        "u": user_id,
+        "b": hash_token(session_cookie)[:32],
+        "c": request.client.client_id,
+        "r": request.redirect_uri,
+        "x": request.redirect_explicit,
+        "s": request.state,
+        "cc": request.code_challenge,
+        "rs": request.resource,
+        "exp": int(clock.now()) + CONSENT_TTL,
+    }
+    return sign(payload, key, _PURPOSE)
+
+
+def read_consent(
+    token: str | None, *, user_id: str, session_cookie: str, key: bytes, clock: Clock, clients: Clients
+) -> AuthorizationRequest:
+    """The request a consent token carries, if it was made for this session, is fresh, and its client and
+    redirect URI are still registered."""
+    if not token:
+        raise AuthorizeRequestError("invalid_request", "The consent form is incomplete. Start again from your app.")
+    try:
+        data = unsign(token, key, _PURPOSE)
+    except BadSignature:
+        raise AuthorizeRequestError("invalid_request", "The consent form is invalid. Start again from your app.") from None
+    if data.get("u") != user_id or data.get("b") != hash_token(session_cookie)[:32]:
+        raise AuthorizeRequestError("invalid_request", "The consent form belongs to another session. Start again from your app.")
+    if not isinstance(data.get("exp"), int) or data["exp"] <= clock.now():
+        raise AuthorizeRequestError("invalid_request", "The consent form has expired. Start again from your app.")
+    client = clients.get(data.get("c"))
+    if client is None or data.get("r") not in client.redirect_uris:
+        raise AuthorizeRequestError("invalid_client", "This client is no longer registered. Start again from your app.")
+    return AuthorizationRequest(
+        client=client, redirect_uri=data["r"], redirect_explicit=bool(data.get("x")), state=data.get("s"),
+        code_challenge=data["cc"], resource=data["rs"], scope=SCOPE,
+    )

@@ -1,0 +1,182 @@
+"""Dynamic client registration (RFC 7591) and client authentication at the token endpoint."""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from svc_shared.clock import Clock
+from svc_shared.dal import ConditionFailed, Table
+from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
+from svc_shared.oauth.metadata import AUTH_METHODS, GRANT_TYPES, SCOPE
+from svc_shared.tokens import hash_token, new_token
+
+MAX_REDIRECT_URIS = 10
+MAX_URI_LENGTH = 2000
+MAX_NAME_LENGTH = 200
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
+# A registration that never completes a token exchange is deleted after this long.
+UNUSED_CLIENT_TTL = 7 * 24 * 3600
+REGISTRATIONS_PER_MINUTE = 60
+
+
+@dataclass(frozen=True)
+class Client:
+    client_id: str
+    redirect_uris: tuple[str, ...]
+    auth_method: str
+    secret_hash: str | None
+    name: str | None
+    created_at: int
+    used: bool
+
+    @property
+    def confidential(self) -> bool:
+        return self.auth_method != "none"
+
+
+def redirect_uri_allowed(uri: object) -> bool:
+    """HTTPS with a host, or plain HTTP on a loopback host with any port; never a fragment."""
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
+        return False
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        return False
+    if parts.fragment or not parts.hostname or any(ch.isspace() for ch in uri):
+        return False
+    if parts.scheme == "https":
+        return True
+    return parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+
+
+def _client(item: dict[str, Any]) -> Client:
+    return Client(
+        client_id=item["client_id"],
+        redirect_uris=tuple(item["redirect_uris"]),
+        auth_method=item["auth_method"],
+        secret_hash=item.get("secret_hash"),
+        name=item.get("client_name"),
+        created_at=int(item["created_at"]),
+        used=bool(item.get("used", False)),
+    )
+
+
+class Clients:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def register(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """Validate client metadata, store the client, and answer the registration response (RFC 7591 §3.2.1).
+        Unknown metadata fields are ignored; the client secret appears in this answer only."""
+        uris = metadata.get("redirect_uris")
+        if not isinstance(uris, list) or not uris:
+            raise OAuthError("invalid_redirect_uri", "redirect_uris is required: a non-empty array of strings")
+        if len(uris) > MAX_REDIRECT_URIS:
+            raise OAuthError("invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
+        if not all(redirect_uri_allowed(u) for u in uris):
+            raise OAuthError("invalid_redirect_uri", REDIRECT_MUST_BE_HTTPS)
+        method = metadata.get("token_endpoint_auth_method", "client_secret_basic")
+        if method not in AUTH_METHODS:
+            raise OAuthError(
+                "invalid_client_metadata", f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}"
+            )
+        grant_types = metadata.get("grant_types", list(GRANT_TYPES))
+        if not isinstance(grant_types, list) or not set(grant_types) <= set(GRANT_TYPES) or not grant_types:
+            raise OAuthError("invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token")
+        response_types = metadata.get("response_types", ["code"])
+        if response_types != ["code"]:
+            raise OAuthError("invalid_client_metadata", 'response_types must be ["code"]')
+        scope = metadata.get("scope", SCOPE)
+        if not isinstance(scope, str) or set(scope.split()) - {SCOPE}:
+            raise OAuthError("invalid_client_metadata", f"scope must be {SCOPE}")
+        name = metadata.get("client_name")
+        if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_LENGTH):
+            raise OAuthError("invalid_client_metadata", f"client_name must be a string of at most {MAX_NAME_LENGTH} characters")
+
+        now = int(self._clock.now())
+        client_id = str(uuid.uuid4())
+        secret = new_token() if method != "none" else None
+        self._table.put(
+            {
+                "pk": f"OAUTH_CLIENT#{client_id}",
+                "sk": "CLIENT",
+                "client_id": client_id,
+                "redirect_uris": list(dict.fromkeys(uris)),
+                "auth_method": method,
+                "secret_hash": hash_token(secret) if secret else None,
+                "client_name": name.strip() if name else None,
+                "grant_types": grant_types,
+                "created_at": now,
+                "expires_at": now + UNUSED_CLIENT_TTL,
+            },
+            condition="attribute_not_exists(pk)",
+        )
+        answer: dict[str, Any] = {
+            "client_id": client_id,
+            "client_id_issued_at": now,
+            "redirect_uris": list(dict.fromkeys(uris)),
+            "token_endpoint_auth_method": method,
+            "grant_types": grant_types,
+            "response_types": ["code"],
+            "scope": SCOPE,
+        }
+        if name:
+            answer["client_name"] = name.strip()
+        if secret:
+            answer["client_secret"] = secret
+            answer["client_secret_expires_at"] = 0
+        return answer
+
+    def get(self, client_id: object) -> Client | None:
+        if not isinstance(client_id, str) or not client_id or len(client_id) > 100:
+            return None
+        item = self._table.get(f"OAUTH_CLIENT#{client_id}", "CLIENT")
+        if item is None:
+            return None
+        if not item.get("used") and item.get("expires_at", 0) <= self._clock.now():
+            return None
+        return _client(item)
+
+    def mark_used(self, client: Client) -> None:
+        """A client that completed a token exchange no longer expires."""
+        if client.used:
+            return
+        try:
+            self._table.update(
+                f"OAUTH_CLIENT#{client.client_id}", "CLIENT", "SET used = :t REMOVE expires_at",
+                condition="attribute_exists(pk)", values={":t": True},
+            )
+        except ConditionFailed:
+            pass
+
+    def authenticate(self, form: dict[str, str], authorization: str | None) -> Client:
+        """The client making a token request, authenticated by its registered method (RFC 6749 §2.3)."""
+        basic_id = basic_secret = None
+        if authorization and authorization[:6].lower() == "basic ":
+            try:
+                decoded = base64.b64decode(authorization[6:].strip(), validate=True).decode()
+                raw_id, _, raw_secret = decoded.partition(":")
+                basic_id, basic_secret = unquote(raw_id), unquote(raw_secret)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise OAuthError("invalid_client", "malformed HTTP Basic client credentials") from exc
+        client_id = basic_id or form.get("client_id")
+        if form.get("client_id") and basic_id and form["client_id"] != basic_id:
+            raise OAuthError("invalid_client", "client_id does not match the authenticated client")
+        client = self.get(client_id)
+        if client is None:
+            raise OAuthError("invalid_client", "unknown client_id")
+        if client.auth_method == "none":
+            if basic_secret or form.get("client_secret"):
+                raise OAuthError("invalid_client", "this client is public and has no secret")
+            return client
+        secret = basic_secret if client.auth_method == "client_secret_basic" else form.get("client_secret")
+        if not secret or client.secret_hash is None or not hmac.compare_digest(hash_token(secret), client.secret_hash):
+            raise OAuthError("invalid_client", f"client authentication failed ({client.auth_method})")
+        return client

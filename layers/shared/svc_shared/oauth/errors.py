@@ -1,0 +1,24 @@
+"""OAuth protocol errors (RFC 6749 §5.2, RFC 7591 §3.2.2), carried as domain errors with their wire code."""
+
+from __future__ import annotations
+
+from svc_shared.errors import DomainError
+
+INVALID_CODE = "code is invalid, expired, or already used"
+PKCE_MISMATCH = "PKCE code_verifier does not match code_challenge"
+INVALID_REFRESH = "refresh_token is invalid, expired, or revoked"
+UNSUPPORTED_METHOD = "Unsupported code_challenge_method (must be S256)."
+REDIRECT_MUST_BE_HTTPS = "redirect_uris must be https URLs (or http://localhost for native clients)"
+
+
+class OAuthError(DomainError):
+    """`code` is the RFC error code; `message` its error_description."""
+
+    def __init__(self, code: str, message: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message, code=code)
+        self.retry_after = retry_after
+
+
+class AuthorizeRequestError(OAuthError):
+    """An authorization request that cannot be answered with a redirect: the client or redirect URI is not
+    trusted, so the error is shown to the user on a page instead."""

@@ -1,0 +1,302 @@
+"""Authorization codes, token families and their rotation, and access-token verification.
+
+Every secret is stored as its SHA-256 hash. Single use and rotation are conditional writes and transactions:
+- a code is consumed by flipping `used` under the condition that it was not used;
+- a refresh rotates inside one transaction that requires the old refresh token to be active and the family
+  to point at it, so concurrent refreshes cannot both win;
+- a rotated refresh token presented again within GRACE_SECONDS (a client that lost the response) re-issues
+  the family's current pair; later, it is reuse, and the whole family is revoked.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import random
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from svc_shared.clock import Clock
+from svc_shared.dal import ConditionFailed, Table, TransactionConflict
+from svc_shared.oauth.clients import Client
+from svc_shared.oauth.errors import INVALID_CODE, INVALID_REFRESH, PKCE_MISMATCH, OAuthError
+from svc_shared.oauth.metadata import SCOPE
+from svc_shared.tokens import hash_token, new_token
+
+CODE_TTL = 60
+ACCESS_TTL = 24 * 3600
+REFRESH_TTL = 30 * 24 * 3600
+GRACE_SECONDS = 60
+_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
+_VERIFIER = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+_MAX_ROTATION_ATTEMPTS = 40
+
+
+def s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+
+
+def valid_challenge(challenge: object) -> bool:
+    return isinstance(challenge, str) and bool(_CHALLENGE.match(challenge))
+
+
+@dataclass(frozen=True)
+class TokenPair:
+    access_token: str
+    refresh_token: str
+    scope: str
+
+    def response(self) -> dict[str, Any]:
+        return {
+            "access_token": self.access_token,
+            "token_type": "Bearer",
+            "expires_in": ACCESS_TTL,
+            "refresh_token": self.refresh_token,
+            "scope": self.scope,
+        }
+
+
+@dataclass(frozen=True)
+class AccessGrant:
+    """What a verified access token allows: who, through which client, for which resource."""
+
+    user_id: str
+    client_id: str
+    scope: str
+    resource: str
+    expires_at: int
+
+
+class Grants:
+    def __init__(self, table: Table, clock: Clock, resource: str) -> None:
+        self._table = table
+        self._clock = clock
+        self._resource = resource
+
+    # -- authorization codes ------------------------------------------------------------------------------
+    def issue_code(
+        self, *, client: Client, redirect_uri: str, redirect_explicit: bool, code_challenge: str, user_id: str,
+        resource: str, scope: str = SCOPE,
+    ) -> str:
+        code = new_token()
+        now = int(self._clock.now())
+        self._table.put(
+            {
+                "pk": f"OAUTH_CODE#{hash_token(code)}",
+                "sk": "CODE",
+                "client_id": client.client_id,
+                "redirect_uri": redirect_uri,
+                "redirect_explicit": redirect_explicit,
+                "code_challenge": code_challenge,
+                "user_id": user_id,
+                "resource": resource,
+                "scope": scope,
+                "issued_at": now,
+                "expires_at": now + CODE_TTL,
+            }
+        )
+        return code
+
+    def exchange_code(self, client: Client, form: dict[str, str]) -> TokenPair:
+        code, verifier = form.get("code"), form.get("code_verifier")
+        if not code:
+            raise OAuthError("invalid_request", "code is required")
+        if not verifier:
+            raise OAuthError("invalid_request", "code_verifier is required")
+        key = f"OAUTH_CODE#{hash_token(code)}"
+        now = self._clock.now()
+        family_id = str(uuid.uuid4())
+        try:
+            item = self._table.update(
+                key, "CODE", "SET used = :t, family_id = :f",
+                condition="attribute_exists(pk) AND attribute_not_exists(used) AND expires_at > :now",
+                values={":t": True, ":f": family_id, ":now": now},
+            )
+        except ConditionFailed:
+            self._revoke_replayed_code(key)
+            raise OAuthError("invalid_grant", INVALID_CODE) from None
+        if item["client_id"] != client.client_id:
+            raise OAuthError("invalid_grant", INVALID_CODE)
+        redirect_uri = form.get("redirect_uri")
+        if (redirect_uri or item["redirect_explicit"]) and redirect_uri != item["redirect_uri"]:
+            raise OAuthError("invalid_grant", "redirect_uri does not match the authorization request")
+        if form.get("resource") and form["resource"] != item["resource"]:
+            raise OAuthError("invalid_target", "resource does not match the authorization request")
+        if not _VERIFIER.match(verifier) or not hmac.compare_digest(s256(verifier), item["code_challenge"]):
+            raise OAuthError("invalid_grant", PKCE_MISMATCH)
+        return self._new_family(family_id, client.client_id, item["user_id"], item["resource"], item["scope"])
+
+    def _revoke_replayed_code(self, key: str) -> None:
+        """A code presented twice: revoke the tokens the first exchange issued (RFC 6749 §4.1.2)."""
+        item = self._table.get(key, "CODE", consistent=True)
+        if item and item.get("family_id"):
+            self.revoke_family(item["family_id"])
+
+    # -- token families -----------------------------------------------------------------------------------
+    def _token_items(
+        self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
+    ) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
+        now = int(self._clock.now())
+        pair = TokenPair(access_token=f"svcat_{new_token()}", refresh_token=f"svcrt_{new_token()}", scope=scope)
+        common = {"family_id": family_id, "client_id": client_id, "user_id": user_id, "resource": resource,
+                  "scope": scope, "created_at": now}
+        access = {"pk": f"OAUTH_AT#{hash_token(pair.access_token)}", "sk": "AT", **common,
+                  "expires_at": now + ACCESS_TTL}
+        refresh = {"pk": f"OAUTH_RT#{hash_token(pair.refresh_token)}", "sk": "RT", **common, "status": "active",
+                   "access_hash": hash_token(pair.access_token), "expires_at": now + REFRESH_TTL}
+        return pair, access, refresh
+
+    def _new_family(self, family_id: str, client_id: str, user_id: str, resource: str, scope: str) -> TokenPair:
+        pair, access, refresh = self._token_items(family_id, client_id, user_id, resource, scope)
+        now = int(self._clock.now())
+        self._table.transact(
+            [
+                self._table.put_action(access),
+                self._table.put_action(refresh),
+                self._table.put_action(
+                    {
+                        "pk": f"OAUTH_FAMILY#{family_id}", "sk": "FAMILY", "family_id": family_id,
+                        "client_id": client_id, "user_id": user_id, "resource": resource, "scope": scope,
+                        "current_rt": refresh["pk"], "current_at": access["pk"], "created_at": now,
+                        "expires_at": now + REFRESH_TTL,
+                    },
+                    condition="attribute_not_exists(pk)",
+                ),
+            ]
+        )
+        return pair
+
+    def refresh(self, client: Client, form: dict[str, str]) -> TokenPair:
+        token = form.get("refresh_token")
+        if not token:
+            raise OAuthError("invalid_request", "refresh_token is required")
+        if form.get("scope") and set(form["scope"].split()) - {SCOPE}:
+            raise OAuthError("invalid_scope", f"scope must be {SCOPE}")
+        key = f"OAUTH_RT#{hash_token(token)}"
+        for _ in range(_MAX_ROTATION_ATTEMPTS):
+            item = self._table.get(key, "RT", consistent=True)
+            now = self._clock.now()
+            if item is None or item["expires_at"] <= now or item["client_id"] != client.client_id:
+                raise OAuthError("invalid_grant", INVALID_REFRESH)
+            if form.get("resource") and form["resource"] != item["resource"]:
+                raise OAuthError("invalid_target", "resource does not match the original grant")
+            try:
+                if item["status"] == "active":
+                    return self._rotate(item)
+                if item["status"] == "rotated" and now - item["rotated_at"] <= GRACE_SECONDS:
+                    return self._reissue(item)
+            except (TransactionConflict, ConditionFailed):
+                # Another request rotated this family first: read again and take the path that now applies.
+                time.sleep(random.uniform(0.001, 0.02))  # noqa: S311 - jitter, not security
+                continue
+            if item["status"] == "rotated":
+                self.revoke_family(item["family_id"])  # reuse after the grace window: treat as stolen
+            raise OAuthError("invalid_grant", INVALID_REFRESH)
+        raise OAuthError("invalid_grant", INVALID_REFRESH)
+
+    def _rotate(self, old: dict[str, Any]) -> TokenPair:
+        """Consume an active refresh token: the old pair dies, a new pair is born, in one transaction."""
+        pair, access, refresh = self._token_items(
+            old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
+        )
+        now = int(self._clock.now())
+        self._table.transact(
+            [
+                self._table.update_action(
+                    old["pk"], "RT", "SET #s = :rotated, rotated_at = :now, successor = :next",
+                    condition="#s = :active", names={"#s": "status"},
+                    values={":rotated": "rotated", ":now": now, ":next": refresh["pk"], ":active": "active"},
+                ),
+                {"Delete": {"TableName": self._table.name, "Key": self._table.key(f"OAUTH_AT#{old['access_hash']}", "AT")}},
+                self._table.put_action(access),
+                self._table.put_action(refresh),
+                self._family_move(old["family_id"], old["pk"], refresh["pk"], access["pk"], now),
+            ]
+        )
+        return pair
+
+    def _reissue(self, old: dict[str, Any]) -> TokenPair:
+        """A rotated refresh token replayed within the grace window: supersede its successor (which the
+        client never received, or lost) with a new pair, and keep the family alive."""
+        successor_pk = old["successor"]
+        successor = self._table.get(successor_pk, "RT", consistent=True)
+        if successor is None:  # the family was revoked
+            raise OAuthError("invalid_grant", INVALID_REFRESH)
+        if successor["status"] == "rotated":
+            # The successor was already used, so whoever replays this token is not the client that lost
+            # a response: treat it as theft.
+            self.revoke_family(old["family_id"])
+            raise OAuthError("invalid_grant", INVALID_REFRESH)
+        if successor["status"] != "active":
+            raise ConditionFailed("a concurrent request superseded the successor")
+        pair, access, refresh = self._token_items(
+            old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
+        )
+        now = int(self._clock.now())
+        self._table.transact(
+            [
+                self._table.update_action(
+                    old["pk"], "RT", "SET successor = :next", condition="successor = :prev",
+                    values={":next": refresh["pk"], ":prev": successor_pk},
+                ),
+                self._table.update_action(
+                    successor_pk, "RT", "SET #s = :superseded, rotated_at = :now", condition="#s = :active",
+                    names={"#s": "status"}, values={":superseded": "superseded", ":now": now, ":active": "active"},
+                ),
+                {"Delete": {"TableName": self._table.name,
+                            "Key": self._table.key(f"OAUTH_AT#{successor['access_hash']}", "AT")}},
+                self._table.put_action(access),
+                self._table.put_action(refresh),
+                self._family_move(old["family_id"], successor_pk, refresh["pk"], access["pk"], now),
+            ]
+        )
+        return pair
+
+    def _family_move(self, family_id: str, from_rt: str, to_rt: str, to_at: str, now: int) -> dict[str, Any]:
+        return self._table.update_action(
+            f"OAUTH_FAMILY#{family_id}", "FAMILY",
+            "SET current_rt = :to, current_at = :at, expires_at = :exp",
+            condition="current_rt = :from AND attribute_not_exists(revoked_at)",
+            values={":to": to_rt, ":at": to_at, ":exp": now + REFRESH_TTL, ":from": from_rt},
+        )
+
+    def revoke_family(self, family_id: str) -> None:
+        """Kill every live token of a family: mark it revoked and delete its live access and refresh tokens
+    (earlier ones were already deleted or rotated)."""
+        for _ in range(_MAX_ROTATION_ATTEMPTS):
+            family = self._table.get(f"OAUTH_FAMILY#{family_id}", "FAMILY", consistent=True)
+            if family is None or family.get("revoked_at"):
+                return
+            now = int(self._clock.now())
+            try:
+                self._table.transact(
+                    [
+                        self._table.update_action(
+                            family["pk"], "FAMILY", "SET revoked_at = :now",
+                            condition="current_rt = :rt AND attribute_not_exists(revoked_at)",
+                            values={":now": now, ":rt": family["current_rt"]},
+                        ),
+                        {"Delete": {"TableName": self._table.name, "Key": self._table.key(family["current_at"], "AT")}},
+                        {"Delete": {"TableName": self._table.name, "Key": self._table.key(family["current_rt"], "RT")}},
+                    ]
+                )
+                return
+            except TransactionConflict:
+                continue
+
+    # -- verification -------------------------------------------------------------------------------------
+    def verify_access_token(self, token: str | None) -> AccessGrant | None:
+        """The grant behind a bearer token, or None; one read. Revocation deletes the item."""
+        if not token or not token.startswith("svcat_") or len(token) > 200:
+            return None
+        item = self._table.get(f"OAUTH_AT#{hash_token(token)}", "AT")
+        if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:
+            return None
+        return AccessGrant(
+            user_id=item["user_id"], client_id=item["client_id"], scope=item["scope"], resource=item["resource"],
+            expires_at=int(item["expires_at"]),
+        )

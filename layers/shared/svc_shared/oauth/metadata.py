@@ -1,0 +1,57 @@
+"""Discovery documents: authorization server (RFC 8414) and protected resource (RFC 9728) metadata."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCOPE = "mcp:all"
+AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
+GRANT_TYPES = ("authorization_code", "refresh_token")
+
+
+def issuer(base_url: str) -> str:
+    return base_url
+
+
+def resource_url(base_url: str) -> str:
+    """The protected resource: the public /mcp URL, exactly as clients use it."""
+    return f"{base_url}/mcp"
+
+
+def resource_metadata_url(base_url: str) -> str:
+    return f"{base_url}/.well-known/oauth-protected-resource/mcp"
+
+
+def authorization_server(base_url: str) -> dict[str, Any]:
+    return {
+        "issuer": issuer(base_url),
+        "authorization_endpoint": f"{base_url}/oauth/authorize",
+        "token_endpoint": f"{base_url}/oauth/token",
+        "registration_endpoint": f"{base_url}/oauth/register",
+        "scopes_supported": [SCOPE],
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": list(GRANT_TYPES),
+        "token_endpoint_auth_methods_supported": list(AUTH_METHODS),
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": True,
+    }
+
+
+def protected_resource(base_url: str) -> dict[str, Any]:
+    return {
+        "resource": resource_url(base_url),
+        "authorization_servers": [issuer(base_url)],
+        "scopes_supported": [SCOPE],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "svc MCP tool server",
+    }
+
+
+def www_authenticate(base_url: str, *, token_sent: bool) -> str:
+    """The challenge /mcp answers a missing or bad token with."""
+    parts = [f'resource_metadata="{resource_metadata_url(base_url)}"', f'scope="{SCOPE}"']
+    if token_sent:
+        parts.append('error="invalid_token"')
+        parts.append('error_description="The access token is missing, expired or revoked."')
+    return "Bearer " + ", ".join(parts)
