@@ -78,8 +78,12 @@ class ApiClient:
         if route is None:
             return ApiResponse(405 if allowed else 404, [], b"")
         event = build_event(
-            method, raw_path, route.path, list(all_headers.items()),
-            body.encode() if isinstance(body, str) else body, source_ip=self.source_ip,
+            method,
+            raw_path,
+            route.path,
+            list(all_headers.items()),
+            body.encode() if isinstance(body, str) else body,
+            source_ip=self.source_ip,
         )
         handler = self.registry.handler(route.function)
         result = handler(event, LambdaContext.for_function(route.function))
@@ -97,3 +101,55 @@ class ApiClient:
 
     def post(self, path: str, **kwargs: Any) -> ApiResponse:
         return self.request("POST", path, **kwargs)
+
+
+LOOPBACK_REDIRECT = "http://127.0.0.1:33418/callback"
+
+
+def pkce_pair() -> tuple[str, str]:
+    import base64
+    import hashlib
+    import secrets
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+def authorize_client(api: ApiClient, email: str, password: str) -> dict[str, Any]:
+    """Register a public client, sign in, press Allow and exchange the code: the token response."""
+    import re
+    from urllib.parse import parse_qs, urlsplit
+
+    client_id = api.post(
+        "/oauth/register",
+        json_body={"redirect_uris": [LOOPBACK_REDIRECT], "token_endpoint_auth_method": "none"},
+    ).json()["client_id"]
+    assert api.post("/login", form={"email": email, "password": password}).status == 303
+    verifier, challenge = pkce_pair()
+    page = api.get(
+        "/oauth/authorize",
+        params={
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": LOOPBACK_REDIRECT,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": "s",
+        },
+    )
+    consent = re.search(r'name="consent_token" value="([^"]+)"', page.text)
+    assert consent, page.text
+    answer = api.post("/oauth/authorize", form={"consent_token": consent.group(1), "decision": "allow"})
+    code = parse_qs(urlsplit(answer.header("location") or "").query)["code"][0]
+    tokens = api.post(
+        "/oauth/token",
+        form={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": LOOPBACK_REDIRECT,
+            "code_verifier": verifier,
+            "client_id": client_id,
+        },
+    ).json()
+    return {**tokens, "client_id": client_id}

@@ -34,23 +34,32 @@ def moto_endpoint() -> Iterator[str]:
     host, port = server.get_host_and_port()
     endpoint = f"http://{host}:{port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
+    from svc_shared import aws
+
+    aws.reset_clients()
     yield endpoint
     server.stop()
 
 
-@pytest.fixture
-def app_env(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """A fresh app table (from template.yaml), session secret and settings for the functions."""
-    import boto3
-
+@pytest.fixture(scope="session")
+def table_spec():
     from svc_local.template import Template
+
+    return Template(TEMPLATE).tables()[0]
+
+
+@pytest.fixture
+def app_env(moto_endpoint: str, table_spec, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """A fresh app table (from template.yaml), session secret and settings for the functions."""
     from svc_shared import services
 
-    spec = Template(TEMPLATE).tables()[0]
+    spec = table_spec
     table_name = f"{spec.table_name}-{uuid.uuid4().hex[:8]}"
-    dynamodb = boto3.client("dynamodb", endpoint_url=moto_endpoint)
+    from svc_shared import aws
+
+    dynamodb = aws.client("dynamodb")
     dynamodb.create_table(**{**spec.create_kwargs, "TableName": table_name})
-    secret = boto3.client("secretsmanager", endpoint_url=moto_endpoint).create_secret(
+    secret = aws.client("secretsmanager").create_secret(
         Name=f"session-{table_name}", SecretString=uuid.uuid4().hex
     )
     env = {
@@ -72,22 +81,31 @@ def app_env(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dic
 
 @pytest.fixture
 def clock(app_env: dict[str, Any]):
+    import time
+
     from svc_shared import services
     from svc_shared.clock import FrozenClock
-
-    import time
 
     frozen = FrozenClock(start=float(int(time.time())))
     services.use_clock(frozen)
     return frozen
 
 
-@pytest.fixture
-def api(app_env: dict[str, Any]):
-    """An in-process client of the platform API (handlers called with real proxy events)."""
+@pytest.fixture(scope="session")
+def _platform_routes():
     from apiclient import ApiClient
 
     return ApiClient(TEMPLATE)
+
+
+@pytest.fixture
+def api(app_env: dict[str, Any], _platform_routes):
+    """An in-process client of the platform API (handlers called with real proxy events)."""
+    import copy
+
+    client = copy.copy(_platform_routes)
+    client.cookies = {}
+    return client
 
 
 @pytest.fixture
@@ -97,3 +115,17 @@ def demo_user(app_env: dict[str, Any]):
     return services.accounts().create_user(
         email="demo@example.com", password="demo-password-1", display_name="Demo", plan="paid"
     )
+
+
+@pytest.fixture
+def bearer(api, demo_user) -> dict[str, str]:
+    """Headers of an MCP request authorized as the demo user through the real OAuth flow."""
+    from apiclient import authorize_client
+
+    tokens = authorize_client(api, "demo@example.com", "demo-password-1")
+    api.cookies.clear()
+    return {
+        "Authorization": f"Bearer {tokens['access_token']}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }

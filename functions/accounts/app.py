@@ -19,8 +19,9 @@ app = web.create_resolver()
 
 def _login_form(status: int, *, next_path: str, error: str | None = None, email: str = "") -> Response:
     base = get_settings().public_base_url
-    return web.html_response(status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error,
-                                                      email=email))
+    return web.html_response(
+        status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email)
+    )
 
 
 @app.get("/login")

@@ -14,7 +14,13 @@ from svc_shared import errors, pages, services, web
 from svc_shared.config import get_settings
 from svc_shared.logs import get_logger
 from svc_shared.oauth import metadata
-from svc_shared.oauth.authorize import RedirectError, check_request, consent_token, read_consent, redirect_with
+from svc_shared.oauth.authorize import (
+    RedirectError,
+    check_request,
+    consent_token,
+    read_consent,
+    redirect_with,
+)
 from svc_shared.oauth.clients import REGISTRATIONS_PER_MINUTE
 from svc_shared.oauth.errors import AuthorizeRequestError, OAuthError
 from svc_shared.sessions import SESSION_COOKIE
@@ -30,7 +36,10 @@ def _oauth_error(exc: OAuthError) -> Response:
     headers = {"Pragma": "no-cache"}
     if exc.retry_after:
         headers["Retry-After"] = str(exc.retry_after)
-    if exc.code == "invalid_client" and (app.current_event.headers.get("authorization") or "")[:6].lower() == "basic ":
+    if (
+        exc.code == "invalid_client"
+        and (app.current_event.headers.get("authorization") or "")[:6].lower() == "basic "
+    ):
         headers["WWW-Authenticate"] = 'Basic realm="svc"'
     status = STATUS_BY_OAUTH_ERROR.get(exc.code, 400)
     return web.json_response(status, {"error": exc.code, "error_description": exc.message}, headers=headers)
@@ -62,8 +71,10 @@ def _public_json(body: dict[str, Any]) -> Response:
 # -- registration ------------------------------------------------------------------------------------------
 @app.post("/oauth/register")
 def register() -> Response:
-    count, wait = services.rate_limiter().hit("oauth-register", web.client_ip(app), 60)
-    if count > REGISTRATIONS_PER_MINUTE:
+    allowed, wait = services.rate_limiter().take(
+        "oauth-register", web.client_ip(app), 60, REGISTRATIONS_PER_MINUTE
+    )
+    if not allowed:
         raise OAuthError(
             "rate_limited",
             f"Too many registrations: {REGISTRATIONS_PER_MINUTE} per minute per address. Retry in {wait}s.",
@@ -96,8 +107,12 @@ def _query() -> dict[str, str]:
 def _redirect_error(exc: RedirectError) -> Response:
     location = redirect_with(
         exc.redirect_uri,
-        {"error": exc.code, "error_description": exc.message, "state": exc.state,
-         "iss": metadata.issuer(get_settings().public_base_url)},
+        {
+            "error": exc.code,
+            "error_description": exc.message,
+            "state": exc.state,
+            "iss": metadata.issuer(get_settings().public_base_url),
+        },
     )
     return web.redirect(location, 302)
 
@@ -107,7 +122,9 @@ def authorize() -> Response:
     settings = get_settings()
     params = _query()
     try:
-        request = check_request(params, services.oauth_clients(), resource=metadata.resource_url(settings.public_base_url))
+        request = check_request(
+            params, services.oauth_clients(), resource=metadata.resource_url(settings.public_base_url)
+        )
     except RedirectError as exc:
         return _redirect_error(exc)
     session_cookie = web.cookie(app, SESSION_COOKIE)
@@ -117,12 +134,19 @@ def authorize() -> Response:
         return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': next_path})}", 302)
     user = services.accounts().get_user(user_id)
     token = consent_token(
-        request, user_id=user.id, session_cookie=session_cookie, key=services.signing_key("oauth-consent"),
+        request,
+        user_id=user.id,
+        session_cookie=session_cookie,
+        key=services.signing_key("oauth-consent"),
         clock=services.clock(),
     )
     page = pages.consent_page(
-        action=f"{settings.public_base_url}/oauth/authorize", client_name=request.client.name,
-        redirect_host=request.redirect_host, scope=request.scope, consent_token=token, user_email=user.email,
+        action=f"{settings.public_base_url}/oauth/authorize",
+        client_name=request.client.name,
+        redirect_host=request.redirect_host,
+        scope=request.scope,
+        consent_token=token,
+        user_email=user.email,
     )
     target = urlsplit(request.redirect_uri)
     # Browsers apply form-action to the redirect that follows the form post, so the client's origin is allowed.
@@ -142,23 +166,38 @@ def authorize_decision() -> Response:
     if user_id is None or session_cookie is None:
         raise AuthorizeRequestError("access_denied", "Your session has ended. Start again from your app.")
     request = read_consent(
-        form.get("consent_token"), user_id=user_id, session_cookie=session_cookie,
-        key=services.signing_key("oauth-consent"), clock=services.clock(), clients=services.oauth_clients(),
+        form.get("consent_token"),
+        user_id=user_id,
+        session_cookie=session_cookie,
+        key=services.signing_key("oauth-consent"),
+        clock=services.clock(),
+        clients=services.oauth_clients(),
     )
     iss = metadata.issuer(settings.public_base_url)
     decision = form.get("decision")
     if decision == "deny":
         return _redirect_error(
-            RedirectError("access_denied", "The user denied access.", redirect_uri=request.redirect_uri,
-                          state=request.state)
+            RedirectError(
+                "access_denied",
+                "The user denied access.",
+                redirect_uri=request.redirect_uri,
+                state=request.state,
+            )
         )
     if decision != "allow":
         raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
     code = services.grants().issue_code(
-        client=request.client, redirect_uri=request.redirect_uri, redirect_explicit=request.redirect_explicit,
-        code_challenge=request.code_challenge, user_id=user_id, resource=request.resource, scope=request.scope,
+        client=request.client,
+        redirect_uri=request.redirect_uri,
+        redirect_explicit=request.redirect_explicit,
+        code_challenge=request.code_challenge,
+        user_id=user_id,
+        resource=request.resource,
+        scope=request.scope,
     )
-    return web.redirect(redirect_with(request.redirect_uri, {"code": code, "state": request.state, "iss": iss}), 302)
+    return web.redirect(
+        redirect_with(request.redirect_uri, {"code": code, "state": request.state, "iss": iss}), 302
+    )
 
 
 # -- tokens ------------------------------------------------------------------------------------------------
@@ -174,7 +213,9 @@ def _token_form() -> dict[str, str]:
             return {k: v for k, v in body.items() if isinstance(v, str)}
     except errors.InvalidInput as exc:
         raise OAuthError("invalid_request", exc.message) from exc
-    raise OAuthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json")
+    raise OAuthError(
+        "invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json"
+    )
 
 
 @app.post("/oauth/token")

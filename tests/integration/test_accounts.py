@@ -12,7 +12,9 @@ def accounts(app_env):
 
 
 def test_new_user_gets_a_personal_workspace_they_own(accounts):
-    user = accounts.create_user(email="Ada@Example.com", password="pw-123456", display_name="Ada", plan="paid")
+    user = accounts.create_user(
+        email="Ada@Example.com", password="pw-123456", display_name="Ada", plan="paid"
+    )
     assert user.email == "ada@example.com"
     assert user.plan == "paid"
     assert not user.repo_host_connected

@@ -24,7 +24,12 @@ def pkce() -> tuple[str, str]:
 
 
 def register(api, **metadata):
-    body = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none", "client_name": "Test Client", **metadata}
+    body = {
+        "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none",
+        "client_name": "Test Client",
+        **metadata,
+    }
     return api.post("/oauth/register", json_body=body)
 
 
@@ -34,8 +39,13 @@ def sign_in(api, email="demo@example.com", password="demo-password-1"):
 
 def authorize_params(client_id, challenge, **extra):
     return {
-        "response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT, "code_challenge": challenge,
-        "code_challenge_method": "S256", "state": "st-123", **extra,
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "state": "st-123",
+        **extra,
     }
 
 
@@ -53,13 +63,22 @@ def get_code(api, client_id, challenge, **extra):
 
 
 def exchange(api, client_id, code, verifier, **extra):
-    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": verifier,
-            "client_id": client_id, **extra}
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "code_verifier": verifier,
+        "client_id": client_id,
+        **extra,
+    }
     return api.post("/oauth/token", form=form)
 
 
 def refresh(api, client_id, refresh_token):
-    return api.post("/oauth/token", form={"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id})
+    return api.post(
+        "/oauth/token",
+        form={"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id},
+    )
 
 
 @pytest.fixture
@@ -91,10 +110,16 @@ def test_authorization_server_metadata_has_what_clients_need(api):
     assert doc["response_types_supported"] == ["code"]
     assert doc["grant_types_supported"] == ["authorization_code", "refresh_token"]
     assert doc["scopes_supported"] == ["mcp:all"]
-    assert set(doc["token_endpoint_auth_methods_supported"]) == {"none", "client_secret_basic", "client_secret_post"}
+    assert set(doc["token_endpoint_auth_methods_supported"]) == {
+        "none",
+        "client_secret_basic",
+        "client_secret_post",
+    }
 
 
-@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]
+)
 def test_protected_resource_metadata_names_the_mcp_url_and_issuer_exactly(api, path):
     answer = api.get(path, headers={"Origin": "https://inspector.example"})
     assert answer.header("access-control-allow-origin") == "*"
@@ -106,9 +131,15 @@ def test_protected_resource_metadata_names_the_mcp_url_and_issuer_exactly(api, p
 
 
 def test_cors_preflight_on_token_endpoint(api):
-    answer = api.request("OPTIONS", "/oauth/token", headers={
-        "Origin": "https://inspector.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization,content-type"})
+    answer = api.request(
+        "OPTIONS",
+        "/oauth/token",
+        headers={
+            "Origin": "https://inspector.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
+    )
     assert answer.status == 204
     assert answer.header("access-control-allow-origin") == "*"
     assert "Authorization" in answer.header("access-control-allow-headers")
@@ -130,20 +161,40 @@ def test_confidential_client_gets_its_secret_once_and_it_is_stored_hashed(api, a
     assert len(body["client_secret"]) >= 43
     assert body["client_secret_expires_at"] == 0
     item = app_env["dynamodb"].get_item(
-        TableName=app_env["TABLE_NAME"], Key={"pk": {"S": f"OAUTH_CLIENT#{body['client_id']}"}, "sk": {"S": "CLIENT"}}
+        TableName=app_env["TABLE_NAME"],
+        Key={"pk": {"S": f"OAUTH_CLIENT#{body['client_id']}"}, "sk": {"S": "CLIENT"}},
     )["Item"]
     assert body["client_secret"] not in str(item)
     assert item["secret_hash"]["S"] == hashlib.sha256(body["client_secret"].encode()).hexdigest()
 
 
-@pytest.mark.parametrize("uri", ["http://localhost/cb", "http://localhost:8080/cb", "http://127.0.0.1:1/cb",
-                                 "http://[::1]:9999/cb", "https://claude.ai/api/mcp/auth_callback"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://localhost/cb",
+        "http://localhost:8080/cb",
+        "http://127.0.0.1:1/cb",
+        "http://[::1]:9999/cb",
+        "https://claude.ai/api/mcp/auth_callback",
+    ],
+)
 def test_https_and_loopback_redirect_uris_are_accepted(api, uri):
     assert register(api, redirect_uris=[uri]).status == 201
 
 
-@pytest.mark.parametrize("uris", [["http://example.com/cb"], ["http://localhost.evil.com/cb"], ["ftp://x/cb"],
-                                  ["https://example.com/cb#frag"], ["/relative"], [42], [None], [["nested"]]])
+@pytest.mark.parametrize(
+    "uris",
+    [
+        ["http://example.com/cb"],
+        ["http://localhost.evil.com/cb"],
+        ["ftp://x/cb"],
+        ["https://example.com/cb#frag"],
+        ["/relative"],
+        [42],
+        [None],
+        [["nested"]],
+    ],
+)
 def test_bad_redirect_uris_are_refused_with_the_spec_message(api, uris):
     answer = register(api, redirect_uris=uris)
     assert answer.status == 400
@@ -167,8 +218,14 @@ def test_more_than_ten_redirect_uris_are_refused_and_ten_accepted(api):
     assert register(api, redirect_uris=uris).json()["error"] == "invalid_redirect_uri"
 
 
-@pytest.mark.parametrize(("body", "content_type"), [("{not json", "application/json"), ("[]", "application/json"),
-                                                    ("redirect_uris=x", "application/x-www-form-urlencoded")])
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ("{not json", "application/json"),
+        ("[]", "application/json"),
+        ("redirect_uris=x", "application/x-www-form-urlencoded"),
+    ],
+)
 def test_malformed_registration_bodies_are_400(api, body, content_type):
     answer = api.post("/oauth/register", body=body, headers={"Content-Type": content_type})
     assert answer.status == 400
@@ -176,10 +233,13 @@ def test_malformed_registration_bodies_are_400(api, body, content_type):
 
 
 def test_unknown_auth_method_is_refused(api):
-    assert register(api, token_endpoint_auth_method="private_key_jwt").json()["error"] == "invalid_client_metadata"
+    assert (
+        register(api, token_endpoint_auth_method="private_key_jwt").json()["error"]
+        == "invalid_client_metadata"
+    )
 
 
-def test_sixty_first_registration_in_a_minute_from_one_address_is_rate_limited(api, clock):
+def test_sixty_first_registration_in_a_minute_from_one_address_is_rate_limited(clock, api):
     clock.advance(60 - clock.now() % 60)  # start of a window
     for _ in range(60):
         assert register(api).status == 201
@@ -203,7 +263,9 @@ def test_signed_out_user_is_sent_to_login_and_back(api, demo_user, client_id):
     assert location.path == "/login"
     next_path = parse_qs(location.query)["next"][0]
     assert next_path.startswith("/oauth/authorize?")
-    back = api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1", "next": next_path})
+    back = api.post(
+        "/login", form={"email": "demo@example.com", "password": "demo-password-1", "next": next_path}
+    )
     assert back.header("location") == f"{BASE}{next_path}"
     assert api.get(next_path).status == 200
 
@@ -243,14 +305,23 @@ def test_deny_redirects_with_access_denied(api, demo_user, client_id):
 
 def test_plain_pkce_is_refused_through_the_redirect(api, demo_user, client_id):
     sign_in(api)
-    answer = api.get("/oauth/authorize", params=authorize_params(client_id, "x" * 43, code_challenge_method="plain"))
+    answer = api.get(
+        "/oauth/authorize", params=authorize_params(client_id, "x" * 43, code_challenge_method="plain")
+    )
     query = parse_qs(urlsplit(answer.header("location")).query)
     assert query["error"] == ["invalid_request"]
     assert query["error_description"] == ["Unsupported code_challenge_method (must be S256)."]
 
 
-@pytest.mark.parametrize("redirect", ["http://127.0.0.1:33418/callback/extra", "http://127.0.0.1:33418/call",
-                                      "http://127.0.0.1:33419/callback", "https://evil.example/callback"])
+@pytest.mark.parametrize(
+    "redirect",
+    [
+        "http://127.0.0.1:33418/callback/extra",
+        "http://127.0.0.1:33418/call",
+        "http://127.0.0.1:33419/callback",
+        "https://evil.example/callback",
+    ],
+)
 def test_unregistered_redirect_uri_is_shown_on_a_page_never_redirected(api, demo_user, client_id, redirect):
     _, challenge = pkce()
     answer = api.get("/oauth/authorize", params=authorize_params(client_id, challenge, redirect_uri=redirect))
@@ -269,7 +340,10 @@ def test_unknown_client_is_shown_on_a_page(api):
 def test_resource_other_than_this_server_is_invalid_target(api, demo_user, client_id):
     sign_in(api)
     _, challenge = pkce()
-    answer = api.get("/oauth/authorize", params=authorize_params(client_id, challenge, resource="https://other.example/mcp"))
+    answer = api.get(
+        "/oauth/authorize",
+        params=authorize_params(client_id, challenge, resource="https://other.example/mcp"),
+    )
     assert parse_qs(urlsplit(answer.header("location")).query)["error"] == ["invalid_target"]
 
 
@@ -285,7 +359,7 @@ def test_consent_token_from_another_session_is_refused(api, demo_user, client_id
     assert answer.header("location") is None
 
 
-def test_consent_token_expires_after_ten_minutes(api, demo_user, client_id, clock):
+def test_consent_token_expires_after_ten_minutes(clock, api, demo_user, client_id):
     sign_in(api)
     _, challenge = pkce()
     page = api.get("/oauth/authorize", params=authorize_params(client_id, challenge))
@@ -311,7 +385,7 @@ def test_code_exchange_gives_a_bearer_pair_for_24_hours(api, demo_user, client_i
     assert body["refresh_token"] != body["access_token"]
 
 
-def test_code_works_at_59_seconds(api, demo_user, client_id, clock):
+def test_code_works_at_59_seconds(clock, api, demo_user, client_id):
     sign_in(api)
     verifier, challenge = pkce()
     code = get_code(api, client_id, challenge)
@@ -319,14 +393,17 @@ def test_code_works_at_59_seconds(api, demo_user, client_id, clock):
     assert exchange(api, client_id, code, verifier).status == 200
 
 
-def test_code_fails_at_61_seconds(api, demo_user, client_id, clock):
+def test_code_fails_at_61_seconds(clock, api, demo_user, client_id):
     sign_in(api)
     verifier, challenge = pkce()
     code = get_code(api, client_id, challenge)
     clock.advance(61)
     answer = exchange(api, client_id, code, verifier)
     assert answer.status == 400
-    assert answer.json() == {"error": "invalid_grant", "error_description": "code is invalid, expired, or already used"}
+    assert answer.json() == {
+        "error": "invalid_grant",
+        "error_description": "code is invalid, expired, or already used",
+    }
 
 
 def test_reused_code_is_rejected_and_revokes_what_it_issued(api, demo_user, client_id):
@@ -335,7 +412,10 @@ def test_reused_code_is_rejected_and_revokes_what_it_issued(api, demo_user, clie
     code = get_code(api, client_id, challenge)
     first = exchange(api, client_id, code, verifier).json()
     again = exchange(api, client_id, code, verifier)
-    assert again.json() == {"error": "invalid_grant", "error_description": "code is invalid, expired, or already used"}
+    assert again.json() == {
+        "error": "invalid_grant",
+        "error_description": "code is invalid, expired, or already used",
+    }
     assert not live(first["access_token"])
     assert refresh(api, client_id, first["refresh_token"]).status == 400
 
@@ -345,7 +425,10 @@ def test_wrong_verifier_is_a_pkce_mismatch(api, demo_user, client_id):
     _, challenge = pkce()
     other_verifier, _ = pkce()
     answer = exchange(api, client_id, get_code(api, client_id, challenge), other_verifier)
-    assert answer.json() == {"error": "invalid_grant", "error_description": "PKCE code_verifier does not match code_challenge"}
+    assert answer.json() == {
+        "error": "invalid_grant",
+        "error_description": "PKCE code_verifier does not match code_challenge",
+    }
 
 
 def test_code_of_another_client_is_refused(api, demo_user, client_id):
@@ -376,8 +459,16 @@ def test_token_request_as_json_is_accepted(api, demo_user, client_id):
     sign_in(api)
     verifier, challenge = pkce()
     code = get_code(api, client_id, challenge)
-    answer = api.post("/oauth/token", json_body={"grant_type": "authorization_code", "code": code,
-                                                 "redirect_uri": REDIRECT, "code_verifier": verifier, "client_id": client_id})
+    answer = api.post(
+        "/oauth/token",
+        json_body={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "code_verifier": verifier,
+            "client_id": client_id,
+        },
+    )
     assert answer.status == 200
 
 
@@ -393,7 +484,12 @@ def test_confidential_client_must_authenticate_by_its_method(api, demo_user, met
     sign_in(api)
     verifier, challenge = pkce()
     code = get_code(api, client["client_id"], challenge)
-    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": verifier}
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "code_verifier": verifier,
+    }
     wrong = api.post("/oauth/token", form={**form, "client_id": client["client_id"], "client_secret": "nope"})
     assert wrong.status == 401
     assert wrong.json()["error"] == "invalid_client"
@@ -401,13 +497,17 @@ def test_confidential_client_must_authenticate_by_its_method(api, demo_user, met
         basic = base64.b64encode(f"{client['client_id']}:{client['client_secret']}".encode()).decode()
         answer = api.post("/oauth/token", form=form, headers={"Authorization": f"Basic {basic}"})
     else:
-        answer = api.post("/oauth/token", form={**form, "client_id": client["client_id"],
-                                                "client_secret": client["client_secret"]})
+        answer = api.post(
+            "/oauth/token",
+            form={**form, "client_id": client["client_id"], "client_secret": client["client_secret"]},
+        )
     assert answer.status == 200, answer.text
 
 
 def test_unknown_client_at_token_endpoint_is_401(api):
-    answer = api.post("/oauth/token", form={"grant_type": "refresh_token", "refresh_token": "x", "client_id": "nope"})
+    answer = api.post(
+        "/oauth/token", form={"grant_type": "refresh_token", "refresh_token": "x", "client_id": "nope"}
+    )
     assert answer.status == 401
     assert answer.json()["error"] == "invalid_client"
 
@@ -422,16 +522,19 @@ def test_refresh_rotates_the_pair_and_revokes_the_old_access_token(api, tokens, 
     assert not live(tokens["access_token"])
 
 
-def test_refresh_reuse_after_the_grace_window_revokes_the_family(api, tokens, client_id, clock):
+def test_refresh_reuse_after_the_grace_window_revokes_the_family(clock, api, tokens, client_id):
     new = refresh(api, client_id, tokens["refresh_token"]).json()
     clock.advance(61)
     replay = refresh(api, client_id, tokens["refresh_token"])
-    assert replay.json() == {"error": "invalid_grant", "error_description": "refresh_token is invalid, expired, or revoked"}
+    assert replay.json() == {
+        "error": "invalid_grant",
+        "error_description": "refresh_token is invalid, expired, or revoked",
+    }
     assert not live(new["access_token"])
     assert refresh(api, client_id, new["refresh_token"]).status == 400
 
 
-def test_lost_refresh_response_can_be_retried_within_the_grace_window(api, tokens, client_id, clock):
+def test_lost_refresh_response_can_be_retried_within_the_grace_window(clock, api, tokens, client_id):
     lost = refresh(api, client_id, tokens["refresh_token"]).json()
     clock.advance(30)
     retry = refresh(api, client_id, tokens["refresh_token"])
@@ -449,12 +552,12 @@ def test_replaying_a_rotated_token_after_its_successor_was_used_revokes_the_fami
     assert not live(third["access_token"])
 
 
-def test_refresh_token_expires_after_30_days(api, tokens, client_id, clock):
+def test_refresh_token_expires_after_30_days(clock, api, tokens, client_id):
     clock.advance(30 * 24 * 3600)
     assert refresh(api, client_id, tokens["refresh_token"]).json()["error"] == "invalid_grant"
 
 
-def test_access_token_expires_after_24_hours(tokens, clock):
+def test_access_token_expires_after_24_hours(clock, tokens):
     clock.advance(24 * 3600 - 1)
     assert live(tokens["access_token"])
     clock.advance(1)
@@ -469,7 +572,9 @@ def test_refresh_token_of_another_client_is_refused(api, tokens):
 def test_verification_costs_one_storage_read(tokens):
     grants = services.grants()
     calls = []
-    grants._table.client.meta.events.register("before-call.dynamodb", lambda **kw: calls.append(kw["model"].name))
+    grants._table.client.meta.events.register(
+        "before-call.dynamodb", lambda **kw: calls.append(kw["model"].name)
+    )
     assert grants.verify_access_token(tokens["access_token"]) is not None
     assert calls == ["GetItem"]
 
@@ -494,6 +599,8 @@ def test_twenty_parallel_refreshes_leave_exactly_one_live_family(api, tokens, cl
     assert sum(live(pair["access_token"]) for pair in issued) == 1
     items = app_env["dynamodb"].scan(TableName=app_env["TABLE_NAME"])["Items"]
     families = [i for i in items if i["pk"]["S"].startswith("OAUTH_FAMILY#") and "revoked_at" not in i]
-    active_refresh = [i for i in items if i["pk"]["S"].startswith("OAUTH_RT#") and i["status"]["S"] == "active"]
+    active_refresh = [
+        i for i in items if i["pk"]["S"].startswith("OAUTH_RT#") and i["status"]["S"] == "active"
+    ]
     assert len(families) == 1
     assert len(active_refresh) == 1

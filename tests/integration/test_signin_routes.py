@@ -32,7 +32,8 @@ def test_login_sets_a_session_cookie_and_redirects_to_next(api, demo_user):
 
 def test_login_to_an_absolute_next_stays_on_site(api, demo_user):
     answer = api.post(
-        "/login", form={"email": "demo@example.com", "password": "demo-password-1", "next": "https://evil.example/"}
+        "/login",
+        form={"email": "demo@example.com", "password": "demo-password-1", "next": "https://evil.example/"},
     )
     assert answer.header("location") == "http://127.0.0.1:3000/"
 

@@ -87,7 +87,11 @@ def test_every_domain_error_has_a_status():
 
 
 def test_redaction_hides_secret_fields_at_any_depth():
-    record = {"user": "u1", "password": "p", "nested": {"access_token": "t", "list": [{"client_secret": "s"}]}}
+    record = {
+        "user": "u1",
+        "password": "p",
+        "nested": {"access_token": "t", "list": [{"client_secret": "s"}]},
+    }
     assert redact(record) == {
         "user": "u1",
         "password": REDACTED,

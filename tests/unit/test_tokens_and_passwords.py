@@ -17,7 +17,9 @@ def test_password_hashes_are_salted():
     assert hash_password("same-password") != hash_password("same-password")
 
 
-@pytest.mark.parametrize("stored", ["", "plain", "bcrypt$1$2$3$4$5", "scrypt$x$8$1$AA$AA", "scrypt$16384$8$1$!!$??"])
+@pytest.mark.parametrize(
+    "stored", ["", "plain", "bcrypt$1$2$3$4$5", "scrypt$x$8$1$AA$AA", "scrypt$16384$8$1$!!$??"]
+)
 def test_malformed_stored_hash_never_verifies(stored):
     assert not verify_password("anything", stored)
 

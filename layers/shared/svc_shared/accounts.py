@@ -143,7 +143,9 @@ class Accounts:
                         },
                         condition=absent,
                     ),
-                    self._table.put_action(self._membership(user_id, workspace_id, "owner", now), condition=absent),
+                    self._table.put_action(
+                        self._membership(user_id, workspace_id, "owner", now), condition=absent
+                    ),
                 ]
             )
         except TransactionConflict as exc:
@@ -188,8 +190,12 @@ class Accounts:
 
         try:
             item = self._table.update(
-                f"USER#{user_id}", "PROFILE", "SET #plan = :plan",
-                condition="attribute_exists(pk)", names={"#plan": "plan"}, values={":plan": plan},
+                f"USER#{user_id}",
+                "PROFILE",
+                "SET #plan = :plan",
+                condition="attribute_exists(pk)",
+                names={"#plan": "plan"},
+                values={":plan": plan},
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
@@ -202,8 +208,11 @@ class Accounts:
 
         try:
             self._table.update(
-                f"USER#{user_id}", "PROFILE", "SET password_hash = :h",
-                condition="attribute_exists(pk)", values={":h": hash_password(password)},
+                f"USER#{user_id}",
+                "PROFILE",
+                "SET password_hash = :h",
+                condition="attribute_exists(pk)",
+                values={":h": hash_password(password)},
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc

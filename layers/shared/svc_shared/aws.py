@@ -11,6 +11,7 @@ from typing import Any
 
 _lock = threading.Lock()
 _clients: dict[str, Any] = {}
+_session: list[Any] = []  # one boto3 session: service models are loaded once per container
 
 
 def client(service: str) -> Any:
@@ -23,7 +24,9 @@ def client(service: str) -> Any:
             import boto3
             from botocore.config import Config
 
-            _clients[service] = boto3.session.Session().client(
+            if not _session:
+                _session.append(boto3.session.Session())
+            _clients[service] = _session[0].client(
                 service, config=Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3)
             )
         return _clients[service]
@@ -33,3 +36,4 @@ def reset_clients() -> None:
     """Drop cached clients (tests change endpoints between sessions)."""
     with _lock:
         _clients.clear()
+        _session.clear()

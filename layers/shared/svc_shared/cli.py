@@ -1,8 +1,8 @@
 """`svc`: operator command line for any environment (the local stack, or a deployed stack's table).
 
-    svc --local users create --email a@b.c --password ... --plan paid
-    svc --stack svc-platform users set-plan --email a@b.c --plan free
-    svc --table svc-prod-app users show --email a@b.c
+svc --local users create --email a@b.c --password ... --plan paid
+svc --stack svc-platform users set-plan --email a@b.c --plan free
+svc --table svc-prod-app users show --email a@b.c
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ LOCAL_AWS_PORT = "4566"
 
 def _table_name(args: argparse.Namespace) -> str:
     if args.local:
-        os.environ.setdefault("AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}")
+        os.environ.setdefault(
+            "AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}"
+        )
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
         os.environ.setdefault("AWS_REGION", "us-east-1")
@@ -81,7 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.action == "create":
             password = args.password or getpass.getpass("Password: ")
-            user = accounts.create_user(email=args.email, password=password, display_name=args.name, plan=args.plan)
+            user = accounts.create_user(
+                email=args.email, password=password, display_name=args.name, plan=args.plan
+            )
         elif args.action == "set-plan":
             user = accounts.set_plan(accounts.get_user_by_email(args.email).id, args.plan)
         elif args.action == "set-password":

@@ -111,7 +111,10 @@ class Table:
         values: Mapping[str, Any] | None = None,
     ) -> None:
         self._conditional(
-            self.client.put_item, TableName=self.name, Item=self._item(item), **self._expr(condition, names, values)
+            self.client.put_item,
+            TableName=self.name,
+            Item=self._item(item),
+            **self._expr(condition, names, values),
         )
 
     def update(
@@ -207,7 +210,11 @@ class Table:
 
     # -- transactions -------------------------------------------------------------------------------------
     def put_action(
-        self, item: Mapping[str, Any], *, condition: str | None = None, values: Mapping[str, Any] | None = None
+        self,
+        item: Mapping[str, Any],
+        *,
+        condition: str | None = None,
+        values: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         action: dict[str, Any] = {"TableName": self.name, "Item": self._item(item)}
         if condition:

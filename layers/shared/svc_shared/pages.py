@@ -19,8 +19,8 @@ font-size:1rem;cursor:pointer}
 
 def layout(title: str, body: str) -> str:
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body><main>{body}</main></body></html>"
     )
 
@@ -47,7 +47,13 @@ _SCOPE_TEXT = {
 
 
 def consent_page(
-    *, action: str, client_name: str | None, redirect_host: str, scope: str, consent_token: str, user_email: str
+    *,
+    action: str,
+    client_name: str | None,
+    redirect_host: str,
+    scope: str,
+    consent_token: str,
+    user_email: str,
 ) -> str:
     name = escape(client_name or "An unnamed application")
     return layout(

@@ -33,7 +33,12 @@ def verify_password(password: str, encoded: str) -> bool:
             return False
         expected = _unb64(digest)
         actual = hashlib.scrypt(
-            password.encode(), salt=_unb64(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected),
+            password.encode(),
+            salt=_unb64(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
             maxmem=_MAXMEM,
         )
     except (ValueError, TypeError):

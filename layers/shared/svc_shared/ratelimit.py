@@ -36,6 +36,27 @@ class RateLimiter:
         )
         return int(item["count"]), remaining
 
+    def take(self, scope: str, key: str, window: int, limit: int, amount: int = 1) -> tuple[bool, int]:
+        """Spend `amount` of the window's `limit` if it all fits (nothing is spent otherwise); returns
+        (allowed, seconds until the window ends)."""
+        from svc_shared.dal import ConditionFailed
+
+        start, remaining = self._window(window)
+        if amount > limit:
+            return False, remaining
+        try:
+            self._table.update(
+                self._pk(scope, key),
+                f"W#{start}",
+                "ADD #n :amount SET expires_at = if_not_exists(expires_at, :exp)",
+                condition="attribute_not_exists(#n) OR #n <= :room",
+                names={"#n": "count"},
+                values={":amount": amount, ":exp": start + window + 60, ":room": limit - amount},
+            )
+        except ConditionFailed:
+            return False, remaining
+        return True, remaining
+
     def count(self, scope: str, key: str, window: int) -> tuple[int, int]:
         """Events counted so far in the current window, and seconds until it ends."""
         start, remaining = self._window(window)

@@ -17,7 +17,6 @@ from svc_shared.ratelimit import RateLimiter
 from svc_shared.sessions import Sessions
 from svc_shared.signin import SignIn
 
-
 _clock_override: list[Clock] = []
 
 
@@ -89,17 +88,13 @@ _CACHED = (table, envelope, signing_key, accounts, rate_limiter, sessions, signi
 
 
 def reset() -> None:
-    """Forget every built service and the settings (after the environment or endpoints change)."""
-    from svc_shared import aws
+    """Forget every built service and the settings (after the environment changes). AWS clients are kept:
+    `aws.reset_clients()` drops them when the endpoint itself changes."""
     from svc_shared.config import reset_settings
 
     for factory in _CACHED:
         factory.cache_clear()
-    from aws_lambda_powertools.utilities.parameters import base as parameters
-
-    parameters.DEFAULT_PROVIDERS.clear()
     reset_settings()
-    aws.reset_clients()
 
 
 def use_clock(replacement: Clock | None) -> None:

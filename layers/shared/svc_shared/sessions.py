@@ -20,7 +20,9 @@ class Session:
 
 
 class Sessions:
-    def __init__(self, table: Table, signing_key: bytes, ttl_seconds: int, clock: Clock = system_clock) -> None:
+    def __init__(
+        self, table: Table, signing_key: bytes, ttl_seconds: int, clock: Clock = system_clock
+    ) -> None:
         self._table = table
         self._key = signing_key
         self._ttl = ttl_seconds

@@ -142,7 +142,9 @@ def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
         )
     try:
         fields = parse_qs(
-            app.current_event.decoded_body or "", keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS,
+            app.current_event.decoded_body or "",
+            keep_blank_values=True,
+            max_num_fields=MAX_FORM_FIELDS,
             strict_parsing=False,
         )
     except ValueError as exc:
@@ -172,7 +174,12 @@ def client_ip(app: APIGatewayRestResolver) -> str:
 
 def session_cookie(name: str, value: str, *, max_age: int, secure: bool) -> Cookie:
     return Cookie(
-        name=name, value=value, path="/", secure=secure, http_only=True, max_age=max_age,
+        name=name,
+        value=value,
+        path="/",
+        secure=secure,
+        http_only=True,
+        max_age=max_age,
         same_site=SameSite.LAX_MODE,
     )
 

@@ -53,7 +53,9 @@ def check_request(params: dict[str, str], clients: Clients, *, resource: str) ->
     AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
     client = clients.get(params.get("client_id"))
     if client is None:
-        raise AuthorizeRequestError("invalid_client", "Unknown or expired client_id. Register the client again.")
+        raise AuthorizeRequestError(
+            "invalid_client", "Unknown or expired client_id. Register the client again."
+        )
     redirect_uri = params.get("redirect_uri")
     explicit = bool(redirect_uri)
     if not redirect_uri:
@@ -61,7 +63,9 @@ def check_request(params: dict[str, str], clients: Clients, *, resource: str) ->
             raise AuthorizeRequestError("invalid_request", "redirect_uri is required for this client.")
         redirect_uri = client.redirect_uris[0]
     elif redirect_uri not in client.redirect_uris:
-        raise AuthorizeRequestError("invalid_request", "redirect_uri does not match any registered redirect URI.")
+        raise AuthorizeRequestError(
+            "invalid_request", "redirect_uri does not match any registered redirect URI."
+        )
 
     state = params.get("state")
 
@@ -83,12 +87,19 @@ def check_request(params: dict[str, str], clients: Clients, *, resource: str) ->
     if wanted is not None and wanted.rstrip("/") != resource:
         raise fail("invalid_target", f"resource must be {resource}")
     return AuthorizationRequest(
-        client=client, redirect_uri=redirect_uri, redirect_explicit=explicit, state=state,
-        code_challenge=params["code_challenge"], resource=resource, scope=SCOPE,
+        client=client,
+        redirect_uri=redirect_uri,
+        redirect_explicit=explicit,
+        state=state,
+        code_challenge=params["code_challenge"],
+        resource=resource,
+        scope=SCOPE,
     )
 
 
-def consent_token(request: AuthorizationRequest, *, user_id: str, session_cookie: str, key: bytes, clock: Clock) -> str:
+def consent_token(
+    request: AuthorizationRequest, *, user_id: str, session_cookie: str, key: bytes, clock: Clock
+) -> str:
     """A short-lived token bound to the signed-in session that carries the checked request (CSRF protection:
     only a page rendered for this session can produce it)."""
     payload: dict[str, Any] = {
@@ -111,19 +122,34 @@ def read_consent(
     """The request a consent token carries, if it was made for this session, is fresh, and its client and
     redirect URI are still registered."""
     if not token:
-        raise AuthorizeRequestError("invalid_request", "The consent form is incomplete. Start again from your app.")
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form is incomplete. Start again from your app."
+        )
     try:
         data = unsign(token, key, _PURPOSE)
     except BadSignature:
-        raise AuthorizeRequestError("invalid_request", "The consent form is invalid. Start again from your app.") from None
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form is invalid. Start again from your app."
+        ) from None
     if data.get("u") != user_id or data.get("b") != hash_token(session_cookie)[:32]:
-        raise AuthorizeRequestError("invalid_request", "The consent form belongs to another session. Start again from your app.")
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form belongs to another session. Start again from your app."
+        )
     if not isinstance(data.get("exp"), int) or data["exp"] <= clock.now():
-        raise AuthorizeRequestError("invalid_request", "The consent form has expired. Start again from your app.")
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form has expired. Start again from your app."
+        )
     client = clients.get(data.get("c"))
     if client is None or data.get("r") not in client.redirect_uris:
-        raise AuthorizeRequestError("invalid_client", "This client is no longer registered. Start again from your app.")
+        raise AuthorizeRequestError(
+            "invalid_client", "This client is no longer registered. Start again from your app."
+        )
     return AuthorizationRequest(
-        client=client, redirect_uri=data["r"], redirect_explicit=bool(data.get("x")), state=data.get("s"),
-        code_challenge=data["cc"], resource=data["rs"], scope=SCOPE,
+        client=client,
+        redirect_uri=data["r"],
+        redirect_explicit=bool(data.get("x")),
+        state=data.get("s"),
+        code_challenge=data["cc"],
+        resource=data["rs"],
+        scope=SCOPE,
     )

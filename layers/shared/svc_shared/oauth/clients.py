@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import hmac
 import uuid
 from dataclasses import dataclass
@@ -77,7 +78,9 @@ class Clients:
         Unknown metadata fields are ignored; the client secret appears in this answer only."""
         uris = metadata.get("redirect_uris")
         if not isinstance(uris, list) or not uris:
-            raise OAuthError("invalid_redirect_uri", "redirect_uris is required: a non-empty array of strings")
+            raise OAuthError(
+                "invalid_redirect_uri", "redirect_uris is required: a non-empty array of strings"
+            )
         if len(uris) > MAX_REDIRECT_URIS:
             raise OAuthError("invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
         if not all(redirect_uri_allowed(u) for u in uris):
@@ -85,11 +88,14 @@ class Clients:
         method = metadata.get("token_endpoint_auth_method", "client_secret_basic")
         if method not in AUTH_METHODS:
             raise OAuthError(
-                "invalid_client_metadata", f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}"
+                "invalid_client_metadata",
+                f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}",
             )
         grant_types = metadata.get("grant_types", list(GRANT_TYPES))
         if not isinstance(grant_types, list) or not set(grant_types) <= set(GRANT_TYPES) or not grant_types:
-            raise OAuthError("invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token")
+            raise OAuthError(
+                "invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token"
+            )
         response_types = metadata.get("response_types", ["code"])
         if response_types != ["code"]:
             raise OAuthError("invalid_client_metadata", 'response_types must be ["code"]')
@@ -98,7 +104,10 @@ class Clients:
             raise OAuthError("invalid_client_metadata", f"scope must be {SCOPE}")
         name = metadata.get("client_name")
         if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_LENGTH):
-            raise OAuthError("invalid_client_metadata", f"client_name must be a string of at most {MAX_NAME_LENGTH} characters")
+            raise OAuthError(
+                "invalid_client_metadata",
+                f"client_name must be a string of at most {MAX_NAME_LENGTH} characters",
+            )
 
         now = int(self._clock.now())
         client_id = str(uuid.uuid4())
@@ -148,13 +157,14 @@ class Clients:
         """A client that completed a token exchange no longer expires."""
         if client.used:
             return
-        try:
+        with contextlib.suppress(ConditionFailed):  # deleted meanwhile: nothing to keep
             self._table.update(
-                f"OAUTH_CLIENT#{client.client_id}", "CLIENT", "SET used = :t REMOVE expires_at",
-                condition="attribute_exists(pk)", values={":t": True},
+                f"OAUTH_CLIENT#{client.client_id}",
+                "CLIENT",
+                "SET used = :t REMOVE expires_at",
+                condition="attribute_exists(pk)",
+                values={":t": True},
             )
-        except ConditionFailed:
-            pass
 
     def authenticate(self, form: dict[str, str], authorization: str | None) -> Client:
         """The client making a token request, authenticated by its registered method (RFC 6749 §2.3)."""
@@ -177,6 +187,10 @@ class Clients:
                 raise OAuthError("invalid_client", "this client is public and has no secret")
             return client
         secret = basic_secret if client.auth_method == "client_secret_basic" else form.get("client_secret")
-        if not secret or client.secret_hash is None or not hmac.compare_digest(hash_token(secret), client.secret_hash):
+        if (
+            not secret
+            or client.secret_hash is None
+            or not hmac.compare_digest(hash_token(secret), client.secret_hash)
+        ):
             raise OAuthError("invalid_client", f"client authentication failed ({client.auth_method})")
         return client

@@ -79,8 +79,15 @@ class Grants:
 
     # -- authorization codes ------------------------------------------------------------------------------
     def issue_code(
-        self, *, client: Client, redirect_uri: str, redirect_explicit: bool, code_challenge: str, user_id: str,
-        resource: str, scope: str = SCOPE,
+        self,
+        *,
+        client: Client,
+        redirect_uri: str,
+        redirect_explicit: bool,
+        code_challenge: str,
+        user_id: str,
+        resource: str,
+        scope: str = SCOPE,
     ) -> str:
         code = new_token()
         now = int(self._clock.now())
@@ -112,7 +119,9 @@ class Grants:
         family_id = str(uuid.uuid4())
         try:
             item = self._table.update(
-                key, "CODE", "SET used = :t, family_id = :f",
+                key,
+                "CODE",
+                "SET used = :t, family_id = :f",
                 condition="attribute_exists(pk) AND attribute_not_exists(used) AND expires_at > :now",
                 values={":t": True, ":f": family_id, ":now": now},
             )
@@ -141,16 +150,36 @@ class Grants:
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
         now = int(self._clock.now())
-        pair = TokenPair(access_token=f"svcat_{new_token()}", refresh_token=f"svcrt_{new_token()}", scope=scope)
-        common = {"family_id": family_id, "client_id": client_id, "user_id": user_id, "resource": resource,
-                  "scope": scope, "created_at": now}
-        access = {"pk": f"OAUTH_AT#{hash_token(pair.access_token)}", "sk": "AT", **common,
-                  "expires_at": now + ACCESS_TTL}
-        refresh = {"pk": f"OAUTH_RT#{hash_token(pair.refresh_token)}", "sk": "RT", **common, "status": "active",
-                   "access_hash": hash_token(pair.access_token), "expires_at": now + REFRESH_TTL}
+        pair = TokenPair(
+            access_token=f"svcat_{new_token()}", refresh_token=f"svcrt_{new_token()}", scope=scope
+        )
+        common = {
+            "family_id": family_id,
+            "client_id": client_id,
+            "user_id": user_id,
+            "resource": resource,
+            "scope": scope,
+            "created_at": now,
+        }
+        access = {
+            "pk": f"OAUTH_AT#{hash_token(pair.access_token)}",
+            "sk": "AT",
+            **common,
+            "expires_at": now + ACCESS_TTL,
+        }
+        refresh = {
+            "pk": f"OAUTH_RT#{hash_token(pair.refresh_token)}",
+            "sk": "RT",
+            **common,
+            "status": "active",
+            "access_hash": hash_token(pair.access_token),
+            "expires_at": now + REFRESH_TTL,
+        }
         return pair, access, refresh
 
-    def _new_family(self, family_id: str, client_id: str, user_id: str, resource: str, scope: str) -> TokenPair:
+    def _new_family(
+        self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
+    ) -> TokenPair:
         pair, access, refresh = self._token_items(family_id, client_id, user_id, resource, scope)
         now = int(self._clock.now())
         self._table.transact(
@@ -159,9 +188,16 @@ class Grants:
                 self._table.put_action(refresh),
                 self._table.put_action(
                     {
-                        "pk": f"OAUTH_FAMILY#{family_id}", "sk": "FAMILY", "family_id": family_id,
-                        "client_id": client_id, "user_id": user_id, "resource": resource, "scope": scope,
-                        "current_rt": refresh["pk"], "current_at": access["pk"], "created_at": now,
+                        "pk": f"OAUTH_FAMILY#{family_id}",
+                        "sk": "FAMILY",
+                        "family_id": family_id,
+                        "client_id": client_id,
+                        "user_id": user_id,
+                        "resource": resource,
+                        "scope": scope,
+                        "current_rt": refresh["pk"],
+                        "current_at": access["pk"],
+                        "created_at": now,
                         "expires_at": now + REFRESH_TTL,
                     },
                     condition="attribute_not_exists(pk)",
@@ -191,7 +227,7 @@ class Grants:
                     return self._reissue(item)
             except (TransactionConflict, ConditionFailed):
                 # Another request rotated this family first: read again and take the path that now applies.
-                time.sleep(random.uniform(0.001, 0.02))  # noqa: S311 - jitter, not security
+                time.sleep(random.uniform(0.001, 0.02))
                 continue
             if item["status"] == "rotated":
                 self.revoke_family(item["family_id"])  # reuse after the grace window: treat as stolen
@@ -207,11 +243,19 @@ class Grants:
         self._table.transact(
             [
                 self._table.update_action(
-                    old["pk"], "RT", "SET #s = :rotated, rotated_at = :now, successor = :next",
-                    condition="#s = :active", names={"#s": "status"},
+                    old["pk"],
+                    "RT",
+                    "SET #s = :rotated, rotated_at = :now, successor = :next",
+                    condition="#s = :active",
+                    names={"#s": "status"},
                     values={":rotated": "rotated", ":now": now, ":next": refresh["pk"], ":active": "active"},
                 ),
-                {"Delete": {"TableName": self._table.name, "Key": self._table.key(f"OAUTH_AT#{old['access_hash']}", "AT")}},
+                {
+                    "Delete": {
+                        "TableName": self._table.name,
+                        "Key": self._table.key(f"OAUTH_AT#{old['access_hash']}", "AT"),
+                    }
+                },
                 self._table.put_action(access),
                 self._table.put_action(refresh),
                 self._family_move(old["family_id"], old["pk"], refresh["pk"], access["pk"], now),
@@ -240,15 +284,26 @@ class Grants:
         self._table.transact(
             [
                 self._table.update_action(
-                    old["pk"], "RT", "SET successor = :next", condition="successor = :prev",
+                    old["pk"],
+                    "RT",
+                    "SET successor = :next",
+                    condition="successor = :prev",
                     values={":next": refresh["pk"], ":prev": successor_pk},
                 ),
                 self._table.update_action(
-                    successor_pk, "RT", "SET #s = :superseded, rotated_at = :now", condition="#s = :active",
-                    names={"#s": "status"}, values={":superseded": "superseded", ":now": now, ":active": "active"},
+                    successor_pk,
+                    "RT",
+                    "SET #s = :superseded, rotated_at = :now",
+                    condition="#s = :active",
+                    names={"#s": "status"},
+                    values={":superseded": "superseded", ":now": now, ":active": "active"},
                 ),
-                {"Delete": {"TableName": self._table.name,
-                            "Key": self._table.key(f"OAUTH_AT#{successor['access_hash']}", "AT")}},
+                {
+                    "Delete": {
+                        "TableName": self._table.name,
+                        "Key": self._table.key(f"OAUTH_AT#{successor['access_hash']}", "AT"),
+                    }
+                },
                 self._table.put_action(access),
                 self._table.put_action(refresh),
                 self._family_move(old["family_id"], successor_pk, refresh["pk"], access["pk"], now),
@@ -258,7 +313,8 @@ class Grants:
 
     def _family_move(self, family_id: str, from_rt: str, to_rt: str, to_at: str, now: int) -> dict[str, Any]:
         return self._table.update_action(
-            f"OAUTH_FAMILY#{family_id}", "FAMILY",
+            f"OAUTH_FAMILY#{family_id}",
+            "FAMILY",
             "SET current_rt = :to, current_at = :at, expires_at = :exp",
             condition="current_rt = :from AND attribute_not_exists(revoked_at)",
             values={":to": to_rt, ":at": to_at, ":exp": now + REFRESH_TTL, ":from": from_rt},
@@ -266,7 +322,7 @@ class Grants:
 
     def revoke_family(self, family_id: str) -> None:
         """Kill every live token of a family: mark it revoked and delete its live access and refresh tokens
-    (earlier ones were already deleted or rotated)."""
+        (earlier ones were already deleted or rotated)."""
         for _ in range(_MAX_ROTATION_ATTEMPTS):
             family = self._table.get(f"OAUTH_FAMILY#{family_id}", "FAMILY", consistent=True)
             if family is None or family.get("revoked_at"):
@@ -276,12 +332,24 @@ class Grants:
                 self._table.transact(
                     [
                         self._table.update_action(
-                            family["pk"], "FAMILY", "SET revoked_at = :now",
+                            family["pk"],
+                            "FAMILY",
+                            "SET revoked_at = :now",
                             condition="current_rt = :rt AND attribute_not_exists(revoked_at)",
                             values={":now": now, ":rt": family["current_rt"]},
                         ),
-                        {"Delete": {"TableName": self._table.name, "Key": self._table.key(family["current_at"], "AT")}},
-                        {"Delete": {"TableName": self._table.name, "Key": self._table.key(family["current_rt"], "RT")}},
+                        {
+                            "Delete": {
+                                "TableName": self._table.name,
+                                "Key": self._table.key(family["current_at"], "AT"),
+                            }
+                        },
+                        {
+                            "Delete": {
+                                "TableName": self._table.name,
+                                "Key": self._table.key(family["current_rt"], "RT"),
+                            }
+                        },
                     ]
                 )
                 return
@@ -297,6 +365,9 @@ class Grants:
         if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:
             return None
         return AccessGrant(
-            user_id=item["user_id"], client_id=item["client_id"], scope=item["scope"], resource=item["resource"],
+            user_id=item["user_id"],
+            client_id=item["client_id"],
+            scope=item["scope"],
+            resource=item["resource"],
             expires_at=int(item["expires_at"]),
         )
