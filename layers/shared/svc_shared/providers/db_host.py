@@ -1,0 +1,91 @@
+"""db_host adapter: the Supabase Management API (OAuth, organizations, projects, health, SQL, API keys)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from svc_shared.providers.http import Provider
+
+REGION = "eu-central-1"
+READY = "ACTIVE_HEALTHY"
+
+
+class DbHostOAuth(Provider):
+    name = "db_host"
+
+    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
+        query = urlencode(
+            {
+                "client_id": client_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "state": state,
+                "scope": "all",
+            }
+        )
+        return f"{self.base_url}/v1/oauth/authorize?{query}"
+
+    def _grant(self, client_id: str, client_secret: str, form: dict[str, str]) -> dict[str, Any]:
+        return self.request(
+            "POST",
+            "/v1/oauth/token",
+            data=form,
+            auth=(client_id, client_secret),
+            retry=False,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+
+    def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
+        return self._token(
+            client_id,
+            client_secret,
+            {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
+        )
+
+    def refresh(self, *, client_id: str, client_secret: str, refresh_token: str) -> dict[str, Any]:
+        return self._token(
+            client_id, client_secret, {"grant_type": "refresh_token", "refresh_token": refresh_token}
+        )
+
+
+class DbHost(Provider):
+    name = "db_host"
+
+    def organizations(self) -> list[dict[str, Any]]:
+        return self.request("GET", "/v1/organizations")
+
+    def projects(self) -> list[dict[str, Any]]:
+        return self.request("GET", "/v1/projects")
+
+    def create_project(
+        self, *, name: str, db_pass: str, organization_slug: str, region: str = REGION
+    ) -> dict[str, Any]:
+        return self.request(
+            "POST",
+            "/v1/projects",
+            retry=False,
+            json={"name": name, "db_pass": db_pass, "organization_slug": organization_slug, "region": region},
+        )
+
+    def project(self, ref: str) -> dict[str, Any]:
+        return self.request("GET", f"/v1/projects/{quote(ref)}")
+
+    def health(self, ref: str) -> list[dict[str, Any]]:
+        return self.request(
+            "GET", f"/v1/projects/{quote(ref)}/health", params=[("services", "db"), ("services", "rest")]
+        )
+
+    def query(self, ref: str, sql: str) -> list[dict[str, Any]]:
+        """Run SQL in the project's database; the rows it returns (empty for DDL)."""
+        return (
+            self.request(
+                "POST", f"/v1/projects/{quote(ref)}/database/query", json={"query": sql}, retry=False
+            )
+            or []
+        )
+
+    def api_keys(self, ref: str) -> dict[str, str]:
+        """The public (anon) and privileged (service_role) keys by name."""
+        keys = self.request("GET", f"/v1/projects/{quote(ref)}/api-keys", params={"reveal": "true"})
+        return {k["name"]: k["api_key"] for k in keys if isinstance(k, dict) and k.get("api_key")}

@@ -1,0 +1,202 @@
+"""One HTTP client for every provider adapter: timeouts, retries only where safe, provider errors mapped to
+domain errors, and no secret ever in a log line or an error message."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from svc_shared.errors import DomainError, RateLimited, UpstreamError
+from svc_shared.logs import get_logger
+
+logger = get_logger()
+
+CONNECT_TIMEOUT = 3.0
+READ_TIMEOUT = 10.0
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+
+
+class ProviderError(DomainError):
+    """A provider answered with an error. `status` and `body` say what it answered."""
+
+    code = "provider_error"
+
+    def __init__(self, provider: str, status: int, message: str, body: Any = None) -> None:
+        super().__init__(f"{provider} answered {status}: {message}")
+        self.provider = provider
+        self.status = status
+        self.body = body
+
+
+class ProviderAuthError(ProviderError):
+    """The stored token was refused (401/403 without rate limiting): the user must reconnect."""
+
+    code = "provider_unauthorized"
+
+
+class ProviderNotFound(ProviderError):
+    code = "provider_not_found"
+
+
+class ProviderConflict(ProviderError):
+    """409 or 422: the request conflicts with the provider's state (a name taken, an empty repository)."""
+
+    code = "provider_conflict"
+
+
+class ProviderUnavailable(UpstreamError):
+    """5xx, a timeout or a dropped connection: the operation may be retried."""
+
+    def __init__(self, provider: str, message: str) -> None:
+        super().__init__(f"{provider} is unavailable: {message}")
+        self.provider = provider
+
+
+_clients: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def _http() -> Any:
+    """The shared httpx client (connection pooling across requests of a container); imported lazily."""
+    client = _clients.get("default")
+    if client is None:
+        with _lock:
+            if "default" not in _clients:
+                import httpx
+
+                _clients["default"] = httpx.Client(
+                    timeout=httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT), follow_redirects=False
+                )
+            client = _clients["default"]
+    return client
+
+
+def _message(body: Any, fallback: str) -> str:
+    if isinstance(body, dict):
+        for key in ("message", "error_description", "msg", "error"):
+            if isinstance(body.get(key), str):
+                return body[key]
+    return fallback
+
+
+class Provider:
+    """Base of an adapter: `name` for messages, `base_url` from configuration, a bearer token if any."""
+
+    name = "provider"
+    retries = 2
+
+    def __init__(self, base_url: str, token: str | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._token = token
+
+    def headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json", "User-Agent": "svc-platform/0.2"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        return headers
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        data: Mapping[str, str] | None = None,
+        params: Any = None,
+        headers: Mapping[str, str] | None = None,
+        auth: tuple[str, str] | None = None,
+        url: str | None = None,
+        expect_json: bool = True,
+        retry: bool | None = None,
+    ) -> Any:
+        """Send one request; retries idempotent methods on 5xx, 429 and transport errors with backoff."""
+        import httpx
+
+        target = url or f"{self.base_url}{path}"
+        may_retry = method in IDEMPOTENT if retry is None else retry
+        attempts = 1 + (self.retries if may_retry else 0)
+        for attempt in range(attempts):
+            started = time.perf_counter()
+            try:
+                response = _http().request(
+                    method,
+                    target,
+                    json=json,
+                    data=data,
+                    params=params,
+                    auth=auth,
+                    headers={**self.headers(), **(headers or {})},
+                )
+            except httpx.TransportError as exc:
+                logger.warning(
+                    "provider request failed",
+                    extra={
+                        "provider": self.name,
+                        "method": method,
+                        "path": path,
+                        "reason": type(exc).__name__,
+                    },
+                )
+                if attempt + 1 < attempts:
+                    self._backoff(attempt, None)
+                    continue
+                raise ProviderUnavailable(self.name, type(exc).__name__) from None
+            logger.debug(
+                "provider request",
+                extra={
+                    "provider": self.name,
+                    "method": method,
+                    "path": path,
+                    "status": response.status_code,
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                },
+            )
+            if (response.status_code >= 500 or response.status_code == 429) and attempt + 1 < attempts:
+                self._backoff(attempt, response.headers.get("retry-after"))
+                continue
+            return self._result(response, expect_json)
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _backoff(attempt: int, retry_after: str | None) -> None:
+        delay = 0.2 * (2**attempt) + random.uniform(0, 0.1)
+        if retry_after and retry_after.isdigit():
+            delay = min(float(retry_after), 5.0)
+        time.sleep(delay)
+
+    def _result(self, response: Any, expect_json: bool) -> Any:
+        status = response.status_code
+        try:
+            body = response.json() if response.content else None
+        except ValueError:
+            body = None
+        if status < 400:
+            if expect_json and body is None and response.content:
+                raise ProviderUnavailable(self.name, f"answered {status} with a body that is not JSON")
+            return body if expect_json else response
+        message = _message(body, response.reason_phrase or "error")
+        if status == 429:
+            wait = response.headers.get("retry-after", "60")
+            raise RateLimited(
+                f"{self.name} is rate limiting requests; retry later.",
+                retry_after=int(wait) if wait.isdigit() else 60,
+                code="provider_rate_limited",
+            )
+        if status in (401, 403):
+            if status == 403 and response.headers.get("x-ratelimit-remaining") == "0":
+                raise RateLimited(
+                    f"{self.name} is rate limiting requests; retry later.",
+                    retry_after=60,
+                    code="provider_rate_limited",
+                )
+            raise ProviderAuthError(self.name, status, message, body)
+        if status == 404:
+            raise ProviderNotFound(self.name, status, message, body)
+        if status in (409, 422):
+            raise ProviderConflict(self.name, status, message, body)
+        if status >= 500:
+            raise ProviderUnavailable(self.name, f"answered {status}")
+        raise ProviderError(self.name, status, message, body)

@@ -1,0 +1,193 @@
+"""repo_host adapter: the GitHub REST API (users, repositories, Git Data API, contents, compare) and its
+OAuth app web flow."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from svc_shared.providers.http import Provider, ProviderConflict, ProviderError
+
+SCOPES = "repo user:email"
+
+
+@dataclass(frozen=True)
+class Repo:
+    owner: str
+    name: str
+    default_branch: str
+    html_url: str
+    private: bool
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+def _repo(body: dict[str, Any]) -> Repo:
+    return Repo(
+        owner=body["owner"]["login"],
+        name=body["name"],
+        default_branch=body.get("default_branch") or "main",
+        html_url=body.get("html_url", ""),
+        private=bool(body.get("private", True)),
+    )
+
+
+def is_text(content: bytes) -> bool:
+    """Files GitHub can take inline in a tree (UTF-8 without NUL bytes); others need a blob."""
+    if b"\x00" in content:
+        return False
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+class RepoHostOAuth(Provider):
+    """The OAuth app web flow on the site host (github.com), not the API host."""
+
+    name = "repo_host"
+
+    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
+        query = urlencode(
+            {
+                "client_id": client_id,
+                "redirect_uri": redirect_uri,
+                "scope": SCOPES,
+                "state": state,
+                "allow_signup": "true",
+            }
+        )
+        return f"{self.base_url}/login/oauth/authorize?{query}"
+
+    def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
+        body = self.request(
+            "POST",
+            "/login/oauth/access_token",
+            retry=False,
+            data={
+                "client_id": client_id,
+                "client_secret": client_secret,
+                "code": code,
+                "redirect_uri": redirect_uri,
+            },
+        )
+        # GitHub reports exchange failures in a 200 body.
+        if not isinstance(body, dict) or "access_token" not in body:
+            error = body.get("error", "invalid_response") if isinstance(body, dict) else "invalid_response"
+            raise ProviderError(self.name, 400, str(error), body)
+        return body
+
+
+class RepoHost(Provider):
+    name = "repo_host"
+
+    def headers(self) -> dict[str, str]:
+        return {
+            **super().headers(),
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+        }
+
+    # -- account ------------------------------------------------------------------------------------------
+    def user(self) -> dict[str, Any]:
+        return self.request("GET", "/user")
+
+    def emails(self) -> list[dict[str, Any]]:
+        return self.request("GET", "/user/emails")
+
+    # -- repositories -------------------------------------------------------------------------------------
+    def create_repo(
+        self, name: str, *, description: str = "", private: bool = True, auto_init: bool = True
+    ) -> Repo:
+        body = self.request(
+            "POST",
+            "/user/repos",
+            json={"name": name, "description": description, "private": private, "auto_init": auto_init},
+        )
+        return _repo(body)
+
+    def get_repo(self, owner: str, name: str) -> Repo:
+        return _repo(self.request("GET", f"/repos/{quote(owner)}/{quote(name)}"))
+
+    def create_or_reuse_repo(self, name: str, *, owner: str, description: str = "") -> Repo:
+        """Create a private repository with an initial commit; when the name is taken (422), reuse it."""
+        try:
+            return self.create_repo(name, description=description)
+        except ProviderConflict:
+            return self.get_repo(owner, name)
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def head(self, owner: str, repo: str, ref: str) -> tuple[str, str]:
+        """(commit sha, tree sha) of a branch, tag or commit, in one request."""
+        body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
+        return body["sha"], body["commit"]["tree"]["sha"]
+
+    def tree(self, owner: str, repo: str, tree_sha: str) -> dict[str, Any]:
+        return self.request(
+            "GET", f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{tree_sha}", params={"recursive": "1"}
+        )
+
+    def file(self, owner: str, repo: str, path: str, ref: str) -> bytes:
+        body = self.request(
+            "GET", f"/repos/{quote(owner)}/{quote(repo)}/contents/{quote(path)}", params={"ref": ref}
+        )
+        if not isinstance(body, dict) or body.get("type") != "file":
+            raise ProviderError(self.name, 400, f"{path} is not a file")
+        return base64.b64decode(body.get("content") or "")
+
+    def compare(self, owner: str, repo: str, base: str, head: str) -> dict[str, Any]:
+        return self.request(
+            "GET",
+            f"/repos/{quote(owner)}/{quote(repo)}/compare/{quote(base, safe='')}...{quote(head, safe='')}",
+        )
+
+    # -- writing: many files as one commit ----------------------------------------------------------------
+    def commit_files(
+        self,
+        owner: str,
+        repo: str,
+        branch: str,
+        files: dict[str, bytes],
+        message: str,
+        *,
+        parent: tuple[str, str] | None = None,
+    ) -> str:
+        """One commit on top of the branch head with `files` written (paths not listed stay as they are).
+        Text files go inline in the tree, so N text files cost 4 requests: head, tree, commit, ref."""
+        base = f"/repos/{quote(owner)}/{quote(repo)}/git"
+        head_sha, tree_sha = parent or self.head(owner, repo, branch)
+        entries: list[dict[str, Any]] = []
+        for path, content in sorted(files.items()):
+            entry: dict[str, Any] = {"path": path, "mode": "100644", "type": "blob"}
+            if is_text(content):
+                entry["content"] = content.decode("utf-8")
+            else:
+                blob = self.request(
+                    "POST",
+                    f"{base}/blobs",
+                    retry=False,
+                    json={"content": base64.b64encode(content).decode(), "encoding": "base64"},
+                )
+                entry["sha"] = blob["sha"]
+            entries.append(entry)
+        tree = self.request(
+            "POST", f"{base}/trees", retry=False, json={"base_tree": tree_sha, "tree": entries}
+        )
+        commit = self.request(
+            "POST",
+            f"{base}/commits",
+            retry=False,
+            json={"message": message, "tree": tree["sha"], "parents": [head_sha]},
+        )
+        self.request(
+            "PATCH",
+            f"{base}/refs/heads/{quote(branch)}",
+            retry=False,
+            json={"sha": commit["sha"], "force": False},
+        )
+        return str(commit["sha"])

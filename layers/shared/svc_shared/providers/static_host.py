@@ -1,0 +1,115 @@
+"""static_host adapter: the Netlify API (sites linked to a repository, environment, builds, deploys)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from svc_shared.providers.http import Provider
+
+READY_STATES = frozenset({"ready"})
+FAILED_STATES = frozenset({"error"})
+
+
+class StaticHostOAuth(Provider):
+    """Authorize on the app host; exchange on the API host (`token_url`)."""
+
+    name = "static_host"
+
+    def __init__(self, base_url: str, token_url: str) -> None:
+        super().__init__(base_url)
+        self.token_url = token_url
+
+    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
+        query = urlencode(
+            {"client_id": client_id, "response_type": "code", "redirect_uri": redirect_uri, "state": state}
+        )
+        return f"{self.base_url}/authorize?{query}"
+
+    def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
+        return self.request(
+            "POST",
+            "",
+            url=self.token_url,
+            retry=False,
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": redirect_uri,
+                "client_id": client_id,
+                "client_secret": client_secret,
+            },
+        )
+
+
+class StaticHost(Provider):
+    name = "static_host"
+
+    def find_site(self, name: str) -> dict[str, Any] | None:
+        sites = self.request("GET", "/sites", params={"name": name, "filter": "all"})
+        return next((s for s in sites or [] if s.get("name") == name), None)
+
+    def create_site(
+        self, *, name: str, repo_path: str, branch: str, cmd: str = "", publish_dir: str = ""
+    ) -> dict[str, Any]:
+        return self.request(
+            "POST",
+            "/sites",
+            retry=False,
+            json={
+                "name": name,
+                "repo": {
+                    "provider": "github",
+                    "repo_path": repo_path,
+                    "repo_branch": branch,
+                    "cmd": cmd,
+                    "dir": publish_dir,
+                },
+            },
+        )
+
+    def link_repo(self, site_id: str, *, repo_path: str, branch: str) -> dict[str, Any]:
+        return self.request(
+            "PATCH",
+            f"/sites/{quote(site_id)}",
+            retry=True,
+            json={"repo": {"provider": "github", "repo_path": repo_path, "repo_branch": branch}},
+        )
+
+    def set_env(self, account_id: str, site_id: str, variables: dict[str, str]) -> None:
+        """Create or replace the site's environment variables."""
+        existing = {
+            e["key"]
+            for e in self.request("GET", f"/accounts/{quote(account_id)}/env", params={"site_id": site_id})
+            or []
+        }
+        fresh = [
+            {"key": k, "values": [{"value": v, "context": "all"}], "is_secret": "KEY" in k or "SECRET" in k}
+            for k, v in variables.items()
+            if k not in existing
+        ]
+        if fresh:
+            self.request(
+                "POST",
+                f"/accounts/{quote(account_id)}/env",
+                params={"site_id": site_id},
+                json=fresh,
+                retry=False,
+            )
+        for key in variables.keys() & existing:
+            self.request(
+                "PUT",
+                f"/accounts/{quote(account_id)}/env/{quote(key)}",
+                params={"site_id": site_id},
+                json={"key": key, "values": [{"value": variables[key], "context": "all"}]},
+            )
+
+    def env(self, account_id: str, site_id: str) -> dict[str, str]:
+        items = self.request("GET", f"/accounts/{quote(account_id)}/env", params={"site_id": site_id}) or []
+        return {e["key"]: (e.get("values") or [{}])[0].get("value", "") for e in items}
+
+    def start_build(self, site_id: str) -> dict[str, Any]:
+        return self.request("POST", f"/sites/{quote(site_id)}/builds", retry=False)
+
+    def deploy(self, deploy_id: str) -> dict[str, Any]:
+        return self.request("GET", f"/deploys/{quote(deploy_id)}")
