@@ -37,14 +37,14 @@ class DbHostOAuth(Provider):
         )
 
     def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
-        return self._token(
+        return self._grant(
             client_id,
             client_secret,
             {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
         )
 
     def refresh(self, *, client_id: str, client_secret: str, refresh_token: str) -> dict[str, Any]:
-        return self._token(
+        return self._grant(
             client_id, client_secret, {"grant_type": "refresh_token", "refresh_token": refresh_token}
         )
 
