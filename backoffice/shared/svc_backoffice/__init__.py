@@ -1,0 +1,2 @@
+"""Shared package of the merchant backoffice functions: configuration, database, sessions, role gate, domain
+logic and the route table."""

@@ -1,0 +1,328 @@
+"""Catalog logic and data access: products, categories, attributes, collections."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from psycopg import errors as pg
+from psycopg.types.json import Jsonb
+
+from svc_backoffice.db import Database, Row
+from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.models import (
+    SORTS,
+    AttributeCreate,
+    AttributeUpdate,
+    CategoryCreate,
+    CategoryUpdate,
+    CollectionCreate,
+    CollectionUpdate,
+    ProductCreate,
+    ProductListQuery,
+    ProductUpdate,
+)
+
+DUPLICATE_PRODUCT = "A product with that slug or SKU already exists."
+
+
+def slugify(text: str, fallback: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:120].strip("-")
+    return slug or fallback
+
+
+def tsquery(text: str) -> str | None:
+    """Prefix query over the words of `text` ('red sh' -> 'red:* & sh:*'); None when it has no words."""
+    words = re.findall(r"\w+", text.lower())[:8]
+    return " & ".join(f"{w}:*" for w in words) or None
+
+
+def _update(db: Database, table: str, row_id: str, changes: dict[str, Any], columns: str = "*") -> Row:
+    """UPDATE the given columns (names come from request models, never from the client) of one row."""
+    if not changes:
+        row = db.one(f"SELECT {columns} FROM {table} WHERE id = %s", (row_id,))  # noqa: S608
+    else:
+        sets = ", ".join(f"{name} = %({name})s" for name in changes)
+        row = db.one(
+            f"UPDATE {table} SET {sets} WHERE id = %(id)s RETURNING {columns}",  # noqa: S608
+            {**changes, "id": row_id},
+        )
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def _delete(db: Database, table: str, row_id: str) -> None:
+    if db.one(f"DELETE FROM {table} WHERE id = %s RETURNING id", (row_id,)) is None:  # noqa: S608
+        raise NotFound()
+
+
+# -- products ------------------------------------------------------------------------------------------------
+LIST_COLUMNS = (
+    "id, title, slug, sku, status, type, category_id, price_cents, compare_at_cents, track_inventory, "
+    "stock_total, stock_state, low_stock_threshold, tags, created_at, updated_at"
+)
+PRODUCT_COLUMNS = (
+    "p.id, p.title, p.slug, p.sku, p.description, p.status, p.type, p.category_id, p.price_cents, "
+    "p.compare_at_cents, p.track_inventory, p.stock_total, p.stock_state, p.low_stock_threshold, p.tags, "
+    "p.images, p.seo_title, p.seo_description, p.weight_grams, p.created_at, p.updated_at"
+)
+# One statement for the product and every relation, so the detail route costs one query after the gate.
+PRODUCT_DETAIL = f"""
+SELECT {PRODUCT_COLUMNS},
+  (SELECT jsonb_build_object('id', c.id, 'name', c.name, 'slug', c.slug)
+     FROM categories c WHERE c.id = p.category_id) AS category,
+  coalesce((SELECT jsonb_agg(jsonb_build_object('attribute_id', a.id, 'name', a.name, 'slug', a.slug,
+                                                'kind', a.kind, 'value', v.value) ORDER BY a.position, a.name)
+     FROM product_attribute_values v JOIN attributes a ON a.id = v.attribute_id
+     WHERE v.product_id = p.id), '[]') AS attributes,
+  coalesce((SELECT jsonb_agg(jsonb_build_object('id', c.id, 'title', c.title, 'slug', c.slug,
+                                                'position', cp.position) ORDER BY c.title)
+     FROM collection_products cp JOIN collections c ON c.id = cp.collection_id
+     WHERE cp.product_id = p.id), '[]') AS collections,
+  coalesce((SELECT jsonb_agg(jsonb_build_object('location_id', l.id, 'location', l.name, 'code', l.code,
+                                                'quantity', s.quantity) ORDER BY l.name)
+     FROM stock_levels s JOIN stock_locations l ON l.id = s.location_id
+     WHERE s.product_id = p.id), '[]') AS stock,
+  coalesce((SELECT jsonb_agg(to_jsonb(ia) ORDER BY ia.created_at DESC)
+     FROM (SELECT id, location_id, delta, reason, quantity_after, staff_id, created_at
+             FROM inventory_adjustments WHERE product_id = p.id ORDER BY created_at DESC LIMIT 20) ia),
+   '[]') AS recent_adjustments
+FROM products p WHERE p.id = %s
+"""  # noqa: S608
+
+
+def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
+    where: list[str] = []
+    params: dict[str, Any] = {}
+    if q.q and q.q.strip():
+        query = tsquery(q.q)
+        params["sku"] = q.q.strip().lower()
+        if query:
+            params["tsq"] = query
+            where.append("(search @@ to_tsquery('simple', %(tsq)s) OR lower(sku) = %(sku)s)")
+        else:
+            where.append("lower(sku) = %(sku)s")
+    for name in ("status", "type", "category_id"):
+        if (value := getattr(q, name)) is not None:
+            where.append(f"{name} = %({name})s")
+            params[name] = value
+    if q.out_of_stock:
+        where.append("stock_state = 'out'")
+    if q.low_stock:
+        where.append("stock_state = 'low'")
+    direction = "ASC" if q.dir == "asc" else "DESC"
+    order = f"{SORTS[q.sort]} {direction}, id {direction}"
+    sql = (
+        f"SELECT {LIST_COLUMNS} FROM products"  # noqa: S608 - every fragment comes from the allow-lists above
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + f" ORDER BY {order} LIMIT %(limit)s OFFSET %(offset)s"
+    )
+    rows = db.all(sql, {**params, "limit": q.limit + 1, "offset": q.offset})
+    return {
+        "items": rows[: q.limit],
+        "offset": q.offset,
+        "limit": q.limit,
+        "has_more": len(rows) > q.limit,
+        "sort": q.sort,
+        "dir": q.dir,
+    }
+
+
+def get_product(db: Database, product_id: str) -> Row:
+    row = db.one(PRODUCT_DETAIL, (product_id,))
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def _product_columns(data: dict[str, Any]) -> dict[str, Any]:
+    columns = {k: v for k, v in data.items() if k != "attributes"}
+    if "images" in columns:
+        columns["images"] = Jsonb(columns["images"])
+    return columns
+
+
+def _set_attributes(db: Database, product_id: str, values: list[dict[str, Any]]) -> None:
+    db.all("DELETE FROM product_attribute_values WHERE product_id = %s", (product_id,))
+    if values:
+        db.all(
+            "INSERT INTO product_attribute_values (product_id, attribute_id, value) "
+            "SELECT %s, a, v FROM unnest(%s::uuid[], %s::text[]) AS t(a, v)",
+            (product_id, [v["attribute_id"] for v in values], [v["value"] for v in values]),
+        )
+
+
+def create_product(db: Database, body: ProductCreate) -> Row:
+    data = body.model_dump(mode="python")
+    data["slug"] = data["slug"] or slugify(body.title, "product")
+    columns = _product_columns(data)
+    names = ", ".join(columns)
+    values = ", ".join(f"%({n})s" for n in columns)
+    try:
+        row = db.one(f"INSERT INTO products ({names}) VALUES ({values}) RETURNING id", columns)  # noqa: S608
+        assert row is not None
+        if body.attributes:
+            _set_attributes(db, row["id"], data["attributes"])
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_PRODUCT) from exc
+    return get_product(db, row["id"])
+
+
+def update_product(db: Database, product_id: str, body: ProductUpdate) -> Row:
+    data = body.model_dump(mode="python", exclude_unset=True)
+    try:
+        _update(db, "products", product_id, _product_columns(data), "id")
+        if "attributes" in data:
+            _set_attributes(db, product_id, data["attributes"] or [])
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_PRODUCT) from exc
+    return get_product(db, product_id)
+
+
+def delete_product(db: Database, product_id: str) -> None:
+    _delete(db, "products", product_id)
+
+
+# -- categories ----------------------------------------------------------------------------------------------
+CATEGORY_COLUMNS = "id, parent_id, name, slug, description, position, created_at, updated_at"
+
+
+def list_categories(db: Database) -> list[Row]:
+    return db.all(
+        f"SELECT {CATEGORY_COLUMNS}, (SELECT count(*) FROM products p WHERE p.category_id = c.id) AS product_count "  # noqa: S608
+        "FROM categories c ORDER BY position, name"
+    )
+
+
+def create_category(db: Database, body: CategoryCreate) -> Row:
+    data = body.model_dump(mode="python")
+    data["slug"] = data["slug"] or slugify(body.name, "category")
+    row = db.one(
+        "INSERT INTO categories (parent_id, name, slug, description, position) "  # noqa: S608 - column lists are constants
+        f"VALUES (%(parent_id)s, %(name)s, %(slug)s, %(description)s, %(position)s) RETURNING {CATEGORY_COLUMNS}",
+        data,
+    )
+    assert row is not None
+    return row
+
+
+def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
+    return _update(
+        db, "categories", category_id, body.model_dump(mode="python", exclude_unset=True), CATEGORY_COLUMNS
+    )
+
+
+def delete_category(db: Database, category_id: str) -> None:
+    _delete(db, "categories", category_id)
+
+
+def _reorder(db: Database, table: str, ids: list[Any], what: str) -> None:
+    rows = db.all(
+        f"UPDATE {table} t SET position = o.ord - 1 "  # noqa: S608
+        "FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, ord) WHERE t.id = o.id RETURNING t.id",
+        (ids,),
+    )
+    if len(rows) != len(ids):
+        raise Unprocessable(f"Unknown {what} id in the list.")
+
+
+def reorder_categories(db: Database, ids: list[Any]) -> None:
+    _reorder(db, "categories", ids, "category")
+
+
+# -- attributes ----------------------------------------------------------------------------------------------
+ATTRIBUTE_COLUMNS = "id, name, slug, kind, options, position, created_at"
+
+
+def list_attributes(db: Database) -> list[Row]:
+    return db.all(f"SELECT {ATTRIBUTE_COLUMNS} FROM attributes ORDER BY position, name")  # noqa: S608
+
+
+def create_attribute(db: Database, body: AttributeCreate) -> Row:
+    data = body.model_dump(mode="python")
+    data["slug"] = data["slug"] or slugify(body.name, "attribute")
+    row = db.one(
+        "INSERT INTO attributes (name, slug, kind, options, position) "  # noqa: S608 - column lists are constants
+        f"VALUES (%(name)s, %(slug)s, %(kind)s, %(options)s, %(position)s) RETURNING {ATTRIBUTE_COLUMNS}",
+        data,
+    )
+    assert row is not None
+    return row
+
+
+def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:
+    return _update(
+        db, "attributes", attribute_id, body.model_dump(mode="python", exclude_unset=True), ATTRIBUTE_COLUMNS
+    )
+
+
+def delete_attribute(db: Database, attribute_id: str) -> None:
+    _delete(db, "attributes", attribute_id)
+
+
+# -- collections ---------------------------------------------------------------------------------------------
+COLLECTION_COLUMNS = "id, title, slug, description, published, created_at, updated_at"
+
+
+def list_collections(db: Database) -> list[Row]:
+    return db.all(
+        f"SELECT {COLLECTION_COLUMNS}, "  # noqa: S608
+        "(SELECT count(*) FROM collection_products cp WHERE cp.collection_id = c.id) AS product_count "
+        "FROM collections c ORDER BY title"
+    )
+
+
+def get_collection(db: Database, collection_id: str) -> Row:
+    row = db.one(
+        f"SELECT {COLLECTION_COLUMNS}, coalesce((SELECT jsonb_agg(jsonb_build_object("  # noqa: S608
+        "'id', p.id, 'title', p.title, 'slug', p.slug, 'status', p.status, 'price_cents', p.price_cents, "
+        "'position', cp.position) ORDER BY cp.position) FROM collection_products cp "
+        "JOIN products p ON p.id = cp.product_id WHERE cp.collection_id = c.id), '[]') AS products "
+        "FROM collections c WHERE c.id = %s",
+        (collection_id,),
+    )
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def _set_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> None:
+    db.all("DELETE FROM collection_products WHERE collection_id = %s", (collection_id,))
+    if product_ids:
+        db.all(
+            "INSERT INTO collection_products (collection_id, product_id, position) "
+            "SELECT %s, o.id, o.ord - 1 FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, ord)",
+            (collection_id, product_ids),
+        )
+
+
+def create_collection(db: Database, body: CollectionCreate) -> Row:
+    data = body.model_dump(mode="python")
+    data["slug"] = data["slug"] or slugify(body.title, "collection")
+    row = db.one(
+        "INSERT INTO collections (title, slug, description, published) "
+        "VALUES (%(title)s, %(slug)s, %(description)s, %(published)s) RETURNING id",
+        data,
+    )
+    assert row is not None
+    _set_collection_products(db, row["id"], list(dict.fromkeys(body.product_ids)))
+    return get_collection(db, row["id"])
+
+
+def update_collection(db: Database, collection_id: str, body: CollectionUpdate) -> Row:
+    _update(db, "collections", collection_id, body.model_dump(mode="python", exclude_unset=True), "id")
+    return get_collection(db, collection_id)
+
+
+def delete_collection(db: Database, collection_id: str) -> None:
+    _delete(db, "collections", collection_id)
+
+
+def reorder_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> Row:
+    if db.one("SELECT id FROM collections WHERE id = %s FOR UPDATE", (collection_id,)) is None:
+        raise NotFound()
+    _set_collection_products(db, collection_id, product_ids)
+    return get_collection(db, collection_id)

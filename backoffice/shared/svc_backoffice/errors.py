@@ -1,0 +1,38 @@
+"""Domain errors of the backoffice. They know nothing of HTTP; web.py maps them to statuses in one table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """An error raised on purpose; `message` is safe to show to the caller."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(DomainError):
+    """Malformed JSON or a body/query that fails its schema. `issues` is the flattened schema report."""
+
+    def __init__(self, message: str, issues: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.issues = issues
+
+
+class NotFound(DomainError):
+    def __init__(self, message: str = "Not found") -> None:
+        super().__init__(message)
+
+
+class Forbidden(DomainError):
+    pass
+
+
+class Conflict(DomainError):
+    """A uniqueness rule of the database refused the write (SQLSTATE 23505)."""
+
+
+class Unprocessable(DomainError):
+    """A rule of the database refused the write: check violation, missing reference, illegal transition."""

@@ -1,0 +1,85 @@
+"""Session routes: the hand-off from the platform (`/auth/sso`) and the signed-out page."""
+
+from __future__ import annotations
+
+import html
+
+from aws_lambda_powertools.event_handler import Response
+
+from svc_backoffice import auth, handoff, openapi
+from svc_backoffice.config import get_settings
+from svc_backoffice.db import database
+from svc_backoffice.web import ApiRouter, json_response, logger, redirect, session_cookie
+
+sessions = ApiRouter("/auth")
+
+REASONS = {
+    "insufficient_role": "Your role does not allow that page.",
+    "invalid_handoff": "The sign-in link is invalid, expired or already used. Open the backoffice again from "
+    "your workspace.",
+}
+
+
+def _safe_next(target: str | None) -> str:
+    """A same-site path only, so the hand-off is not an open redirect."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in target):
+        return "/"
+    return target
+
+
+@sessions.api("GET", "/sso")
+def sso() -> Response:
+    event = sessions.current_event
+    token = event.get_query_string_value("token") or ""
+    try:
+        cookie = auth.sign_in(database(), token)
+    except handoff.HandoffRejected as exc:
+        logger.info("hand-off rejected", extra={"reason": str(exc)})
+        return redirect("/auth/signed-out?reason=invalid_handoff")
+    settings = get_settings()
+    return redirect(
+        _safe_next(event.get_query_string_value("next")),
+        cookies=[session_cookie(cookie, max_age=settings.session_ttl_seconds, secure=settings.cookie_secure)],
+    )
+
+
+@sessions.api("GET", "/signed-out")
+def signed_out() -> Response:
+    reason = sessions.current_event.get_query_string_value("reason") or ""
+    message = REASONS.get(reason, "You are signed out. Open the backoffice from your workspace to sign in.")
+    page = (
+        "<!doctype html><html lang=en><meta charset=utf-8><title>Signed out</title>"
+        f"<main><h1>Backoffice</h1><p>{html.escape(message)}</p></main></html>"
+    )
+    settings = get_settings()
+    # Leave the session in place for insufficient_role: the member is signed in, just not allowed there.
+    cookies = (
+        []
+        if reason == "insufficient_role"
+        else [session_cookie("", max_age=0, secure=settings.cookie_secure)]
+    )
+    return Response(
+        status_code=200,
+        content_type="text/html; charset=utf-8",
+        body=page,
+        cookies=cookies,
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": "default-src 'none'",
+            "X-Frame-Options": "DENY",
+            "Referrer-Policy": "no-referrer",
+        },
+    )
+
+
+openapi_document = ApiRouter("/openapi.json")
+
+
+@openapi_document.api("GET")
+def serve_openapi() -> Response:
+    return json_response(200, openapi.document(), headers={"Cache-Control": "public, max-age=300"})
+
+
+ROUTERS = (sessions, openapi_document)

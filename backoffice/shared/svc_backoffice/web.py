@@ -1,0 +1,200 @@
+"""The HTTP surface shared by the backoffice functions: the resolver factory (one transaction per request,
+domain errors mapped in one table), the Router that registers a route with the gate its route-table row
+names, and request parsing with pydantic models."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.router import Router
+from aws_lambda_powertools.shared.cookies import Cookie, SameSite
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from svc_backoffice import auth, route_table
+from svc_backoffice.db import database
+from svc_backoffice.errors import Conflict, DomainError, Forbidden, InvalidInput, NotFound, Unprocessable
+from svc_backoffice.route_table import ROLE_RANK
+from svc_backoffice.sessions import SESSION_COOKIE
+
+logger = Logger(service="svc-backoffice")
+M = TypeVar("M")
+
+SIGNED_OUT = "/auth/signed-out"
+INSUFFICIENT_ROLE = "/auth/signed-out?reason=insufficient_role"
+
+# The one table from domain error to HTTP status.
+STATUS_BY_ERROR: dict[type[DomainError], int] = {
+    InvalidInput: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Unprocessable: 422,
+}
+
+
+def json_response(status: int, body: Any, *, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        status_code=status,
+        content_type="application/json",
+        body=json.dumps(body, separators=(",", ":"), default=str),
+        headers={"Cache-Control": "no-store", **(headers or {})},
+    )
+
+
+def redirect(location: str, *, cookies: list[Cookie] | None = None) -> Response:
+    return Response(
+        status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=cookies
+    )
+
+
+def session_cookie(value: str, *, max_age: int, secure: bool) -> Cookie:
+    return Cookie(
+        name=SESSION_COOKIE,
+        value=value,
+        path="/",
+        secure=secure,
+        http_only=True,
+        max_age=max_age,
+        same_site=SameSite.LAX_MODE,
+    )
+
+
+def _error_body(exc: DomainError) -> dict[str, Any]:
+    if isinstance(exc, InvalidInput) and exc.issues is not None:
+        return {"error": exc.issues}
+    return {"error": exc.message}
+
+
+def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+    with database().transaction():
+        return next_middleware(app)
+
+
+def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
+    """A resolver serving `routers`, each request in one database transaction."""
+    app = APIGatewayRestResolver()
+    app.use(middlewares=[_transaction])
+
+    @app.exception_handler(DomainError)
+    def _domain_error(exc: DomainError) -> Response:
+        status = next((STATUS_BY_ERROR[c] for c in type(exc).__mro__ if c in STATUS_BY_ERROR), 400)
+        return json_response(status, _error_body(exc))
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        return json_response(404, {"error": "Not found"})
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        logger.exception("unhandled error")
+        return json_response(500, {"error": str(exc) or type(exc).__name__})
+
+    for router in routers:
+        app.include_router(router, prefix=router.prefix)
+    return app
+
+
+# -- role gate -----------------------------------------------------------------------------------------------
+def role_gate(minimum: str) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response]:
+    needed = ROLE_RANK[minimum]
+
+    def gate(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+        staff = auth.current_staff(database(), cookie(app, SESSION_COOKIE))
+        if staff is None:
+            return redirect(SIGNED_OUT)
+        if staff.rank < needed:
+            return redirect(INSUFFICIENT_ROLE)
+        app.append_context(staff=staff)
+        return next_middleware(app)
+
+    gate.__name__ = f"role_gate_{minimum}"
+    return gate
+
+
+class ApiRouter(Router):
+    """A Router for one resource under `prefix`; `api(method, rule)` registers a route with the role gate
+    of its row in the route table (a route missing from the table fails at import)."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def api(self, method: str, rule: str = "/") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        path = self.prefix if rule == "/" else f"{self.prefix}{rule}"
+        table_path = path.replace("<", "[").replace(">", "]")
+        table = (*route_table.ROUTES, *route_table.AUTH_ROUTES)
+        spec = next((r for r in table if r.method == method and r.path == table_path), None)
+        if spec is None:
+            raise LookupError(f"{method} {table_path} is not in the route table")
+        return self.route(rule, method, middlewares=[role_gate(spec.role)] if spec.role else None)
+
+    def staff(self) -> auth.Staff:
+        return self.context["staff"]
+
+
+# -- request parsing -----------------------------------------------------------------------------------------
+def flatten(exc: ValidationError) -> dict[str, Any]:
+    """pydantic issues in the flattened shape: messages for the whole body, and per field path."""
+    form: list[str] = []
+    fields: dict[str, list[str]] = {}
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        if loc:
+            fields.setdefault(".".join(loc), []).append(err["msg"])
+        else:
+            form.append(err["msg"])
+    return {"formErrors": form, "fieldErrors": fields}
+
+
+def body(router: Router, model: type[M] | TypeAdapter[M]) -> M:
+    """The JSON body validated by `model` (a pydantic model or TypeAdapter); 400 when malformed or invalid."""
+    raw = router.current_event.decoded_body
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        raise InvalidInput("Invalid JSON") from None
+    adapter = model if isinstance(model, TypeAdapter) else TypeAdapter(model)
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        raise InvalidInput("Invalid request body", flatten(exc)) from None
+
+
+def query(router: Router, model: type[BaseModel]) -> Any:
+    params = router.current_event.query_string_parameters or {}
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise InvalidInput("Invalid query", flatten(exc)) from None
+
+
+def path_id(value: str) -> str:
+    """A path [id] as a UUID string; anything else cannot name a row, so it is 404."""
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise NotFound() from None
+
+
+def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
+    from http.cookies import CookieError, SimpleCookie
+
+    headers = app.current_event.multi_value_headers or {}
+    values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
+    if not values and (single := (app.current_event.headers or {}).get("cookie")):
+        values = [single]
+    for header in values:
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(header)
+        except CookieError:
+            continue
+        if name in jar:
+            return jar[name].value
+    return None

@@ -1,0 +1,169 @@
+"""Sessions and the role gate: the /auth/sso hand-off (EdDSA, 60 s, single-use jti), the svc_session cookie,
+and the redirects of the gate."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import jwt
+import pytest
+from conftest import AUDIENCE, ISSUER, Client, invoke
+
+from svc_backoffice import handoff, sessions
+
+
+def token(key, *, email="new@shop.example", role="editor", jti=None, **overrides):
+    args = {
+        "issuer": ISSUER,
+        "audience": AUDIENCE,
+        "email": email,
+        "role": role,
+        "jti": jti or uuid.uuid4().hex,
+    }
+    return handoff.encode(key, **{**args, **overrides})
+
+
+def cookie_of(answer) -> str:
+    (cookie,) = [c for c in answer.cookies if c.startswith("svc_session=")]
+    return cookie.split(";")[0]
+
+
+def test_sso_mints_an_httponly_session_cookie_and_redirects(db, handoff_key):
+    answer = invoke("GET", f"/auth/sso?token={token(handoff_key)}&next=/products")
+    assert (answer.status, answer.location) == (302, "/products")
+    (raw,) = answer.cookies
+    assert "HttpOnly" in raw and "SameSite=Lax" in raw and "Max-Age=28800" in raw
+    me = Client(cookie_of(answer))
+    assert me.post("/api/products", {"title": "By SSO"}).status == 201
+    # The claimed role only seeds a new staff row.
+    assert db.one("SELECT role FROM staff WHERE email = 'new@shop.example'")["role"] == "editor"
+
+
+def test_existing_staff_keep_their_managed_role(db, staff, handoff_key):
+    answer = invoke("GET", f"/auth/sso?token={token(handoff_key, email='VIEWER@shop.example', role='owner')}")
+    assert answer.status == 302
+    assert Client(cookie_of(answer)).post("/api/products", {"title": "x"}).location == (
+        "/auth/signed-out?reason=insufficient_role"
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "replayed",
+        "wrong_audience",
+        "wrong_issuer",
+        "too_long",
+        "expired",
+        "bad_role",
+        "other_key",
+        "hs256",
+        "garbage",
+        "removed",
+    ],
+)
+def test_bad_hand_offs_redirect_to_signed_out(db, staff, handoff_key, case):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    now = time.time()
+    tokens = {
+        "wrong_audience": lambda: token(handoff_key, audience="https://other.example"),
+        "wrong_issuer": lambda: token(handoff_key, issuer="someone"),
+        "too_long": lambda: token(handoff_key, lifetime=61),
+        "expired": lambda: token(handoff_key, now=now - 120),
+        "bad_role": lambda: token(handoff_key, role="root"),
+        "other_key": lambda: token(Ed25519PrivateKey.generate()),
+        "hs256": lambda: jwt.encode(
+            {
+                "iss": ISSUER,
+                "aud": AUDIENCE,
+                "sub": "a@b.co",
+                "role": "owner",
+                "jti": "x" * 10,
+                "iat": int(now),
+                "exp": int(now) + 30,
+            },
+            "k" * 32,
+        ),
+        "garbage": lambda: "not-a-token",
+        "removed": lambda: token(handoff_key, email="viewer@shop.example"),
+    }
+    if case == "removed":
+        db.all("UPDATE staff SET removed_at = now() WHERE email = 'viewer@shop.example'")
+    if case == "replayed":
+        value = token(handoff_key, jti="fixed-jti-123")
+        assert invoke("GET", f"/auth/sso?token={value}").location == "/"
+    else:
+        value = tokens[case]()
+    answer = invoke("GET", f"/auth/sso?token={value}")
+    assert (answer.status, answer.location) == (302, "/auth/signed-out?reason=invalid_handoff")
+    assert not answer.cookies
+
+
+def test_sso_next_must_stay_on_site(db, handoff_key):
+    for target in ("https://evil.example/", "//evil.example", "/\\evil"):
+        assert invoke("GET", f"/auth/sso?token={token(handoff_key)}&next={target}").location == "/"
+
+
+def test_signed_out_page_clears_the_cookie(db):
+    answer = invoke("GET", "/auth/signed-out")
+    assert answer.status == 200 and "signed out" in answer.body
+    assert any("Max-Age=0" in c for c in answer.cookies)
+    assert "does not allow" in invoke("GET", "/auth/signed-out?reason=insufficient_role").body
+
+
+@pytest.mark.parametrize(
+    ("member", "method", "path", "body"),
+    [
+        ("viewer", "POST", "/api/products", {"title": "x"}),
+        (
+            "viewer",
+            "POST",
+            "/api/inventory/adjust",
+            {"product_id": str(uuid.uuid4()), "delta": 1, "reason": "r"},
+        ),
+        ("viewer", "PATCH", "/api/settings", {"store_name": "x"}),
+        ("editor", "PATCH", "/api/settings", {"store_name": "x"}),
+        ("editor", "GET", "/api/staff", None),
+        ("editor", "POST", "/api/inventory/locations", {"name": "B", "code": "B"}),
+    ],
+)
+def test_insufficient_role_redirects(as_role, member, method, path, body):
+    answer = as_role(member).request(method, path, body=body)
+    assert (answer.status, answer.location) == (302, "/auth/signed-out?reason=insufficient_role")
+
+
+def test_missing_expired_or_forged_session_redirects_to_signed_out(db, staff):
+    expired = sessions.mint(staff["owner"]["id"], now=time.time() - 9 * 3600)
+    forged = jwt.encode(
+        {
+            "sub": staff["owner"]["id"],
+            "typ": "svc_session",
+            "iat": int(time.time()),
+            "exp": int(time.time()) + 60,
+        },
+        "x" * 48,
+        algorithm="HS256",
+    )
+    for cookie in (None, f"svc_session={expired}", f"svc_session={forged}", "svc_session=garbage"):
+        answer = Client(cookie).get("/api/products")
+        assert (answer.status, answer.location) == (302, "/auth/signed-out")
+
+
+def test_a_removed_member_loses_access_at_once(as_role, db, staff):
+    client = as_role("editor")
+    db.all("UPDATE staff SET removed_at = now() WHERE id = %s", (staff["editor"]["id"],))
+    assert client.get("/api/products").location == "/auth/signed-out"
+
+
+def test_higher_roles_pass_lower_gates(as_role):
+    for member in ("viewer", "editor", "admin", "owner"):
+        assert as_role(member).get("/api/products").status == 200
+    for member in ("editor", "admin", "owner"):
+        assert as_role(member).post("/api/categories", {"name": f"c {member}"}).status == 201
+
+
+def test_unknown_route_is_404(as_role):
+    answer = as_role("owner").get("/api/nothing-here")
+    assert (answer.status, answer.json()) == (404, {"error": "Not found"})
