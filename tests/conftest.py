@@ -18,8 +18,9 @@ TEMPLATE = ROOT / "template.yaml"
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """A moto server on a free port, shared by the session (each test gets fresh tables)."""
-    from moto.server import ThreadedMotoServer
+    """The local stack's embedded AWS (moto behind our middleware) on a free port, shared by the session;
+    each test gets fresh tables."""
+    from svc_local.aws import EmbeddedAws
 
     os.environ.update(
         {
@@ -29,10 +30,9 @@ def moto_endpoint() -> Iterator[str]:
             "AWS_DEFAULT_REGION": "us-east-1",
         }
     )
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server = EmbeddedAws(port=0, persist=False)
     server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
+    endpoint = server.endpoint_url
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     from svc_shared import aws
 

@@ -1,0 +1,530 @@
+"""Local API Gateway (REST, v1 proxy integration): serves every Api route of a SAM template and runs the
+functions in-process with the events and responses API Gateway would produce."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from svc_local.runtime import FunctionRegistry, LambdaContext
+from svc_local.template import LOCAL_ACCOUNT_ID, Route, Template
+
+DEFAULT_PORT = 3000
+STAGE = "live"
+MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+_DRAIN_LIMIT = 64 * 1024 * 1024  # past this an oversized body is not read, the connection is just closed
+_RESPONSE_KEYS = {"statusCode", "headers", "multiValueHeaders", "body", "isBase64Encoded"}
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_SEGMENT_EXACT, _SEGMENT_PARAM, _SEGMENT_PROXY = 2, 1, 0
+
+
+class BadLambdaResponse(ValueError):
+    """The handler's result is not a valid proxy response (API Gateway answers 502)."""
+
+
+# ---- routing
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def match_resource(resource: str, path: str) -> tuple[tuple[int, ...], dict[str, str]] | None:
+    """Match a decoded request path against a resource path: (precedence score, path parameters) or None.
+    Scores compare segment by segment: exact beats {param} beats {proxy+}."""
+    pattern, actual = _segments(resource), _segments(path)
+    score: list[int] = []
+    params: dict[str, str] = {}
+    for index, part in enumerate(pattern):
+        if part.startswith("{") and part.endswith("+}"):
+            rest = actual[index:]
+            if index != len(pattern) - 1 or not rest:
+                return None
+            params[part[1:-2]] = "/".join(rest)
+            score.append(_SEGMENT_PROXY)
+            return tuple(score), params
+        if index >= len(actual):
+            return None
+        if part.startswith("{") and part.endswith("}"):
+            params[part[1:-1]] = actual[index]
+            score.append(_SEGMENT_PARAM)
+        elif part == actual[index]:
+            score.append(_SEGMENT_EXACT)
+        else:
+            return None
+    if len(actual) != len(pattern):
+        return None
+    return tuple(score), params
+
+
+class Router:
+    """Routes grouped by resource path; a request picks the most specific resource, then its method."""
+
+    def __init__(self, routes: Iterable[Route]) -> None:
+        self.resources: dict[str, dict[str, Route]] = {}
+        for route in routes:
+            methods = self.resources.setdefault(route.path, {})
+            if route.method in methods:
+                raise ValueError(f"two functions serve {route.method} {route.path}")
+            methods[route.method] = route
+
+    def resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str], list[str]]:
+        """(route, path parameters, allowed methods); route is None when nothing serves the method, and
+        allowed is empty when no resource matches the path."""
+        best: tuple[tuple[int, ...], str, dict[str, str]] | None = None
+        for resource in self.resources:
+            found = match_resource(resource, path)
+            if found and (best is None or found[0] > best[0]):
+                best = (found[0], resource, found[1])
+        if best is None:
+            return None, {}, []
+        methods = self.resources[best[1]]
+        route = methods.get(method.upper()) or methods.get("ANY")
+        return route, best[2], sorted(methods)
+
+
+# ---- events
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_binary(content_type: str | None, binary_media_types: Sequence[str]) -> bool:
+    """Does a Content-Type match one of the Api's BinaryMediaTypes (wildcards allowed)?"""
+    media = _media_type(content_type)
+    if not media:
+        return False
+    kind, _, sub = media.partition("/")
+    for pattern in binary_media_types:
+        p_kind, _, p_sub = pattern.strip().lower().partition("/")
+        if p_kind in ("*", kind) and p_sub in ("*", sub):
+            return True
+    return False
+
+
+def build_event(
+    method: str,
+    raw_path: str,
+    resource: str,
+    headers: Sequence[tuple[str, str]] = (),
+    body: bytes = b"",
+    *,
+    source_ip: str = "127.0.0.1",
+    binary_media_types: Sequence[str] = (),
+    request_id: str | None = None,
+    stage: str = STAGE,
+    time_epoch_ms: int | None = None,
+) -> dict[str, Any]:
+    """The API Gateway REST proxy event for a request. `raw_path` may carry a query string."""
+    split = urlsplit(raw_path)
+    path = unquote(split.path) or "/"
+    request_id = request_id or str(uuid.uuid4())
+    epoch_ms = int(time.time() * 1000) if time_epoch_ms is None else time_epoch_ms
+
+    single: dict[str, str] = {}
+    multi: dict[str, list[str]] = {}
+    for name, value in headers:
+        # Header names keep the case the client sent; a repeated header keeps its first spelling.
+        key = next((k for k in multi if k.lower() == name.lower()), name)
+        multi.setdefault(key, []).append(value)
+        single[key] = value
+    lookup = {k.lower(): v for k, v in single.items()}
+
+    query_single: dict[str, str] = {}
+    query_multi: dict[str, list[str]] = {}
+    for name, value in parse_qsl(split.query, keep_blank_values=True):
+        query_multi.setdefault(name, []).append(value)
+        query_single[name] = value
+
+    matched = match_resource(resource, path)
+    path_parameters = matched[1] if matched else {}
+
+    encoded = False
+    text: str | None = None
+    if body:
+        if is_binary(lookup.get("content-type"), binary_media_types):
+            encoded = True
+        else:
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                encoded = True
+        if encoded:
+            text = base64.b64encode(body).decode("ascii")
+
+    host = lookup.get("host", "localhost")
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method.upper(),
+        "headers": single or None,
+        "multiValueHeaders": multi or None,
+        "queryStringParameters": query_single or None,
+        "multiValueQueryStringParameters": query_multi or None,
+        "pathParameters": path_parameters or None,
+        "stageVariables": None,
+        "requestContext": {
+            "accountId": LOCAL_ACCOUNT_ID,
+            "apiId": "local",
+            "resourceId": hashlib.sha1(resource.encode()).hexdigest()[:6],  # noqa: S324 - an id, not security
+            "resourcePath": resource,
+            "httpMethod": method.upper(),
+            "extendedRequestId": request_id,
+            "requestId": request_id,
+            "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(epoch_ms / 1000)),
+            "requestTimeEpoch": epoch_ms,
+            "path": path,
+            "stage": stage,
+            "domainName": host,
+            "domainPrefix": host.split(".", 1)[0],
+            "protocol": "HTTP/1.1",
+            "identity": {
+                "sourceIp": source_ip,
+                "userAgent": lookup.get("user-agent"),
+                "accountId": None,
+                "apiKey": None,
+                "apiKeyId": None,
+                "caller": None,
+                "cognitoAuthenticationProvider": None,
+                "cognitoAuthenticationType": None,
+                "cognitoIdentityId": None,
+                "cognitoIdentityPoolId": None,
+                "principalOrgId": None,
+                "user": None,
+                "userArn": None,
+            },
+        },
+        "body": text,
+        "isBase64Encoded": encoded,
+    }
+
+
+def convert_response(result: Any) -> tuple[int, list[tuple[str, str]], bytes]:
+    """A proxy integration result as (status, headers, body), with API Gateway's strictness."""
+    if not isinstance(result, dict):
+        raise BadLambdaResponse(f"result is {type(result).__name__}, not an object")
+    unknown = set(result) - _RESPONSE_KEYS
+    if unknown:
+        raise BadLambdaResponse(f"unexpected field(s) {sorted(unknown)}")
+    status = result.get("statusCode")
+    if isinstance(status, bool) or not isinstance(status, int | str):
+        raise BadLambdaResponse("statusCode missing or not an integer")
+    try:
+        code = int(status)
+    except ValueError:
+        raise BadLambdaResponse("statusCode is not an integer") from None
+    if not 100 <= code <= 599:
+        raise BadLambdaResponse(f"statusCode {code} out of range")
+
+    single = result.get("headers") or {}
+    multi = result.get("multiValueHeaders") or {}
+    if not isinstance(single, dict) or not isinstance(multi, dict):
+        raise BadLambdaResponse("headers and multiValueHeaders must be objects")
+    # API Gateway merges the two; for a name present in both, multiValueHeaders wins.
+    multi_names = {str(k).lower() for k in multi}
+    pairs = [(str(k), v) for k, v in single.items() if str(k).lower() not in multi_names]
+    for name, values in multi.items():
+        if not isinstance(values, list):
+            raise BadLambdaResponse(f"multiValueHeaders[{name!r}] must be a list")
+        pairs.extend((str(name), v) for v in values)
+    headers = []
+    for name, value in pairs:
+        if isinstance(value, dict | list) or value is None:
+            raise BadLambdaResponse(f"header {name!r} has a non-scalar value")
+        text = json.dumps(value) if isinstance(value, bool) else str(value)
+        if not _HEADER_NAME.match(name) or "\r" in text or "\n" in text:
+            raise BadLambdaResponse(f"header {name!r} is not a valid header")
+        headers.append((name, text))
+
+    body = result.get("body")
+    if body is None:
+        payload = b""
+    elif not isinstance(body, str):
+        raise BadLambdaResponse("body must be a string")
+    elif result.get("isBase64Encoded"):
+        try:
+            payload = base64.b64decode(body, validate=True)
+        except ValueError:
+            raise BadLambdaResponse("body is not valid base64") from None
+    else:
+        payload = body.encode("utf-8")
+    if not any(name.lower() == "content-type" for name, _ in headers):
+        headers.append(("Content-Type", "application/json"))
+    return code, headers, payload
+
+
+# ---- the server
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    function: str = "-"
+
+
+def _json_answer(status: int, body: Mapping[str, Any], extra: Sequence[tuple[str, str]] = ()) -> _Answer:
+    return _Answer(status, [("Content-Type", "application/json"), *extra], json.dumps(body).encode())
+
+
+class _RequestTooLarge(Exception):
+    pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "svc-local-gateway"
+    timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Requests are logged once, with timing, by _dispatch."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Protocol errors (malformed request lines, timeouts)."""
+        self.server.gateway.log(f"{self.client_address[0]} {format % args}")
+
+    def _dispatch(self) -> None:
+        started = time.perf_counter()
+        request_id = str(uuid.uuid4())
+        split = urlsplit(self.path)
+        try:
+            answer = self.server.gateway.serve(self, request_id)
+        except Exception:  # noqa: BLE001 - nothing may crash the server
+            self.server.gateway.log(f"[gateway {request_id}] internal error\n{traceback.format_exc()}")
+            answer = _json_answer(500, {"error": "internal_error", "request_id": request_id})
+            self.close_connection = True
+        elapsed = (time.perf_counter() - started) * 1000
+        # Logged before the answer is written, so a client that has its answer can already see the line.
+        self.server.gateway.log(
+            f'{self.client_address[0]} "{self.command} {split.path}" {answer.status} {len(answer.body)} '
+            f"{elapsed:.1f}ms {answer.function} {request_id}"
+        )
+        try:
+            self._write(answer, request_id)
+        except OSError:
+            self.close_connection = True  # the client went away
+
+    def _write(self, answer: _Answer, request_id: str) -> None:
+        self.send_response(answer.status)
+        for name, value in answer.headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):
+                self.send_header(name, value)
+        self.send_header("x-amzn-RequestId", request_id)
+        self.send_header("Content-Length", str(len(answer.body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(answer.body)
+
+    def read_body(self) -> bytes:
+        """The request body; raises _RequestTooLarge past MAX_BODY_BYTES (after draining what is cheap)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length < 0:
+            raise ValueError("negative Content-Length")
+        if length > MAX_BODY_BYTES:
+            if length <= _DRAIN_LIMIT:
+                self._discard(length)
+            self.close_connection = True
+            raise _RequestTooLarge
+        return self.rfile.read(length) if length else b""
+
+    def _discard(self, length: int) -> None:
+        while length > 0:
+            got = self.rfile.read(min(length, 1 << 20))
+            if not got:
+                break
+            length -= len(got)
+
+    def _read_chunked(self) -> bytes:
+        body = bytearray()
+        while True:
+            size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return bytes(body)
+            if len(body) + size > MAX_BODY_BYTES:
+                self.close_connection = True
+                raise _RequestTooLarge
+            body += self.rfile.read(size)
+            self.rfile.readline()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], gateway: Gateway) -> None:
+        self.gateway = gateway
+        super().__init__(address, _Handler)
+
+
+class Gateway:
+    """The local API Gateway for one template. Port 0 picks a free port (see `port` after start())."""
+
+    def __init__(
+        self,
+        template_path: str | Path | Template,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        *,
+        registry: FunctionRegistry | None = None,
+        log_stream: TextIO | None = None,
+    ) -> None:
+        self.template = template_path if isinstance(template_path, Template) else Template(template_path)
+        self.host = host
+        self.requested_port = port
+        self.routes = self.template.routes()
+        self.router = Router(self.routes)
+        self.registry = registry or FunctionRegistry()
+        for route in self.routes:
+            if self.registry.find(route.function.logical_id) is None:
+                self.registry.add(route.function)
+        self.log_stream = log_stream
+        self._log_lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def bind(self) -> int:
+        """Bind the listening socket (connections queue until start()); returns the port."""
+        if self._server is None:
+            self._server = _Server((self.host, self.requested_port), self)
+        return self.port
+
+    def start(self) -> None:
+        self.bind()
+        assert self._server is not None
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="svc-gateway", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        if self._thread is not None:  # shutdown() would wait forever for a loop that never ran
+            self._server.shutdown()
+            self._thread.join()
+            self._thread = None
+        self._server.server_close()
+        self._server = None
+
+    def __enter__(self) -> Gateway:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def log(self, line: str) -> None:
+        stream = self.log_stream or sys.stderr
+        with self._log_lock:
+            print(line, file=stream, flush=True)
+
+    def serve(self, request: _Handler, request_id: str) -> _Answer:
+        """Route one request, run its function and translate the result."""
+        method = request.command
+        split = urlsplit(request.path)
+        path = unquote(split.path) or "/"
+        route, _, allowed = self.router.resolve(method, path)
+        if route is None:
+            if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
+                request.close_connection = True  # the body is not read: do not reuse the connection
+            if not allowed:
+                return _json_answer(404, {"error": "not_found", "message": f"No route for {method} {path}"})
+            return _json_answer(
+                405,
+                {"error": "method_not_allowed", "message": f"{method} is not allowed on {path}"},
+                [("Allow", ", ".join(allowed))],
+            )
+        try:
+            body = request.read_body()
+        except _RequestTooLarge:
+            message = f"Request body exceeds {MAX_BODY_BYTES} bytes"
+            return _json_answer(413, {"error": "payload_too_large", "message": message})
+        except ValueError:
+            request.close_connection = True
+            return _json_answer(400, {"error": "bad_request", "message": "Malformed request body framing"})
+        client_ip = request.client_address[0]
+        headers = list(request.headers.items())
+        forwarded = request.headers.get("X-Forwarded-For")
+        # As API Gateway does: the client address is appended to X-Forwarded-For, proto and port are set.
+        headers = [(n, v) for n, v in headers if n.lower() != "x-forwarded-for"]
+        headers.append(("X-Forwarded-For", f"{forwarded}, {client_ip}" if forwarded else client_ip))
+        if request.headers.get("X-Forwarded-Proto") is None:
+            headers.append(("X-Forwarded-Proto", "http"))
+        if request.headers.get("X-Forwarded-Port") is None:
+            headers.append(("X-Forwarded-Port", str(self.port)))
+        event = build_event(
+            method,
+            split.path + (f"?{split.query}" if split.query else ""),
+            route.path,
+            headers,
+            body,
+            source_ip=client_ip,
+            binary_media_types=route.binary_media_types,
+            request_id=request_id,
+        )
+        return self.invoke(route, event, request_id)
+
+    def invoke(self, route: Route, event: dict[str, Any], request_id: str) -> _Answer:
+        spec = route.function
+        context = LambdaContext.for_function(spec, request_id)
+        try:
+            result = self.registry.handler(spec)(event, context)
+        except Exception:  # noqa: BLE001 - a failing handler is a 500, as on API Gateway
+            self.log(f"[{spec.logical_id} {request_id}] unhandled error\n{traceback.format_exc()}")
+            answer = _json_answer(500, {"error": "internal_error", "request_id": request_id})
+            answer.function = spec.logical_id
+            return answer
+        try:
+            status, headers, body = convert_response(result)
+        except BadLambdaResponse as exc:
+            self.log(f"[{spec.logical_id} {request_id}] malformed Lambda proxy response: {exc}")
+            answer = _json_answer(
+                502,
+                {
+                    "error": "bad_gateway",
+                    "message": "Malformed Lambda proxy response",
+                    "request_id": request_id,
+                },
+            )
+        else:
+            answer = _Answer(status, headers, body)
+        answer.function = spec.logical_id
+        return answer

@@ -1,0 +1,366 @@
+"""Provider sandbox: a real HTTP server that providers (repo_host, db_host, static_host, checkout,
+builder) plug routes into, with fault injection (status, delay, dropped connection) applied before routing."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Protocol, TextIO
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from svc_local.gateway import match_resource
+
+DEFAULT_PORT = 4010
+MAX_BODY_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class SandboxRequest:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: Mapping[str, str]
+    body: bytes
+    params: dict[str, str] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
+
+    def arg(self, name: str, default: str | None = None) -> str | None:
+        values = self.query.get(name)
+        return values[-1] if values else default
+
+
+@dataclass
+class SandboxResponse:
+    status: int = 200
+    body: bytes | str | Any = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def encoded(self) -> tuple[bytes, dict[str, str]]:
+        headers = dict(self.headers)
+        if isinstance(self.body, bytes):
+            return self.body, headers
+        if isinstance(self.body, str):
+            headers.setdefault("Content-Type", "text/plain; charset=utf-8")
+            return self.body.encode("utf-8"), headers
+        headers.setdefault("Content-Type", "application/json")
+        return json.dumps(self.body).encode("utf-8"), headers
+
+
+def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> SandboxResponse:
+    return SandboxResponse(status, body if body is not None else {}, dict(headers or {}))
+
+
+RouteHandler = Callable[[SandboxRequest], SandboxResponse]
+
+
+@dataclass(frozen=True)
+class SandboxRoute:
+    method: str  # "*" for any
+    path: str  # segments may be {name} or a final {name+}
+    handler: RouteHandler
+
+
+class Provider(Protocol):
+    """A provider module: a name and its routes, mounted on the sandbox's routing table."""
+
+    name: str
+
+    def routes(self) -> Iterable[SandboxRoute]: ...
+
+
+# ---- fault injection
+
+
+@dataclass
+class Fault:
+    method: str  # "*" matches any method
+    path: str  # exact path or a glob (fnmatch), e.g. /repos/*
+    status: int | None = None
+    delay_ms: int = 0
+    drop: bool = False
+    times: int | None = None  # None: until cleared
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.method in ("*", method.upper()) and (
+            self.path == path or fnmatch.fnmatchcase(path, self.path)
+        )
+
+
+def parse_fault(data: Any) -> Fault:
+    """Validate an admin request body into a Fault; raises ValueError with a readable message."""
+    if not isinstance(data, dict):
+        raise ValueError("body must be a JSON object")
+    unknown = set(data) - {"method", "path", "status", "delay_ms", "drop", "times"}
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
+    method, path = data.get("method"), data.get("path")
+    if not isinstance(method, str) or not method or not isinstance(path, str) or not path.startswith("/"):
+        raise ValueError("method and path (starting with /) are required")
+    status, delay, drop, times = (
+        data.get("status"),
+        data.get("delay_ms", 0),
+        data.get("drop", False),
+        data.get("times"),
+    )
+    if status is not None and (
+        isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599
+    ):
+        raise ValueError("status must be an HTTP status code")
+    if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 600_000:
+        raise ValueError("delay_ms must be an integer between 0 and 600000")
+    if not isinstance(drop, bool):
+        raise ValueError("drop must be a boolean")
+    if times is not None and (isinstance(times, bool) or not isinstance(times, int) or times < 1):
+        raise ValueError("times must be a positive integer")
+    if status is None and not delay and not drop:
+        raise ValueError("a fault needs status, delay_ms or drop")
+    return Fault(method.upper(), path, status, delay, drop, times)
+
+
+class FaultInjector:
+    """Active faults; the first matching one applies and uses up one of its `times`."""
+
+    def __init__(self) -> None:
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+
+    def add(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def list(self) -> list[Fault]:
+        with self._lock:
+            return list(self._faults)
+
+    def take(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(method, path):
+                    if fault.times is not None:
+                        fault.times -= 1
+                        if fault.times <= 0:
+                            self._faults.remove(fault)
+                    return fault
+        return None
+
+
+# ---- the server
+
+
+class _Drop(Exception):
+    """Close the connection without answering."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "svc-local-sandbox"
+    timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
+    server: _Server
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Requests are logged once, with timing, by _dispatch."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        self.server.sandbox.log(f"{self.client_address[0]} {format % args}")
+
+    def _dispatch(self) -> None:
+        started = time.perf_counter()
+        split = urlsplit(self.path)
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_BODY_BYTES:
+                response = json_response({"error": "payload_too_large"}, 413)
+                self.close_connection = True
+            else:
+                body = self.rfile.read(length) if length > 0 else b""
+                request = SandboxRequest(
+                    method=self.command,
+                    path=unquote(split.path) or "/",
+                    query=parse_qs(split.query, keep_blank_values=True),
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
+                )
+                response = self.server.sandbox.handle(request)
+        except _Drop:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            self.server.sandbox.log(f'{self.client_address[0]} "{self.command} {split.path}" dropped (fault)')
+            return
+        except Exception as exc:  # noqa: BLE001 - a provider bug is a 500, never a dead server
+            self.server.sandbox.log(f"sandbox error on {self.command} {split.path}: {exc!r}")
+            response = json_response({"error": "internal_error", "message": str(exc)}, 500)
+        data, headers = response.encoded()
+        try:
+            self.send_response(response.status)
+            for name, value in headers.items():
+                if name.lower() not in ("content-length", "connection"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
+        elapsed = (time.perf_counter() - started) * 1000
+        self.server.sandbox.log(
+            f'{self.client_address[0]} "{self.command} {split.path}" {response.status} {elapsed:.1f}ms'
+        )
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        super().__init__(address, _Handler)
+
+
+class Sandbox:
+    """Table-driven HTTP server: core routes, admin routes and each provider's routes."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        providers: Iterable[Provider] = (),
+        *,
+        log_stream: TextIO | None = None,
+        quiet: bool = False,
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.faults = FaultInjector()
+        self.providers = list(providers)
+        self.routes: list[SandboxRoute] = [
+            SandboxRoute("GET", "/health", self._health),
+            SandboxRoute("GET", "/__admin/faults", self._list_faults),
+            SandboxRoute("POST", "/__admin/faults", self._add_fault),
+            SandboxRoute("DELETE", "/__admin/faults", self._clear_faults),
+        ]
+        for provider in self.providers:
+            self.routes.extend(provider.routes())
+        self.log_stream = log_stream
+        self.quiet = quiet
+        self._log_lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> None:
+        self._server = _Server((self.host, self.requested_port), self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="svc-sandbox", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+        self._server = None
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def log(self, line: str) -> None:
+        if self.quiet:
+            return
+        with self._log_lock:
+            print(f"[sandbox] {line}", file=self.log_stream or sys.stderr, flush=True)
+
+    def handle(self, request: SandboxRequest) -> SandboxResponse:
+        """Apply faults (admin routes are exempt), then route."""
+        if not request.path.startswith("/__admin/"):
+            fault = self.faults.take(request.method, request.path)
+            if fault is not None:
+                if fault.delay_ms:
+                    time.sleep(fault.delay_ms / 1000)
+                if fault.drop:
+                    raise _Drop
+                if fault.status is not None:
+                    return json_response(
+                        {
+                            "error": "injected_fault",
+                            "message": f"fault injected on {request.method} {request.path}",
+                        },
+                        fault.status,
+                    )
+        best: tuple[tuple[int, ...], SandboxRoute, dict[str, str]] | None = None
+        allowed: set[str] = set()
+        for route in self.routes:
+            found = match_resource(route.path, request.path)
+            if found is None:
+                continue
+            if route.method not in ("*", request.method):
+                allowed.add(route.method)
+                continue
+            if best is None or found[0] > best[0]:
+                best = (found[0], route, found[1])
+        if best is None:
+            if allowed:
+                return json_response(
+                    {"error": "method_not_allowed"}, 405, {"Allow": ", ".join(sorted(allowed))}
+                )
+            return json_response(
+                {"error": "not_found", "message": f"No route for {request.method} {request.path}"}, 404
+            )
+        request.params = best[2]
+        return best[1].handler(request)
+
+    # ---- core and admin routes
+
+    def _health(self, request: SandboxRequest) -> SandboxResponse:
+        return json_response({"status": "ok", "providers": [p.name for p in self.providers]})
+
+    def _list_faults(self, request: SandboxRequest) -> SandboxResponse:
+        return json_response({"faults": [asdict(f) for f in self.faults.list()]})
+
+    def _add_fault(self, request: SandboxRequest) -> SandboxResponse:
+        try:
+            fault = parse_fault(request.json())
+        except ValueError as exc:
+            return json_response({"error": "invalid_request", "message": str(exc)}, 400)
+        self.faults.add(fault)
+        return json_response({"fault": asdict(fault)}, 201)
+
+    def _clear_faults(self, request: SandboxRequest) -> SandboxResponse:
+        self.faults.clear()
+        return SandboxResponse(204)

@@ -1,0 +1,249 @@
+"""`svc-local`: one command that starts embedded AWS, the provider sandbox, PostgreSQL and the gateway, seeds
+the demo users and prints `ready`; Ctrl-C or SIGTERM stops it cleanly and persists the state."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import http.client
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from svc_local.aws import EmbeddedAws
+from svc_local.gateway import Gateway
+from svc_local.postgres import Postgres, redact
+from svc_local.runtime import FunctionRegistry
+from svc_local.sandbox import Sandbox
+from svc_local.state import StateDir, repo_root
+from svc_local.template import Template
+
+DEMO_EMAIL = "demo@svc.local"
+DEMO_PASSWORD = "demo-password-123"  # noqa: S105 - documented local demo account
+DEMO_FREE_EMAIL = "free@svc.local"
+DEMO_FREE_PASSWORD = "free-password-123"  # noqa: S105 - documented local demo account
+
+
+def _loopback(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "") else host
+
+
+class LocalStack:
+    """The whole local stack in this process. Ports of 0 pick free ones (tests)."""
+
+    def __init__(
+        self,
+        template_path: str | Path | None = None,
+        *,
+        state_dir: str | Path | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        aws_port: int | None = None,
+        sandbox_port: int | None = None,
+        database_url: str | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        env = os.environ
+        self.template_path = Path(template_path or env.get("SVC_TEMPLATE") or repo_root() / "template.yaml")
+        self.state = StateDir(state_dir)
+        self.host = host or env.get("SVC_HOST", "127.0.0.1")
+        self.port = int(port if port is not None else env.get("SVC_PORT", "3000"))
+        self.aws_port = int(aws_port if aws_port is not None else env.get("SVC_AWS_PORT", "4566"))
+        self.sandbox_port = int(
+            sandbox_port if sandbox_port is not None else env.get("SVC_SANDBOX_PORT", "4010")
+        )
+        self.database_url = database_url
+        self.out = out or sys.stdout
+        self.gateway: Gateway | None = None
+        self.aws: EmbeddedAws | None = None
+        self.sandbox: Sandbox | None = None
+        self.postgres: Postgres | None = None
+        self.urls: dict[str, str] = {}
+        self._stop_lock = threading.Lock()
+
+    def start(self) -> None:
+        """Start every service, set the functions' environment, seed the demo users."""
+        # Bind the gateway first: its URL (PUBLIC_BASE_URL) is part of the template's parameters.
+        probe_template = Template(self.template_path)
+        registry = FunctionRegistry(probe_template.functions())
+        gateway = Gateway(probe_template, self.host, self.port, registry=registry)
+        self.gateway = gateway
+        gateway_port = gateway.bind()
+        public_url = f"http://{_loopback(self.host)}:{gateway_port}"
+        params = probe_template.data.get("Parameters") or {}
+        template = Template(
+            self.template_path, {"PublicBaseUrl": public_url} if "PublicBaseUrl" in params else {}
+        )
+
+        self.aws = EmbeddedAws(
+            host="127.0.0.1",
+            port=self.aws_port,
+            state_dir=self.state.path,
+            registry=registry,
+            templates=[template],
+        )
+        self.aws.start()
+        self.sandbox = Sandbox("127.0.0.1", self.sandbox_port)
+        self.sandbox.start()
+        self.postgres = Postgres(self.state.path / "pg", self.database_url)
+        database_url = self.postgres.start()
+
+        environment = template.environment(skip={"KMS_KEY_ID"})
+        buckets = template.buckets()
+        tables = template.tables()
+        environment.update(
+            {
+                "PUBLIC_BASE_URL": public_url,
+                "SVC_ENV": environment.get("SVC_ENV", "dev"),
+                "LOCAL_MASTER_KEY": self.state.master_key(),
+                "AWS_ENDPOINT_URL": self.aws.endpoint_url,
+                "AWS_ACCESS_KEY_ID": "testing",
+                "AWS_SECRET_ACCESS_KEY": "testing",
+                "AWS_REGION": "us-east-1",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "DATABASE_URL": database_url,
+                "SANDBOX_URL": self.sandbox.url,
+            }
+        )
+        if tables:
+            environment.setdefault("TABLE_NAME", tables[0].table_name)
+        if buckets:
+            environment.setdefault("UPLOADS_BUCKET", buckets[0])
+        # The local stack encrypts with LOCAL_MASTER_KEY; a KMS key id as well would be ambiguous.
+        os.environ.pop("KMS_KEY_ID", None)
+        os.environ.pop("AWS_SESSION_TOKEN", None)
+        os.environ.update(environment)
+        self.seed_demo_users()
+
+        gateway.start()
+        self.urls = {
+            "gateway": gateway.url,
+            "aws": self.aws.endpoint_url,
+            "sandbox": self.sandbox.url,
+            "postgres": database_url,
+        }
+
+    def seed_demo_users(self) -> None:
+        """Create the paid and the Free-plan demo users unless they exist."""
+        try:
+            from svc_shared import config, errors, services
+        except ImportError as exc:
+            print(f"demo users not seeded: {exc}", file=sys.stderr, flush=True)
+            return
+        config.reset_settings()
+        env = os.environ
+        users = [
+            (
+                env.get("SVC_DEMO_EMAIL", DEMO_EMAIL),
+                env.get("SVC_DEMO_PASSWORD", DEMO_PASSWORD),
+                "Demo",
+                "paid",
+            ),
+            (
+                env.get("SVC_DEMO_FREE_EMAIL", DEMO_FREE_EMAIL),
+                env.get("SVC_DEMO_FREE_PASSWORD", DEMO_FREE_PASSWORD),
+                "Demo Free",
+                "free",
+            ),
+        ]
+        accounts = services.accounts()
+        for email, password, name, plan in users:
+            with contextlib.suppress(errors.AlreadyExists):  # seeded by an earlier start
+                accounts.create_user(email=email, password=password, display_name=name, plan=plan)
+
+    def probe(self, timeout: float = 5.0) -> bool:
+        """Does every service answer (HTTP for the servers, a query for PostgreSQL)?"""
+        deadline = time.monotonic() + timeout
+        checks: list[Callable[[], bool]] = [
+            lambda: _http_answers(self.urls["gateway"] + "/"),
+            lambda: _http_answers(self.urls["aws"] + "/moto-api/"),
+            lambda: _http_answers(self.urls["sandbox"] + "/health", expect=200),
+            lambda: self.postgres is not None and self.postgres.probe(),
+        ]
+        with ThreadPoolExecutor(len(checks)) as pool:
+            pending = list(checks)
+            while pending and time.monotonic() < deadline:
+                answers = list(pool.map(lambda check: check(), pending))
+                pending = [check for check, ok in zip(pending, answers, strict=True) if not ok]
+                if pending:
+                    time.sleep(0.05)
+        return not pending
+
+    def print_services(self) -> None:
+        env = os.environ
+        lines = [
+            f"gateway   {self.urls['gateway']}",
+            f"aws       {self.urls['aws']}",
+            f"sandbox   {self.urls['sandbox']}",
+            f"postgres  {redact(self.urls['postgres'])}",
+            f"state     {self.state.path}",
+            f"demo      {env.get('SVC_DEMO_EMAIL', DEMO_EMAIL)} / "
+            f"{env.get('SVC_DEMO_PASSWORD', DEMO_PASSWORD)} (paid)",
+            f"demo      {env.get('SVC_DEMO_FREE_EMAIL', DEMO_FREE_EMAIL)} / "
+            f"{env.get('SVC_DEMO_FREE_PASSWORD', DEMO_FREE_PASSWORD)} (free)",
+        ]
+        print("\n".join(lines), file=self.out, flush=True)
+
+    def stop(self) -> None:
+        """Stop in reverse order; embedded AWS writes its state before it stops. Safe to call twice."""
+        with self._stop_lock:
+            for service in (self.gateway, self.sandbox, self.aws, self.postgres):
+                if service is None:
+                    continue
+                try:
+                    service.stop()
+                except Exception as exc:  # noqa: BLE001 - stop the others whatever happens
+                    print(f"error stopping {type(service).__name__}: {exc!r}", file=sys.stderr, flush=True)
+            self.gateway = self.sandbox = self.aws = self.postgres = None
+
+
+def _http_answers(url: str, expect: int | None = None) -> bool:
+    """Any HTTP answer (or exactly `expect`). http.client: no TLS context to build for a loopback probe."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=1.0)
+    try:
+        connection.request("GET", parts.path or "/")
+        status = connection.getresponse().status
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
+    return expect is None or status == expect
+
+
+def main() -> int:
+    started = time.monotonic()
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    stack = LocalStack()
+    atexit.register(stack.stop)
+    try:
+        stack.start()
+        stack.print_services()
+        if not stack.probe():
+            print("a service did not answer; stopping", file=sys.stderr, flush=True)
+            return 1
+        print("ready", flush=True)
+        print(f"started in {time.monotonic() - started:.2f}s; Ctrl-C stops", file=sys.stderr, flush=True)
+        while not stop.wait(1.0):
+            pass
+        print("stopping", file=sys.stderr, flush=True)
+        return 0
+    except OSError as exc:
+        print(f"cannot start the local stack: {exc}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        stack.stop()

@@ -1,0 +1,206 @@
+"""Embedded AWS: tables from template.yaml, state machines running our handlers, persistence across
+restarts."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from svc_local.aws import EmbeddedAws
+from svc_local.runtime import FunctionRegistry
+from svc_local.state import StateDir
+from svc_local.template import FunctionSpec, Template, load_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+
+
+def double(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return {"value": event["value"] * 2, "by": context.function_name}
+
+
+def fail(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    raise ValueError("no good")
+
+
+def test_function(name: str, handler: Callable[[Any, Any], Any], registry: FunctionRegistry) -> FunctionSpec:
+    spec = FunctionSpec(name, name, "tests/", "x.handler", "tests.x", "handler", timeout=5, memory_size=128)
+    registry.add(spec, handler=handler)
+    return spec
+
+
+test_function.__test__ = False  # type: ignore[attr-defined]
+
+
+def make_registry() -> FunctionRegistry:
+    registry = FunctionRegistry()
+    test_function("Double", double, registry)
+    test_function("Fail", fail, registry)
+    return registry
+
+
+@pytest.fixture
+def registry() -> FunctionRegistry:
+    return make_registry()
+
+
+@pytest.fixture(scope="module")
+def aws_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("aws") / "state"
+
+
+@pytest.fixture(scope="module")
+def aws(aws_state: Path) -> Iterator[EmbeddedAws]:
+    """One embedded AWS for the tests that only read or create uniquely named things."""
+    with EmbeddedAws(
+        port=0, state_dir=aws_state, registry=make_registry(), templates=[Template(TEMPLATE)]
+    ) as running:
+        yield running
+
+
+def wait_for_execution(sfn: Any, execution_arn: str, timeout: float = 10.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        described = sfn.describe_execution(executionArn=execution_arn)
+        if described["status"] != "RUNNING" or time.monotonic() > deadline:
+            return described
+        time.sleep(0.02)
+
+
+def run_machine(aws: EmbeddedAws, name: str, function: str, payload: dict[str, Any]) -> dict[str, Any]:
+    sfn = aws.client("stepfunctions")
+    definition = {
+        "StartAt": "Step",
+        "States": {
+            "Step": {
+                "Type": "Task",
+                "Resource": f"arn:aws:lambda:us-east-1:123456789012:function:{function}",
+                "End": True,
+            }
+        },
+    }
+    machine = sfn.create_state_machine(
+        name=name, definition=json.dumps(definition), roleArn="arn:aws:iam::123456789012:role/sfn"
+    )
+    started = sfn.start_execution(stateMachineArn=machine["stateMachineArn"], input=json.dumps(payload))
+    return wait_for_execution(sfn, started["executionArn"])
+
+
+def test_tables_are_created_as_the_template_declares_them(aws: EmbeddedAws):
+    declared = load_yaml(TEMPLATE)["Resources"]["AppTable"]["Properties"]
+    ddb = aws.client("dynamodb")
+    table = ddb.describe_table(TableName="svc-dev-app")["Table"]
+    assert table["KeySchema"] == declared["KeySchema"]
+    assert sorted(table["AttributeDefinitions"], key=str) == sorted(declared["AttributeDefinitions"], key=str)
+    assert table["BillingModeSummary"]["BillingMode"] == declared["BillingMode"]
+    indexes = {ix["IndexName"]: (ix["KeySchema"], ix["Projection"]) for ix in table["GlobalSecondaryIndexes"]}
+    assert indexes == {
+        ix["IndexName"]: (ix["KeySchema"], ix["Projection"]) for ix in declared["GlobalSecondaryIndexes"]
+    }
+    ttl = ddb.describe_time_to_live(TableName="svc-dev-app")["TimeToLiveDescription"]
+    assert (ttl["TimeToLiveStatus"], ttl["AttributeName"]) == (
+        "ENABLED",
+        declared["TimeToLiveSpecification"]["AttributeName"],
+    )
+
+
+def test_uploads_bucket_and_session_secret_exist(aws: EmbeddedAws, aws_state: Path):
+    template = Template(TEMPLATE)
+    assert aws.client("s3").head_bucket(Bucket=template.buckets()[0])
+    secret = aws.client("secretsmanager").get_secret_value(SecretId=aws.refs["SessionSecret"])
+    assert secret["SecretString"] == StateDir(aws_state).secret("SessionSecret")
+    assert len(secret["SecretString"]) == 64
+
+
+def test_state_machine_task_runs_our_handler_in_process(aws: EmbeddedAws):
+    execution = run_machine(aws, "double", "Double", {"value": 21})
+    assert execution["status"] == "SUCCEEDED"
+    assert json.loads(execution["output"]) == {"value": 42, "by": "Double"}
+
+
+def test_unnamed_executions_get_distinct_names(aws: EmbeddedAws):
+    first = run_machine(aws, "twice", "Double", {"value": 1})
+    sfn = aws.client("stepfunctions")
+    again = sfn.start_execution(stateMachineArn=first["stateMachineArn"], input='{"value": 5}')
+    second = wait_for_execution(sfn, again["executionArn"])
+    assert first["executionArn"] != second["executionArn"]
+    assert json.loads(second["output"]) == {"value": 10, "by": "Double"}
+
+
+def test_handler_error_fails_the_execution_with_its_type(aws: EmbeddedAws):
+    execution = run_machine(aws, "fails", "Fail", {})
+    assert execution["status"] == "FAILED"
+    assert execution["error"] == "ValueError"
+    assert "no good" in execution["cause"]
+
+
+def test_lambda_invoke_answers_like_lambda(aws: EmbeddedAws):
+    lam = aws.client("lambda")
+    ok = lam.invoke(FunctionName="Double", Payload=json.dumps({"value": 2}))
+    assert "FunctionError" not in ok
+    assert json.load(ok["Payload"]) == {"value": 4, "by": "Double"}
+    failed = lam.invoke(FunctionName="arn:aws:lambda:us-east-1:123456789012:function:Fail:$LATEST")
+    assert failed["FunctionError"] == "Unhandled"
+    assert json.load(failed["Payload"])["errorType"] == "ValueError"
+    with pytest.raises(ClientError) as missing:
+        lam.invoke(FunctionName="Nope")
+    assert missing.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_items_and_objects_survive_a_restart(tmp_path: Path, registry: FunctionRegistry):
+    state = tmp_path / "state"
+    item = {"pk": {"S": "USER#1"}, "sk": {"S": "PROFILE"}, "blob": {"B": b"\x00\xff"}, "n": {"N": "3"}}
+    with EmbeddedAws(port=0, state_dir=state, registry=registry, templates=[Template(TEMPLATE)]) as first:
+        first.client("dynamodb").put_item(TableName="svc-dev-app", Item=item)
+        first.client("s3").put_object(
+            Bucket="svc-local-uploadsbucket", Key="a/b.bin", Body=b"\x01\x02", ContentType="image/png"
+        )
+    with EmbeddedAws(port=0, state_dir=state, registry=registry) as second:
+        got = second.client("dynamodb").get_item(
+            TableName="svc-dev-app", Key={"pk": item["pk"], "sk": item["sk"]}
+        )
+        assert got["Item"] == item
+        obj = second.client("s3").get_object(Bucket="svc-local-uploadsbucket", Key="a/b.bin")
+        assert (obj["Body"].read(), obj["ContentType"]) == (b"\x01\x02", "image/png")
+        ttl = second.client("dynamodb").describe_time_to_live(TableName="svc-dev-app")[
+            "TimeToLiveDescription"
+        ]
+        assert ttl["AttributeName"] == "expires_at"
+
+
+def test_a_fresh_start_without_state_is_empty(tmp_path: Path):
+    with EmbeddedAws(port=0, state_dir=tmp_path / "one", templates=[Template(TEMPLATE)]) as first:
+        first.client("dynamodb").put_item(TableName="svc-dev-app", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
+    with EmbeddedAws(port=0, state_dir=tmp_path / "two", templates=[Template(TEMPLATE)]) as second:
+        assert second.client("dynamodb").scan(TableName="svc-dev-app")["Items"] == []
+
+
+def test_changes_are_snapshotted_while_running(tmp_path: Path):
+    state = tmp_path / "state"
+    with EmbeddedAws(port=0, state_dir=state, templates=[Template(TEMPLATE)], snapshot_interval=0.05) as aws:
+        aws.client("dynamodb").put_item(TableName="svc-dev-app", Item={"pk": {"S": "k"}, "sk": {"S": "v"}})
+        deadline = time.monotonic() + 5
+        dump = state / "dynamodb.json"
+        while time.monotonic() < deadline:
+            if dump.is_file() and '"k"' in dump.read_text():
+                break
+            time.sleep(0.02)
+        assert '"k"' in dump.read_text()
+    assert not list(state.glob(".*.tmp"))
+
+
+def test_local_secrets_are_generated_once_with_private_mode(tmp_path: Path):
+    first = StateDir(tmp_path)
+    key = first.master_key()
+    assert len(__import__("base64").b64decode(key)) == 32
+    assert StateDir(tmp_path).master_key() == key
+    assert stat.S_IMODE((tmp_path / "master.key").stat().st_mode) == 0o600
+    assert StateDir(tmp_path).secret("SessionSecret") == first.secret("SessionSecret")
+    assert stat.S_IMODE((tmp_path / "secret.SessionSecret").stat().st_mode) == 0o600
