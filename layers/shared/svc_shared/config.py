@@ -30,6 +30,28 @@ class Settings(BaseModel):
     login_window_seconds: int = Field(default=900, alias="LOGIN_WINDOW_SECONDS", ge=1)
     session_ttl_seconds: int = Field(default=14 * 24 * 3600, alias="SESSION_TTL_SECONDS", ge=60)
 
+    # Providers: base URLs (the real providers by default; the local stack points them at the sandbox),
+    # OAuth client ids, and the Secrets Manager ARNs of their secrets.
+    repo_host_api_url: str = Field(default="https://api.github.com", alias="REPO_HOST_API_URL")
+    repo_host_oauth_url: str = Field(default="https://github.com", alias="REPO_HOST_OAUTH_URL")
+    repo_host_client_id: str = Field(default="", alias="REPO_HOST_CLIENT_ID")
+    repo_host_client_secret_arn: str = Field(default="", alias="REPO_HOST_CLIENT_SECRET_ARN")
+    db_host_api_url: str = Field(default="https://api.supabase.com", alias="DB_HOST_API_URL")
+    db_host_client_id: str = Field(default="", alias="DB_HOST_CLIENT_ID")
+    db_host_client_secret_arn: str = Field(default="", alias="DB_HOST_CLIENT_SECRET_ARN")
+    static_host_api_url: str = Field(default="https://api.netlify.com/api/v1", alias="STATIC_HOST_API_URL")
+    static_host_oauth_url: str = Field(default="https://app.netlify.com", alias="STATIC_HOST_OAUTH_URL")
+    static_host_token_url: str = Field(
+        default="https://api.netlify.com/oauth/token", alias="STATIC_HOST_TOKEN_URL"
+    )
+    static_host_client_id: str = Field(default="", alias="STATIC_HOST_CLIENT_ID")
+    static_host_client_secret_arn: str = Field(default="", alias="STATIC_HOST_CLIENT_SECRET_ARN")
+    checkout_api_url: str = Field(default="https://api.stripe.com", alias="CHECKOUT_API_URL")
+    checkout_secret_key_arn: str = Field(default="", alias="CHECKOUT_SECRET_KEY_ARN")
+    checkout_webhook_secret_arn: str = Field(default="", alias="CHECKOUT_WEBHOOK_SECRET_ARN")
+    builder_api_url: str = Field(default="", alias="BUILDER_API_URL")
+    builder_api_key_arn: str = Field(default="", alias="BUILDER_API_KEY_ARN")
+
     @field_validator("public_base_url")
     @classmethod
     def _base_url(cls, value: str) -> str:
