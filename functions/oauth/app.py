@@ -69,7 +69,10 @@ def _public_json(body: dict[str, Any]) -> Response:
 
 
 # -- registration ------------------------------------------------------------------------------------------
+# The SDKs fall back to /register, /authorize and /token at the server's origin when they hold no metadata
+# (for example after a restart with stored tokens), so those paths answer too.
 @app.post("/oauth/register")
+@app.post("/register")
 def register() -> Response:
     allowed, wait = services.rate_limiter().take(
         "oauth-register", web.client_ip(app), 60, REGISTRATIONS_PER_MINUTE
@@ -118,6 +121,7 @@ def _redirect_error(exc: RedirectError) -> Response:
 
 
 @app.get("/oauth/authorize", cors=False)
+@app.get("/authorize", cors=False)
 def authorize() -> Response:
     settings = get_settings()
     params = _query()
@@ -158,6 +162,7 @@ def authorize() -> Response:
 
 
 @app.post("/oauth/authorize", cors=False)
+@app.post("/authorize", cors=False)
 def authorize_decision() -> Response:
     settings = get_settings()
     form = web.form_body(app)
@@ -219,6 +224,7 @@ def _token_form() -> dict[str, str]:
 
 
 @app.post("/oauth/token")
+@app.post("/token")
 def token() -> Response:
     form = _token_form()
     grant_type = form.get("grant_type")

@@ -29,6 +29,7 @@ def _table_name(args: argparse.Namespace) -> str:
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
         os.environ.setdefault("AWS_REGION", "us-east-1")
+        os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
         from pathlib import Path
 
         import svc_local  # development install only

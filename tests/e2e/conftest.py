@@ -1,0 +1,31 @@
+"""One local stack per test session, started as `python -m svc_local` and used over HTTP."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from stackproc import RunningStack, start_stack
+
+# The session stack uses the machine's PostgreSQL when there is one (fast); test_local_stack.py covers the
+# embedded default that `make dev` uses.
+DATABASE_URL = os.environ.get("SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+    running = start_stack(tmp_path_factory.mktemp("stack") / "state", database_url=DATABASE_URL)
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture(scope="session")
+def gateway(stack: RunningStack) -> str:
+    return stack.services["gateway"]

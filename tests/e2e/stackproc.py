@@ -1,0 +1,83 @@
+"""Start and stop `python -m svc_local` as a real process for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class RunningStack:
+    process: subprocess.Popen[str]
+    services: dict[str, str]
+    seconds_to_ready: float
+    drain: threading.Thread
+    env: dict[str, str] = field(default_factory=dict)
+
+    def interrupt(self) -> int:
+        """Ctrl-C."""
+        return self.stop(signal.SIGINT)
+
+    def stop(self, how: int = signal.SIGTERM) -> int:
+        self.process.send_signal(how)
+        try:
+            return self.process.wait(timeout=20)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.drain.join(timeout=5)
+            assert self.process.stdout is not None
+            self.process.stdout.close()
+
+
+def start_stack(
+    state: Path, *, database_url: str | None, extra_env: dict[str, str] | None = None
+) -> RunningStack:
+    """Start the stack on free ports with its state in `state`; DATABASE_URL None means the embedded one."""
+    env = {
+        **os.environ,
+        "SVC_STATE_DIR": str(state),
+        "SVC_PORT": "0",
+        "SVC_AWS_PORT": "0",
+        "SVC_SANDBOX_PORT": "0",
+        **(extra_env or {}),
+    }
+    for name in ("DATABASE_URL", "AWS_ENDPOINT_URL", "MOTO_PORT", "TABLE_NAME", "KMS_KEY_ID"):
+        env.pop(name, None)
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    started = time.monotonic()
+    state.mkdir(parents=True, exist_ok=True)
+    with (state.parent / f"{state.name}-stderr.log").open("a") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "svc_local"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+    assert process.stdout is not None
+    services: dict[str, str] = {}
+    for line in process.stdout:
+        if line.strip() == "ready":
+            # Keep draining stdout (function logs go there) so the stack never blocks on a full pipe.
+            drain = threading.Thread(target=process.stdout.read, daemon=True)
+            drain.start()
+            return RunningStack(process, services, time.monotonic() - started, drain, env)
+        name, _, value = line.strip().partition(" ")
+        services.setdefault(name, value.strip())
+    process.stdout.close()
+    log = (state.parent / f"{state.name}-stderr.log").read_text()[-3000:]
+    pytest.fail(f"the stack exited with {process.wait()} before ready:\n{log}")

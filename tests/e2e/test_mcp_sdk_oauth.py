@@ -1,0 +1,152 @@
+"""The official MCP Python SDK client against the running local stack: it gets 401, discovers the metadata,
+registers itself, sends the user through sign-in and consent (a scripted browser), exchanges the code,
+uses the tools, and refreshes its tokens."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+REDIRECT = "http://127.0.0.1:33418/callback"
+
+
+class MemoryStorage:
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+class ScriptedBrowser:
+    """Follows the authorization URL like a user: signs in on the login form, presses Allow, and stops at
+    the redirect to the client's loopback callback."""
+
+    def __init__(self, email: str, password: str) -> None:
+        self.email, self.password = email, password
+        self.callback: str | None = None
+        self.pages: list[str] = []
+
+    def visit(self, url: str) -> None:
+        with httpx.Client(timeout=20) as browser:
+            page = browser.get(url)
+            while page.status_code in (302, 303):
+                target = urljoin(str(page.url), page.headers["location"])
+                if target.startswith(REDIRECT):
+                    self.callback = target
+                    return
+                page = browser.get(target)
+            self.pages.append(page.text)
+            if 'name="password"' in page.text:
+                next_path = (
+                    re.search(r'name="next" value="([^"]+)"', page.text).group(1).replace("&amp;", "&")
+                )
+                page = browser.post(
+                    urljoin(str(page.url), "/login"),
+                    data={"email": self.email, "password": self.password, "next": next_path},
+                )
+                assert page.status_code == 303, page.text
+                page = browser.get(urljoin(str(page.url), page.headers["location"]))
+                self.pages.append(page.text)
+            token = re.search(r'name="consent_token" value="([^"]+)"', page.text)
+            assert token, page.text
+            answer = browser.post(
+                str(page.url).split("?")[0], data={"consent_token": token.group(1), "decision": "allow"}
+            )
+            assert answer.status_code == 302, answer.text
+            self.callback = answer.headers["location"]
+
+
+def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser) -> OAuthClientProvider:
+    async def redirect_handler(url: str) -> None:
+        await anyio.to_thread.run_sync(browser.visit, url)
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        assert browser.callback
+        query = parse_qs(urlsplit(browser.callback).query)
+        return AuthorizationCodeResult(
+            code=query["code"][0], state=query["state"][0], iss=query.get("iss", [None])[0]
+        )
+
+    metadata = OAuthClientMetadata(
+        redirect_uris=[REDIRECT],
+        token_endpoint_auth_method="none",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        client_name="SDK end-to-end",
+        scope="mcp:all",
+    )
+    return OAuthClientProvider(
+        server_url=f"{gateway}/mcp",
+        client_metadata=metadata,
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+
+
+async def session_round(gateway: str, provider: OAuthClientProvider, mode: str) -> tuple[list[str], dict]:
+    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+        async with Client(streamable_http_client(f"{gateway}/mcp", http_client=http), mode=mode) as client:
+            tools = await client.list_tools()
+            me = await client.call_tool("get_me", {})
+            provider.context.token_expiry_time = time.time() - 1  # the SDK refreshes before the next call
+            again = await client.call_tool("get_me", {})
+            assert again.content[0].text == me.content[0].text
+            return [t.name for t in tools.tools], me.model_dump()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_sdk_client_discovers_registers_authorizes_exchanges_and_refreshes(gateway, mode):
+    storage = MemoryStorage()
+    browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
+    provider = provider_for(gateway, storage, browser)
+
+    names, me = anyio.run(session_round, gateway, provider, mode)
+
+    assert "get_me" in names
+    assert '"email":"demo@svc.local"' in me["content"][0]["text"]
+    assert storage.client_info is not None and storage.client_info.client_id
+    assert any("Allow SDK end-to-end to use your account?" in page for page in browser.pages)
+    assert browser.callback and "iss=" in browser.callback
+    # The refresh rotated the pair: the first access token no longer works, the stored one does.
+    assert storage.tokens is not None
+    current = storage.tokens.access_token
+    ok = httpx.post(
+        f"{gateway}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers={"Authorization": f"Bearer {current}"},
+        timeout=10,
+    )
+    assert ok.status_code == 200
+
+
+def test_sdk_client_with_stored_tokens_skips_the_browser(gateway):
+    storage = MemoryStorage()
+    browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
+    anyio.run(session_round, gateway, provider_for(gateway, storage, browser), "legacy")
+    visits = len(browser.pages)
+    second = provider_for(gateway, storage, browser)
+    names, _ = anyio.run(session_round, gateway, second, "legacy")
+    assert "get_me" in names
+    assert len(browser.pages) == visits
