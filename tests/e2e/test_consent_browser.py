@@ -19,9 +19,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr
 
 
 class Callback(BaseHTTPRequestHandler):
-    received: list[str] = []  # noqa: RUF012 - one test at a time
+    received: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         Callback.received.append(self.path)
         body = b"<html><body><h1>Authorized</h1></body></html>"
         self.send_response(200)

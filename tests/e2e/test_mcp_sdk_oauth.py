@@ -106,14 +106,16 @@ def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser)
 
 
 async def session_round(gateway: str, provider: OAuthClientProvider, mode: str) -> tuple[list[str], dict]:
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(f"{gateway}/mcp", http_client=http), mode=mode) as client:
-            tools = await client.list_tools()
-            me = await client.call_tool("get_me", {})
-            provider.context.token_expiry_time = time.time() - 1  # the SDK refreshes before the next call
-            again = await client.call_tool("get_me", {})
-            assert again.content[0].text == me.content[0].text
-            return [t.name for t in tools.tools], me.model_dump()
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(f"{gateway}/mcp", http_client=http), mode=mode) as client,
+    ):
+        tools = await client.list_tools()
+        me = await client.call_tool("get_me", {})
+        provider.context.token_expiry_time = time.time() - 1  # the SDK refreshes before the next call
+        again = await client.call_tool("get_me", {})
+        assert again.content[0].text == me.content[0].text
+        return [t.name for t in tools.tools], me.model_dump()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
