@@ -42,29 +42,33 @@ def moto_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def table_spec():
+def table_specs():
+    """Every DynamoDB table of template.yaml, by logical id."""
     from svc_local.template import Template
 
-    return Template(TEMPLATE).tables()[0]
+    return {spec.logical_id: spec for spec in Template(TEMPLATE).tables()}
 
 
 @pytest.fixture
-def app_env(moto_endpoint: str, table_spec, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh app table (from template.yaml), session secret and settings for the functions."""
     from svc_shared import services
 
-    spec = table_spec
-    table_name = f"{spec.table_name}-{uuid.uuid4().hex[:8]}"
+    suffix = uuid.uuid4().hex[:8]
+    names = {logical: f"{spec.table_name}-{suffix}" for logical, spec in table_specs.items()}
+    table_name = names["AppTable"]
     from svc_shared import aws
 
     dynamodb = aws.client("dynamodb")
-    dynamodb.create_table(**{**spec.create_kwargs, "TableName": table_name})
+    for logical, spec in table_specs.items():
+        dynamodb.create_table(**{**spec.create_kwargs, "TableName": names[logical]})
     secret = aws.client("secretsmanager").create_secret(
         Name=f"session-{table_name}", SecretString=uuid.uuid4().hex
     )
     env = {
         "PUBLIC_BASE_URL": "http://127.0.0.1:3000",
         "TABLE_NAME": table_name,
+        "TOKENS_TABLE_NAME": names["OAuthTokensTable"],
         "UPLOADS_BUCKET": "uploads",
         "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
         "SESSION_SECRET_ARN": secret["ARN"],
@@ -76,7 +80,8 @@ def app_env(moto_endpoint: str, table_spec, monkeypatch: pytest.MonkeyPatch) -> 
     services.use_clock(None)
     yield {**env, "dynamodb": dynamodb}
     services.use_clock(None)
-    dynamodb.delete_table(TableName=table_name)
+    for name in names.values():
+        dynamodb.delete_table(TableName=name)
 
 
 @pytest.fixture

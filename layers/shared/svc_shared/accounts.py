@@ -217,6 +217,21 @@ class Accounts:
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
 
+    def set_repo_host(self, user_id: str, *, connected: bool, username: str | None) -> None:
+        """The profile flags that say whether (and as whom) a repo_host account is connected."""
+        from svc_shared.dal import ConditionFailed
+
+        try:
+            self._table.update(
+                f"USER#{user_id}",
+                "PROFILE",
+                "SET repo_host_connected = :c, repo_host_username = :u",
+                condition="attribute_exists(pk)",
+                values={":c": connected, ":u": username},
+            )
+        except ConditionFailed as exc:
+            raise NotFound("user not found") from exc
+
     # -- workspaces ---------------------------------------------------------------------------------------
     @staticmethod
     def _membership(user_id: str, workspace_id: str, role: str, now: int) -> dict[str, Any]:

@@ -19,6 +19,7 @@ class Settings(BaseModel):
     env_name: str = Field(default="dev", alias="SVC_ENV")
     public_base_url: str = Field(alias="PUBLIC_BASE_URL")
     table_name: str = Field(alias="TABLE_NAME")
+    tokens_table_name: str = Field(default="", alias="TOKENS_TABLE_NAME")
     uploads_bucket: str = Field(default="", alias="UPLOADS_BUCKET")
     kms_key_id: str | None = Field(default=None, alias="KMS_KEY_ID")
     local_master_key: str | None = Field(default=None, alias="LOCAL_MASTER_KEY", repr=False)

@@ -48,11 +48,13 @@ def _from_dynamo(value: Any) -> Any:
 
 
 class Table:
-    """One DynamoDB table (pk/sk plus gsi1pk/gsi1sk), used through the low-level client."""
+    """One DynamoDB table with a partition and a sort key (`pk`/`sk` unless named otherwise), used through
+    the low-level client."""
 
-    def __init__(self, name: str, client: Any = None) -> None:
+    def __init__(self, name: str, client: Any = None, *, pk: str = "pk", sk: str = "sk") -> None:
         self.name = name
         self._client = client
+        self._pk, self._sk = pk, sk
         from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
         self._ser = TypeSerializer()
@@ -74,9 +76,8 @@ class Table:
     def _values(self, values: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return {k: self._ser.serialize(_to_dynamo(v)) for k, v in values.items()} if values else None
 
-    @staticmethod
-    def key(pk: str, sk: str) -> dict[str, Any]:
-        return {"pk": {"S": pk}, "sk": {"S": sk}}
+    def key(self, pk: str, sk: str) -> dict[str, Any]:
+        return {self._pk: {"S": pk}, self._sk: {"S": sk}}
 
     def _expr(
         self, condition: str | None, names: Mapping[str, str] | None, values: Mapping[str, Any] | None
@@ -169,7 +170,7 @@ class Table:
         limit: int | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Items under one partition key (of the table or of `index`), optionally by sort-key prefix."""
-        pk_name, sk_name = ("gsi1pk", "gsi1sk") if index == "gsi1" else ("pk", "sk")
+        pk_name, sk_name = ("gsi1pk", "gsi1sk") if index == "gsi1" else (self._pk, self._sk)
         expr = "#pk = :pk"
         names = {"#pk": pk_name}
         values: dict[str, Any] = {":pk": pk}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 from html import escape
 
 _STYLE = """
@@ -72,3 +75,29 @@ def consent_page(
 
 def error_page(title: str, message: str) -> str:
     return layout(title, f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(message)}</p>')
+
+
+def connection_result(*, ok: bool, provider: str | None, message: str) -> str:
+    """The page the provider's callback ends on: it tells the opener (the workspace, which opened a popup)
+    and closes itself; opened in the same tab, it offers the way back."""
+    payload = escape(
+        json.dumps({"type": "svc-oauth-result", "ok": ok, "provider": provider, "message": message})
+    )
+    title = "Connected" if ok else "Connection failed"
+    notice = '<p class="error" role="alert">' if not ok else "<p>"
+    body = (
+        f"<h1>{escape(title)}</h1>{notice}{escape(message)}</p>"
+        f'<p><a href="/">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
+    )
+    return layout(title, body).replace("</body>", f"<script>{_CLOSE_POPUP}</script></body>")
+
+
+# Posts the result to the workspace window that opened the popup (same origin only), then closes.
+_CLOSE_POPUP = (
+    "(function(){var r=JSON.parse(document.getElementById('result').dataset.result);"
+    "if(window.opener){window.opener.postMessage(r,window.location.origin);window.close();}})();"
+)
+CONNECTION_RESULT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "
+    f"script-src 'sha256-{base64.b64encode(hashlib.sha256(_CLOSE_POPUP.encode()).digest()).decode()}'"
+)

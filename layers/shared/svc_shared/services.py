@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import base64
 import functools
+from collections.abc import Callable
 
 from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock, system_clock
 from svc_shared.config import get_settings
+from svc_shared.connections import Connections, ProviderApp
 from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
 from svc_shared.dal import Table
 from svc_shared.oauth.clients import Clients
@@ -84,7 +86,78 @@ def grants() -> Grants:
     return Grants(table(), clock(), resource_url(get_settings().public_base_url))
 
 
-_CACHED = (table, envelope, signing_key, accounts, rate_limiter, sessions, signin, oauth_clients, grants)
+@functools.cache
+def tokens_table() -> Table:
+    name = get_settings().tokens_table_name
+    if not name:
+        from svc_shared.config import ConfigurationError
+
+        raise ConfigurationError("invalid configuration: TOKENS_TABLE_NAME is not set")
+    return Table(name, pk="user_id", sk="provider")
+
+
+def _secret(arn: str) -> Callable[[], str]:
+    def read() -> str:
+        from svc_shared.secrets import get_secret
+
+        if not arn:
+            from svc_shared.config import ConfigurationError
+
+            raise ConfigurationError("invalid configuration: a provider client secret ARN is not set")
+        return get_secret(arn)
+
+    return read
+
+
+@functools.cache
+def connections() -> Connections:
+    from svc_shared.providers.db_host import DbHostOAuth
+    from svc_shared.providers.repo_host import RepoHost, RepoHostOAuth
+    from svc_shared.providers.static_host import StaticHostOAuth
+
+    settings = get_settings()
+    apps = {
+        "repo_host": ProviderApp(
+            RepoHostOAuth(settings.repo_host_oauth_url),
+            settings.repo_host_client_id,
+            _secret(settings.repo_host_client_secret_arn),
+        ),
+        "db_host": ProviderApp(
+            DbHostOAuth(settings.db_host_api_url),
+            settings.db_host_client_id,
+            _secret(settings.db_host_client_secret_arn),
+        ),
+        "static_host": ProviderApp(
+            StaticHostOAuth(settings.static_host_oauth_url, settings.static_host_token_url),
+            settings.static_host_client_id,
+            _secret(settings.static_host_client_secret_arn),
+        ),
+    }
+    return Connections(
+        tokens_table(),
+        envelope(),
+        accounts(),
+        apps,
+        state_key=signing_key("provider-oauth-state"),
+        redirect_uri=f"{settings.public_base_url}/api/oauth/callback",
+        clock=clock(),
+        repo_host_api=lambda token: RepoHost(settings.repo_host_api_url, token),
+    )
+
+
+_CACHED = (
+    table,
+    envelope,
+    signing_key,
+    accounts,
+    rate_limiter,
+    sessions,
+    signin,
+    oauth_clients,
+    grants,
+    tokens_table,
+    connections,
+)
 
 
 def reset() -> None:

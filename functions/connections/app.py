@@ -1,0 +1,66 @@
+"""Provider connections of the workspace: start the OAuth flow with a provider, finish it on the callback,
+summarise and remove connections. Same-origin routes of the workspace application, session required."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from svc_shared import errors, pages, services, web
+from svc_shared.connections import ConnectionFailed, check_provider
+from svc_shared.logs import get_logger
+from svc_shared.sessions import SESSION_COOKIE
+
+logger = get_logger()
+app = web.create_resolver()
+
+
+def _user_id() -> str:
+    return services.signin().current_user(web.cookie(app, SESSION_COOKIE)).id
+
+
+@app.get("/api/oauth/initiate")
+def initiate() -> Response:
+    provider = check_provider(app.current_event.get_query_string_value("provider"))
+    url = services.connections().initiate(_user_id(), provider)
+    return web.json_response(200, {"success": True, "provider": provider, "url": url})
+
+
+@app.get("/api/oauth/callback")
+def callback() -> Response:
+    query = app.current_event.query_string_parameters or {}
+    try:
+        user_id = _user_id()
+        if query.get("error"):
+            # The user pressed Deny at the provider (or it refused): nothing to store.
+            raise ConnectionFailed(
+                "The provider did not grant access. Please retry the connection.", code=query["error"][:64]
+            )
+        provider = services.connections().complete(user_id, code=query.get("code"), state=query.get("state"))
+    except (ConnectionFailed, errors.Unauthenticated) as exc:
+        logger.info("provider connection failed", extra={"reason": exc.code})
+        page = pages.connection_result(ok=False, provider=None, message=exc.message)
+        return web.html_response(400, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
+    page = pages.connection_result(ok=True, provider=provider, message="Connected.")
+    return web.html_response(200, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
+
+
+@app.get("/api/oauth/check-connections")
+def check_connections() -> Response:
+    return web.json_response(200, services.connections().summary(_user_id()))
+
+
+@app.post("/api/oauth/disconnect")
+def disconnect() -> Response:
+    body = web.json_body(app)
+    provider = check_provider(body.get("provider"))
+    services.connections().disconnect(_user_id(), provider)
+    return web.json_response(200, {"success": True, "provider": provider})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)
