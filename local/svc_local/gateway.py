@@ -290,6 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "svc-local-gateway"
     timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
+    # Headers and body go out in separate writes; with Nagle's algorithm on, the body waits for the
+    # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
+    disable_nagle_algorithm = True
     server: _Server
 
     def do_GET(self) -> None:

@@ -1,23 +1,28 @@
-"""Wiring: the domain services built from the settings, once per container (tests call `reset()`)."""
+"""Wiring: the domain services built from the settings, once per container (tests call `reset()`).
+
+Each factory imports what it builds, so a function loads only the modules of the services it uses
+(cold starts matter: cryptography, boto3 and the provider adapters stay out of functions that never
+touch them)."""
 
 from __future__ import annotations
 
-import base64
 import functools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock, system_clock
 from svc_shared.config import get_settings
-from svc_shared.connections import Connections, ProviderApp
-from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
-from svc_shared.dal import Table
-from svc_shared.oauth.clients import Clients
-from svc_shared.oauth.grants import Grants
-from svc_shared.oauth.metadata import resource_url
-from svc_shared.ratelimit import RateLimiter
-from svc_shared.sessions import Sessions
-from svc_shared.signin import SignIn
+
+if TYPE_CHECKING:
+    from svc_shared.accounts import Accounts
+    from svc_shared.connections import Connections
+    from svc_shared.crypto import Envelope
+    from svc_shared.dal import Table
+    from svc_shared.oauth.clients import Clients
+    from svc_shared.oauth.grants import Grants
+    from svc_shared.ratelimit import RateLimiter
+    from svc_shared.sessions import Sessions
+    from svc_shared.signin import SignIn
 
 _clock_override: list[Clock] = []
 
@@ -28,11 +33,17 @@ def clock() -> Clock:
 
 @functools.cache
 def table() -> Table:
+    from svc_shared.dal import Table
+
     return Table(get_settings().table_name)
 
 
 @functools.cache
 def envelope() -> Envelope:
+    import base64
+
+    from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
+
     settings = get_settings()
     if settings.local_master_key:
         return Envelope(LocalKeyProvider(base64.b64decode(settings.local_master_key)))
@@ -50,21 +61,29 @@ def signing_key(purpose: str) -> bytes:
 
 @functools.cache
 def accounts() -> Accounts:
+    from svc_shared.accounts import Accounts
+
     return Accounts(table(), clock())
 
 
 @functools.cache
 def rate_limiter() -> RateLimiter:
+    from svc_shared.ratelimit import RateLimiter
+
     return RateLimiter(table(), clock())
 
 
 @functools.cache
 def sessions() -> Sessions:
+    from svc_shared.sessions import Sessions
+
     return Sessions(table(), signing_key("workspace-session"), get_settings().session_ttl_seconds, clock())
 
 
 @functools.cache
 def signin() -> SignIn:
+    from svc_shared.signin import SignIn
+
     settings = get_settings()
     return SignIn(
         accounts(),
@@ -78,16 +97,23 @@ def signin() -> SignIn:
 
 @functools.cache
 def oauth_clients() -> Clients:
+    from svc_shared.oauth.clients import Clients
+
     return Clients(table(), clock())
 
 
 @functools.cache
 def grants() -> Grants:
+    from svc_shared.oauth.grants import Grants
+    from svc_shared.oauth.metadata import resource_url
+
     return Grants(table(), clock(), resource_url(get_settings().public_base_url))
 
 
 @functools.cache
 def tokens_table() -> Table:
+    from svc_shared.dal import Table
+
     name = get_settings().tokens_table_name
     if not name:
         from svc_shared.config import ConfigurationError
@@ -111,6 +137,7 @@ def _secret(arn: str) -> Callable[[], str]:
 
 @functools.cache
 def connections() -> Connections:
+    from svc_shared.connections import Connections, ProviderApp
     from svc_shared.providers.db_host import DbHostOAuth
     from svc_shared.providers.repo_host import RepoHost, RepoHostOAuth
     from svc_shared.providers.static_host import StaticHostOAuth
