@@ -232,6 +232,28 @@ class Accounts:
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
 
+    def workspace_knowledge(self, workspace_id: str) -> str:
+        item = self._table.get(f"WS#{workspace_id}", "META")
+        if item is None:
+            raise NotFound("workspace not found")
+        return str(item.get("knowledge", ""))
+
+    def set_workspace_knowledge(self, workspace_id: str, text: str) -> None:
+        """Save (or with an empty text, clear) the builder instructions of a workspace."""
+        from svc_shared.dal import ConditionFailed
+
+        update = "SET knowledge = :k" if text else "REMOVE knowledge"
+        try:
+            self._table.update(
+                f"WS#{workspace_id}",
+                "META",
+                update,
+                condition="attribute_exists(pk)",
+                values={":k": text} if text else None,
+            )
+        except ConditionFailed as exc:
+            raise NotFound("workspace not found") from exc
+
     # -- workspaces ---------------------------------------------------------------------------------------
     @staticmethod
     def _membership(user_id: str, workspace_id: str, role: str, now: int) -> dict[str, Any]:

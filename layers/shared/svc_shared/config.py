@@ -21,6 +21,7 @@ class Settings(BaseModel):
     table_name: str = Field(alias="TABLE_NAME")
     tokens_table_name: str = Field(default="", alias="TOKENS_TABLE_NAME")
     uploads_bucket: str = Field(default="", alias="UPLOADS_BUCKET")
+    workspace_app_url: str = Field(default="", alias="WORKSPACE_APP_URL")
     kms_key_id: str | None = Field(default=None, alias="KMS_KEY_ID")
     local_master_key: str | None = Field(default=None, alias="LOCAL_MASTER_KEY", repr=False)
     session_secret_arn: str = Field(alias="SESSION_SECRET_ARN")
@@ -59,6 +60,13 @@ class Settings(BaseModel):
         if not value.startswith(("https://", "http://")):
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _workspace_default(self) -> Settings:
+        if not self.workspace_app_url:
+            object.__setattr__(self, "workspace_app_url", f"{self.public_base_url}/workspace")
+        object.__setattr__(self, "workspace_app_url", self.workspace_app_url.rstrip("/"))
+        return self
 
     @model_validator(mode="after")
     def _one_key_source(self) -> Settings:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from svc_shared.dal import Table
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
+    from svc_shared.projects import Projects
     from svc_shared.ratelimit import RateLimiter
     from svc_shared.sessions import Sessions
     from svc_shared.signin import SignIn
@@ -170,6 +171,18 @@ def connections() -> Connections:
         clock=clock(),
         repo_host_api=lambda token: RepoHost(settings.repo_host_api_url, token),
     )
+
+
+@functools.cache
+def projects() -> Projects:
+    from svc_shared.projects import Projects
+
+    return Projects(table(), clock())
+
+
+def workspace_url(project_id: str) -> str:
+    """Where the user opens a project in the workspace application (generation starts there)."""
+    return f"{get_settings().workspace_app_url}/projects/{project_id}"
 
 
 _CACHED = (

@@ -3,11 +3,12 @@ dispatcher turns into `isError` results."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from svc_shared import services
+from svc_shared.errors import DomainError
 from svc_shared.mcp.registry import NoArguments, Registry, ToolContext, ToolInput
 
 registry = Registry()
@@ -58,3 +59,232 @@ def get_workspace(ctx: ToolContext, args: WorkspaceArguments) -> dict[str, Any]:
 )
 def list_library_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     return {"projects": []}
+
+
+# -- projects ----------------------------------------------------------------------------------------------
+NEEDS_CONNECTIONS = (
+    "Connect your GitHub account (repo_host) and your Supabase account (db_host) in the workspace before "
+    "creating a project: the project's code and database live in your own accounts."
+)
+
+
+class CreateProjectArguments(ToolInput):
+    prompt: str = Field(
+        min_length=10,
+        max_length=4000,
+        description="What the shop sells, to whom, and in what tone (at least 10 characters).",
+    )
+    template_id: str | None = Field(
+        default=None, max_length=64, description="A template id from list_template_projects."
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="Project name; derived from the prompt when omitted.",
+    )
+
+
+class ProjectArguments(ToolInput):
+    project_id: str = Field(
+        min_length=1, max_length=64, description="Project id from list_projects or create_project."
+    )
+
+
+class VisibilityArguments(ProjectArguments):
+    visibility: Literal["private", "workspace", "public"] = Field(
+        description="private (only you), workspace (members of its workspace); public is reserved and behaves like private."
+    )
+
+
+class KnowledgeArguments(ToolInput):
+    text: str = Field(
+        max_length=10240,
+        description="Instructions for the builder; at most 10 KB (UTF-8 bytes). An empty string clears them.",
+    )
+
+
+class ProjectKnowledgeArguments(ProjectArguments, KnowledgeArguments):
+    pass
+
+
+@registry.tool(
+    "create_project",
+    "Create a project",
+    "Create a new shop from a natural-language prompt (what is sold, to whom, the tone), optionally starting "
+    "from a template of list_template_projects. Needs GitHub and Supabase connected in the workspace. Returns "
+    "the project id and the workspace URL; generation starts when the URL is opened.",
+    CreateProjectArguments,
+    read_only=False,
+    idempotent=False,
+)
+def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, Any]:
+    connected = services.connections().summary(ctx.user_id)["connections"]
+    if not (connected["repo_host"] and connected["db_host"]):
+        raise DomainError(NEEDS_CONNECTIONS, code="connections_required")
+    user = services.accounts().get_user(ctx.user_id)
+    project = services.projects().create(
+        owner_id=user.id,
+        workspace_id=user.default_workspace_id,
+        prompt=args.prompt,
+        name=args.name,
+        template_id=args.template_id,
+    )
+    return {
+        "project_id": project.id,
+        "workspace_url": services.workspace_url(project.id),
+        "name": project.name,
+        "status": project.status,
+    }
+
+
+@registry.tool(
+    "list_projects",
+    "List projects",
+    "Every project you own, newest first, with its status and live URL when deployed.",
+)
+def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    return {
+        "projects": [
+            p.summary(services.workspace_url(p.id)) for p in services.projects().list_owned(ctx.user_id)
+        ]
+    }
+
+
+@registry.tool(
+    "get_project_status",
+    "Get project status",
+    "Build status, live URL and last deploy time of one of your projects.",
+    ProjectArguments,
+)
+def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    project = services.projects().owned(args.project_id, ctx.user_id)
+    return project.details(services.workspace_url(project.id))
+
+
+@registry.tool(
+    "set_project_visibility",
+    "Set project visibility",
+    "Make a project private or visible to its workspace. public is reserved and stored as private.",
+    VisibilityArguments,
+    read_only=False,
+)
+def set_project_visibility(ctx: ToolContext, args: VisibilityArguments) -> dict[str, Any]:
+    projects = services.projects()
+    project = projects.set_visibility(projects.owned(args.project_id, ctx.user_id), args.visibility)
+    return {"project_id": project.id, "visibility": project.visibility}
+
+
+@registry.tool(
+    "remix_project",
+    "Remix a project",
+    "Start a new project from an existing project's brief (name, vertical, description) with a prefilled "
+    "prompt. The repository and assets are not copied.",
+    ProjectArguments,
+    read_only=False,
+    idempotent=False,
+)
+def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    projects = services.projects()
+    source = projects.owned(args.project_id, ctx.user_id)
+    user = services.accounts().get_user(ctx.user_id)
+    remix = projects.create(
+        owner_id=user.id,
+        workspace_id=user.default_workspace_id,
+        prompt=source.prompt,
+        name=f"{source.name} (remix)"[:100],
+        vertical=source.vertical,
+        description=source.description,
+    )
+    return {
+        "project_id": remix.id,
+        "workspace_url": services.workspace_url(remix.id),
+        "name": remix.name,
+        "vertical": remix.vertical,
+        "description": remix.description,
+        "prompt": remix.prompt,
+    }
+
+
+@registry.tool(
+    "list_template_projects",
+    "List starter templates",
+    "Starter templates: pass a template_id to create_project to start from one.",
+)
+def list_template_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    from svc_shared.projects import TEMPLATES
+
+    return {
+        "templates": [
+            {
+                "template_id": t.id,
+                "name": t.name,
+                "vertical": t.vertical,
+                "description": t.description,
+                "prompt": t.prompt,
+            }
+            for t in TEMPLATES
+        ]
+    }
+
+
+# -- knowledge ---------------------------------------------------------------------------------------------
+@registry.tool(
+    "get_workspace_knowledge",
+    "Get workspace knowledge",
+    "The builder instructions that apply to every project of your personal workspace.",
+)
+def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    user = services.accounts().get_user(ctx.user_id)
+    return {
+        "workspace_id": user.default_workspace_id,
+        "text": services.accounts().workspace_knowledge(user.default_workspace_id),
+    }
+
+
+@registry.tool(
+    "set_workspace_knowledge",
+    "Set workspace knowledge",
+    "Save builder instructions for every project of your workspace (at most 10 KB; an empty string "
+    "clears them). Project knowledge takes precedence.",
+    KnowledgeArguments,
+    read_only=False,
+)
+def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[str, Any]:
+    from svc_shared.projects import check_knowledge
+
+    user = services.accounts().get_user(ctx.user_id)
+    services.accounts().set_workspace_knowledge(user.default_workspace_id, check_knowledge(args.text))
+    return {
+        "workspace_id": user.default_workspace_id,
+        "bytes": len(args.text.encode()),
+        "cleared": not args.text,
+    }
+
+
+@registry.tool(
+    "get_project_knowledge",
+    "Get project knowledge",
+    "The builder instructions of one project.",
+    ProjectArguments,
+)
+def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    project = services.projects().owned(args.project_id, ctx.user_id)
+    return {"project_id": project.id, "text": project.knowledge}
+
+
+@registry.tool(
+    "set_project_knowledge",
+    "Set project knowledge",
+    "Save builder instructions for one project (at most 10 KB; an empty string clears them). They take "
+    "precedence over workspace knowledge.",
+    ProjectKnowledgeArguments,
+    read_only=False,
+)
+def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> dict[str, Any]:
+    from svc_shared.projects import check_knowledge
+
+    projects = services.projects()
+    project = projects.owned(args.project_id, ctx.user_id)
+    projects.update(project, {"knowledge": check_knowledge(args.text) or None})
+    return {"project_id": project.id, "bytes": len(args.text.encode()), "cleared": not args.text}
