@@ -185,28 +185,14 @@ def workspace_url(project_id: str) -> str:
     return f"{get_settings().workspace_app_url}/projects/{project_id}"
 
 
-_CACHED = (
-    table,
-    envelope,
-    signing_key,
-    accounts,
-    rate_limiter,
-    sessions,
-    signin,
-    oauth_clients,
-    grants,
-    tokens_table,
-    connections,
-)
-
-
 def reset() -> None:
     """Forget every built service and the settings (after the environment changes). AWS clients are kept:
     `aws.reset_clients()` drops them when the endpoint itself changes."""
     from svc_shared.config import reset_settings
 
-    for factory in _CACHED:
-        factory.cache_clear()
+    for value in list(globals().values()):
+        if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == __name__:
+            value.cache_clear()
     reset_settings()
 
 
