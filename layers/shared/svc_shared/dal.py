@@ -165,6 +165,7 @@ class Table:
         pk: str,
         *,
         sk_prefix: str | None = None,
+        sk_between: tuple[str, str] | None = None,
         index: str | None = None,
         newest_first: bool = False,
         limit: int | None = None,
@@ -178,6 +179,10 @@ class Table:
             expr += " AND begins_with(#sk, :prefix)"
             names["#sk"] = sk_name
             values[":prefix"] = sk_prefix
+        elif sk_between:
+            expr += " AND #sk BETWEEN :low AND :high"
+            names["#sk"] = sk_name
+            values[":low"], values[":high"] = sk_between
         kwargs: dict[str, Any] = {
             "TableName": self.name,
             "KeyConditionExpression": expr,

@@ -90,11 +90,11 @@ class Project:
     vertical: str
     description: str
     prompt: str
-    template_id: str | None
     visibility: str
     status: str
     created_at: int
     updated_at: int
+    template_id: str | None = None
     knowledge: str = ""
     build_status: str | None = None
     live_url: str | None = None

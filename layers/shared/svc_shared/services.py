@@ -15,6 +15,7 @@ from svc_shared.config import get_settings
 
 if TYPE_CHECKING:
     from svc_shared.accounts import Accounts
+    from svc_shared.analytics import Analytics
     from svc_shared.connections import Connections
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
@@ -178,6 +179,13 @@ def projects() -> Projects:
     from svc_shared.projects import Projects
 
     return Projects(table(), clock())
+
+
+@functools.cache
+def analytics() -> Analytics:
+    from svc_shared.analytics import Analytics
+
+    return Analytics(table(), clock())
 
 
 def workspace_url(project_id: str) -> str:

@@ -3,6 +3,7 @@ dispatcher turns into `isError` results."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import Field
@@ -288,3 +289,32 @@ def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> 
     project = projects.owned(args.project_id, ctx.user_id)
     projects.update(project, {"knowledge": check_knowledge(args.text) or None})
     return {"project_id": project.id, "bytes": len(args.text.encode()), "cleared": not args.text}
+
+
+# -- analytics ---------------------------------------------------------------------------------------------
+class AnalyticsArguments(ProjectArguments):
+    start_date: date = Field(description="First day (UTC), YYYY-MM-DD.")
+    end_date: date = Field(description="Last day (UTC), YYYY-MM-DD; the range is at most 90 days.")
+
+
+@registry.tool(
+    "get_project_analytics",
+    "Get project analytics",
+    "Unique visitors, pageviews, the top 5 pages, referrers and countries of a project's live site over a "
+    "date range of at most 90 days.",
+    AnalyticsArguments,
+)
+def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[str, Any]:
+    project = services.projects().owned(args.project_id, ctx.user_id)
+    return services.analytics().report(project.id, args.start_date, args.end_date)
+
+
+@registry.tool(
+    "get_project_analytics_trend",
+    "Get live visitors",
+    "Unique sessions on a project's live site in the last 5 minutes, with a per-minute breakdown.",
+    ProjectArguments,
+)
+def get_project_analytics_trend(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    project = services.projects().owned(args.project_id, ctx.user_id)
+    return services.analytics().trend(project.id)
