@@ -65,6 +65,9 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     secret = aws.client("secretsmanager").create_secret(
         Name=f"session-{table_name}", SecretString=uuid.uuid4().hex
     )
+    sm = aws.client("secretsmanager")
+    webhook_secret = f"whsec_{uuid.uuid4().hex}"
+    checkout_webhook = sm.create_secret(Name=f"checkout-webhook-{table_name}", SecretString=webhook_secret)
     env = {
         "PUBLIC_BASE_URL": "http://127.0.0.1:3000",
         "TABLE_NAME": table_name,
@@ -73,12 +76,13 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
         "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
         "SESSION_SECRET_ARN": secret["ARN"],
         "SVC_ENV": "dev",
+        "CHECKOUT_WEBHOOK_SECRET_ARN": checkout_webhook["ARN"],
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("KMS_KEY_ID", raising=False)
     services.use_clock(None)
-    yield {**env, "dynamodb": dynamodb}
+    yield {**env, "dynamodb": dynamodb, "checkout_webhook_secret": webhook_secret}
     services.use_clock(None)
     for name in names.values():
         dynamodb.delete_table(TableName=name)

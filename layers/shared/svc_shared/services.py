@@ -17,11 +17,13 @@ if TYPE_CHECKING:
     from svc_shared.accounts import Accounts
     from svc_shared.analytics import Analytics
     from svc_shared.connections import Connections
+    from svc_shared.credits import Credits
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
+    from svc_shared.providers.checkout import Checkout
     from svc_shared.ratelimit import RateLimiter
     from svc_shared.sessions import Sessions
     from svc_shared.signin import SignIn
@@ -186,6 +188,22 @@ def analytics() -> Analytics:
     from svc_shared.analytics import Analytics
 
     return Analytics(table(), clock())
+
+
+@functools.cache
+def credits() -> Credits:
+    from svc_shared.credits import Credits
+
+    return Credits(table(), clock())
+
+
+@functools.cache
+def checkout() -> Checkout:
+    from svc_shared.providers.checkout import Checkout
+    from svc_shared.secrets import get_secret
+
+    settings = get_settings()
+    return Checkout(settings.checkout_api_url, get_secret(settings.checkout_secret_key_arn))
 
 
 def workspace_url(project_id: str) -> str:

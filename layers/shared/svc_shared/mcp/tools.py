@@ -4,6 +4,7 @@ dispatcher turns into `isError` results."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import Field
@@ -318,3 +319,48 @@ def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[st
 def get_project_analytics_trend(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
     return services.analytics().trend(project.id)
+
+
+# -- credits -----------------------------------------------------------------------------------------------
+class TopUpArguments(ToolInput):
+    amount: Decimal = Field(
+        ge=5, le=1000, decimal_places=2, description="Amount in US dollars, from 5 to 1000."
+    )
+
+
+@registry.tool("get_credits", "Get credits", "Your credit balance, your plan and the next renewal date.")
+def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    from svc_shared.credits import next_renewal
+
+    user = services.accounts().get_user(ctx.user_id)
+    return {
+        "balance": services.credits().balance(user.id),
+        "plan": user.plan,
+        "next_renewal_date": next_renewal(user.created_at, services.clock().now()),
+    }
+
+
+@registry.tool(
+    "top_up_credits",
+    "Top up credits",
+    "A hosted checkout URL to buy credits for an amount between $5 and $1000 (100 credits per dollar). Open "
+    "it to pay; the credits arrive when the payment completes. No payment data passes through this service.",
+    TopUpArguments,
+    read_only=False,
+    idempotent=False,
+    open_world=True,
+)
+def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
+    from svc_shared.credits import Credits
+
+    request = Credits.checkout_request(
+        ctx.user_id, args.amount, f"{services.workspace_url('')[: -len('/projects/')]}/billing"
+    )
+    session = services.checkout().create_session(**request)
+    return {
+        "checkout_url": session["url"],
+        "checkout_session_id": session["id"],
+        "amount": str(args.amount),
+        "credits": request["amount_cents"] * 100 // 100,
+        "expires_at": session.get("expires_at"),
+    }

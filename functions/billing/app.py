@@ -1,0 +1,61 @@
+"""The checkout provider's webhook: a paid credit top-up becomes credits, once per checkout session. The
+signature over the raw body is checked before anything is parsed or recorded."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from svc_shared import services, web
+from svc_shared.config import get_settings
+from svc_shared.logs import get_logger
+from svc_shared.providers.checkout import SignatureError, verify_signature
+from svc_shared.secrets import get_secret
+
+logger = get_logger()
+app = web.create_resolver()
+MAX_BODY = 256 * 1024
+
+
+@app.post("/api/webhooks/checkout")
+def checkout_webhook() -> Response:
+    raw = (app.current_event.decoded_body or "").encode()
+    if len(raw) > MAX_BODY:
+        return web.json_response(413, {"error": "payload_too_large"})
+    header = app.current_event.headers.get("stripe-signature")
+    if not header:
+        return web.json_response(400, {"error": "missing_signature"})
+    try:
+        verify_signature(
+            raw, header, get_secret(get_settings().checkout_webhook_secret_arn), now=services.clock().now()
+        )
+    except SignatureError as exc:
+        logger.warning("checkout webhook refused", extra={"reason": str(exc)})
+        return web.json_response(400, {"error": "signature_failed"})
+    try:
+        event = json.loads(raw)
+        session = event["data"]["object"]
+        kind, event_id = event["type"], event["id"]
+    except (ValueError, KeyError, TypeError):
+        return web.json_response(400, {"error": "invalid_event"})
+    metadata = session.get("metadata") or {}
+    if kind != "checkout.session.completed" or metadata.get("purpose") != "credit_top_up":
+        return web.json_response(200, {"received": True, "credited": False})
+    if session.get("payment_status") != "paid" or not metadata.get("user_id"):
+        return web.json_response(200, {"received": True, "credited": False})
+    credited = services.credits().grant_once(
+        user_id=metadata["user_id"],
+        checkout_session_id=session["id"],
+        amount_cents=int(session["amount_total"]),
+        event_id=event_id,
+    )
+    return web.json_response(200, {"received": True, "credited": credited})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)
