@@ -10,6 +10,7 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -186,12 +187,15 @@ class _Handler(BaseHTTPRequestHandler):
         started = time.perf_counter()
         split = urlsplit(self.path)
         try:
+            chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
             length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
+            body = self._read_chunked() if chunked else None
+            if length > MAX_BODY_BYTES or (body is not None and len(body) > MAX_BODY_BYTES):
                 response = json_response({"error": "payload_too_large"}, 413)
                 self.close_connection = True
             else:
-                body = self.rfile.read(length) if length > 0 else b""
+                if body is None:
+                    body = self.rfile.read(length) if length > 0 else b""
                 request = SandboxRequest(
                     method=self.command,
                     path=unquote(split.path) or "/",
@@ -226,6 +230,23 @@ class _Handler(BaseHTTPRequestHandler):
             f'{self.client_address[0]} "{self.command} {split.path}" {response.status} {elapsed:.1f}ms'
         )
 
+    def _read_chunked(self) -> bytes:
+        """A chunked request body (git sends large pack negotiations this way)."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            line = self.rfile.readline(1024)
+            chunk = int(line.split(b";", 1)[0].strip() or b"0", 16)
+            if chunk == 0:
+                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            size += chunk
+            if size > MAX_BODY_BYTES:
+                raise ValueError("chunked body too large")
+            parts.append(self.rfile.read(chunk))
+            self.rfile.readline(1024)
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -257,8 +278,16 @@ class Sandbox:
             SandboxRoute("GET", "/__admin/faults", self._list_faults),
             SandboxRoute("POST", "/__admin/faults", self._add_fault),
             SandboxRoute("DELETE", "/__admin/faults", self._clear_faults),
+            SandboxRoute("GET", "/__admin/requests", self._list_requests),
+            SandboxRoute("DELETE", "/__admin/requests", self._clear_requests),
+            SandboxRoute("POST", "/__admin/oauth/next", self._oauth_next),
         ]
+        self.request_counts: Counter[str] = Counter()
+        self._counts_lock = threading.Lock()
         for provider in self.providers:
+            attach = getattr(provider, "attach", None)
+            if attach is not None:
+                attach(self)
             self.routes.extend(provider.routes())
         self.log_stream = log_stream
         self.quiet = quiet
@@ -285,6 +314,7 @@ class Sandbox:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop serving, then let each provider persist its state and end its timers."""
         if self._server is None:
             return
         self._server.shutdown()
@@ -292,6 +322,13 @@ class Sandbox:
         if self._thread is not None:
             self._thread.join()
         self._server = None
+        for provider in self.providers:
+            stop = getattr(provider, "stop", None)
+            if stop is not None:
+                try:
+                    stop()
+                except Exception as exc:  # noqa: BLE001 - stop every provider whatever one does
+                    self.log(f"error stopping provider {provider.name}: {exc!r}")
 
     def __enter__(self) -> Sandbox:
         self.start()
@@ -343,6 +380,9 @@ class Sandbox:
                 {"error": "not_found", "message": f"No route for {request.method} {request.path}"}, 404
             )
         request.params = best[2]
+        if not request.path.startswith("/__admin/"):
+            with self._counts_lock:
+                self.request_counts[f"{request.method} {best[1].path}"] += 1
         return best[1].handler(request)
 
     # ---- core and admin routes
@@ -364,3 +404,39 @@ class Sandbox:
     def _clear_faults(self, request: SandboxRequest) -> SandboxResponse:
         self.faults.clear()
         return SandboxResponse(204)
+
+    def _list_requests(self, request: SandboxRequest) -> SandboxResponse:
+        """Requests served per "METHOD route template" (benchmarks assert counts); ?prefix= filters."""
+        prefix = request.arg("prefix") or ""
+        with self._counts_lock:
+            counts = {
+                key: n
+                for key, n in sorted(self.request_counts.items())
+                if key.split(" ", 1)[1].startswith(prefix)
+            }
+        return json_response({"counts": counts, "total": sum(counts.values())})
+
+    def _clear_requests(self, request: SandboxRequest) -> SandboxResponse:
+        with self._counts_lock:
+            self.request_counts.clear()
+        return SandboxResponse(204)
+
+    def _oauth_next(self, request: SandboxRequest) -> SandboxResponse:
+        """Decide the next OAuth authorization of a provider: {provider, decision: approve|deny, account?}."""
+        try:
+            data = request.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("provider"), str):
+            return json_response({"error": "invalid_request", "message": "provider is required"}, 400)
+        provider = next((p for p in self.providers if p.name == data["provider"]), None)
+        oauth_next = getattr(provider, "oauth_next", None)
+        if oauth_next is None:
+            return json_response(
+                {"error": "invalid_request", "message": f"no OAuth provider named {data['provider']}"}, 400
+            )
+        try:
+            decided = oauth_next(data)
+        except ValueError as exc:
+            return json_response({"error": "invalid_request", "message": str(exc)}, 400)
+        return json_response(decided, 201)

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from svc_local.aws import EmbeddedAws
 from svc_local.gateway import Gateway
 from svc_local.postgres import Postgres, redact
+from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.runtime import FunctionRegistry
 from svc_local.sandbox import Sandbox
 from svc_local.state import StateDir, repo_root
@@ -91,10 +92,22 @@ class LocalStack:
             templates=[template],
         )
         self.aws.start()
-        self.sandbox = Sandbox("127.0.0.1", self.sandbox_port)
-        self.sandbox.start()
         self.postgres = Postgres(self.state.path / "pg", self.database_url)
         database_url = self.postgres.start()
+        # The provider sandbox: its credentials are generated once per state directory; db_host projects get
+        # their databases on the same PostgreSQL server.
+        credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")
+        self.sandbox = Sandbox(
+            "127.0.0.1",
+            self.sandbox_port,
+            build_providers(
+                self.state.path,
+                credentials,
+                database_url=database_url,
+                checkout_webhook_url=os.environ.get("SVC_CHECKOUT_WEBHOOK_URL") or None,
+            ),
+        )
+        self.sandbox.start()
 
         environment = template.environment(skip={"KMS_KEY_ID"})
         buckets = template.buckets()
@@ -110,7 +123,8 @@ class LocalStack:
                 "AWS_REGION": "us-east-1",
                 "AWS_DEFAULT_REGION": "us-east-1",
                 "DATABASE_URL": database_url,
-                "SANDBOX_URL": self.sandbox.url,
+                **base_urls(self.sandbox.url),
+                **self._provider_settings(credentials),
             }
         )
         if tables:
@@ -130,6 +144,41 @@ class LocalStack:
             "sandbox": self.sandbox.url,
             "postgres": database_url,
         }
+
+    def _provider_settings(self, credentials: SandboxCredentials) -> dict[str, str]:
+        """OAuth client ids, and the ARNs of the provider secrets stored in the embedded Secrets Manager."""
+        assert self.aws is not None
+        secrets = {
+            "REPO_HOST_CLIENT_SECRET_ARN": (
+                "svc-local/repo-host-client-secret",
+                credentials.repo_host_client_secret,
+            ),
+            "DB_HOST_CLIENT_SECRET_ARN": (
+                "svc-local/db-host-client-secret",
+                credentials.db_host_client_secret,
+            ),
+            "STATIC_HOST_CLIENT_SECRET_ARN": (
+                "svc-local/static-host-client-secret",
+                credentials.static_host_client_secret,
+            ),
+            "CHECKOUT_SECRET_KEY_ARN": ("svc-local/checkout-secret-key", credentials.checkout_secret_key),
+            "CHECKOUT_WEBHOOK_SECRET_ARN": (
+                "svc-local/checkout-webhook-secret",
+                credentials.checkout_webhook_secret,
+            ),
+            "BUILDER_API_KEY_ARN": ("svc-local/builder-api-key", credentials.builder_api_key),
+        }
+        settings = {
+            setting: self.aws.ensure_secret(name, value) for setting, (name, value) in secrets.items()
+        }
+        settings.update(
+            {
+                "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
+                "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
+                "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
+            }
+        )
+        return settings
 
     def seed_demo_users(self) -> None:
         """Create the paid and the Free-plan demo users unless they exist."""

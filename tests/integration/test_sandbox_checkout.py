@@ -1,0 +1,146 @@
+"""Hosted-checkout sandbox (Stripe shape) through the platform's adapter: sessions with idempotent retries,
+the hosted page's Pay button, and signed `checkout.session.completed` webhooks checked with verify_signature."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.sandbox import Sandbox
+from svc_shared.providers.checkout import Checkout, SignatureError, verify_signature
+from svc_shared.providers.http import ProviderAuthError
+
+
+class Receiver:
+    """A webhook endpoint that records what it receives."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[bytes, str]] = []
+        self.arrived = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.received.append((body, self.headers.get("Stripe-Signature", "")))
+                outer.arrived.set()
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/webhooks/checkout"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def creds() -> SandboxCredentials:
+    return SandboxCredentials.generate()
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[Receiver]:
+    running = Receiver()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def sandbox(creds: SandboxCredentials, receiver: Receiver) -> Iterator[Sandbox]:
+    providers = build_providers(None, creds, checkout_webhook_url=receiver.url)
+    with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def checkout(sandbox: Sandbox, creds: SandboxCredentials) -> Checkout:
+    return Checkout(base_urls(sandbox.url)["CHECKOUT_API_URL"], creds.checkout_secret_key)
+
+
+def new_session(checkout: Checkout, key: str, amount: int = 1500) -> dict:
+    return checkout.create_session(
+        amount_cents=amount,
+        product_name="1,000 credits",
+        success_url="http://127.0.0.1:9/credits?session={CHECKOUT_SESSION_ID}",
+        cancel_url="http://127.0.0.1:9/credits",
+        client_reference_id="ws_123",
+        metadata={"workspace_id": "ws_123", "credits": "1000"},
+        idempotency_key=key,
+    )
+
+
+def test_session_and_idempotent_replay(checkout: Checkout):
+    session = new_session(checkout, "key-1")
+    assert session["id"].startswith("cs_")
+    assert (session["status"], session["amount_total"], session["client_reference_id"]) == (
+        "open",
+        1500,
+        "ws_123",
+    )
+    assert session["metadata"] == {"workspace_id": "ws_123", "credits": "1000"}
+    assert session["expires_at"] > time.time()
+    assert new_session(checkout, "key-1") == session
+    assert new_session(checkout, "key-2")["id"] != session["id"]
+    page = httpx.get(session["url"])
+    assert page.status_code == 200
+    assert "Pay 15.00 USD" in page.text
+
+
+def test_wrong_secret_key_is_401(sandbox: Sandbox):
+    with pytest.raises(ProviderAuthError):
+        new_session(Checkout(base_urls(sandbox.url)["CHECKOUT_API_URL"], "sk_test_wrong"), "k")
+
+
+def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: Receiver, creds):
+    receiver.received.clear()
+    receiver.arrived.clear()
+    session = new_session(checkout, "key-pay", amount=900)
+    paid = httpx.post(session["url"])
+    assert paid.status_code == 303
+    assert paid.headers["location"] == f"http://127.0.0.1:9/credits?session={session['id']}"
+    assert receiver.arrived.wait(5)
+    body, signature = receiver.received[0]
+    verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
+    with pytest.raises(SignatureError):
+        verify_signature(body, signature, "whsec_other", now=time.time())
+    event = json.loads(body)
+    assert event["type"] == "checkout.session.completed"
+    completed = event["data"]["object"]
+    assert (completed["id"], completed["status"], completed["payment_status"]) == (
+        session["id"],
+        "complete",
+        "paid",
+    )
+    assert completed["metadata"]["credits"] == "1000"
+
+
+def test_admin_completion_and_redelivery_of_the_same_event(
+    sandbox: Sandbox, checkout: Checkout, receiver, creds
+):
+    receiver.received.clear()
+    session = new_session(checkout, "key-admin")
+    done = httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session['id']}/complete").json()
+    assert done["delivery"]["status"] == 200
+    again = httpx.post(f"{sandbox.url}/__admin/stripe/events/{done['event_id']}/deliver").json()
+    assert again["delivery"]["status"] == 200
+    ids = [json.loads(body)["id"] for body, _sig in receiver.received]
+    assert ids == [done["event_id"], done["event_id"]]
+    for body, signature in receiver.received:
+        verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
+    # A completed session is not completed twice.
+    assert httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session['id']}/complete").status_code == 409

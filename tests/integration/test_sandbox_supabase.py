@@ -1,0 +1,185 @@
+"""db_host sandbox (Supabase Management API shape) through the platform's adapter: expiring and rotating
+OAuth tokens, organizations per account, project readiness, SQL run in a real PostgreSQL database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from svc_local.postgres import socket_address
+from svc_local.providers import SandboxCredentials, Supabase, base_urls, build_providers
+from svc_local.sandbox import Sandbox
+from svc_shared.errors import RateLimited
+from svc_shared.providers.db_host import DbHost, DbHostOAuth
+from svc_shared.providers.http import ProviderAuthError, ProviderError
+
+DATABASE_URL = os.environ.get("SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIRECT = "http://127.0.0.1:9/callback/db"
+
+
+def _reachable(url: str) -> bool:
+    family, address = socket_address(url)
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1)
+        try:
+            sock.connect(address)
+        except OSError:
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def creds() -> SandboxCredentials:
+    return SandboxCredentials.generate()
+
+
+@pytest.fixture(scope="module")
+def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
+    database_url = DATABASE_URL if _reachable(DATABASE_URL) else None
+    providers = build_providers(None, creds, database_url=database_url, project_ready_delay=0.3)
+    with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
+        yield running
+    supabase = next(p for p in providers if isinstance(p, Supabase))
+    if database_url:
+        import psycopg
+
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            for project in supabase.data["projects"].values():
+                conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}"')
+
+
+@pytest.fixture(scope="module")
+def urls(sandbox: Sandbox) -> dict[str, str]:
+    return base_urls(sandbox.url)
+
+
+def admin(sandbox: Sandbox, path: str, body: dict) -> dict:
+    answer = httpx.post(f"{sandbox.url}/__admin{path}", json=body)
+    assert answer.status_code in (200, 201), answer.text
+    return answer.json()
+
+
+def connect(urls: dict[str, str], creds: SandboxCredentials) -> dict:
+    oauth = DbHostOAuth(urls["DB_HOST_API_URL"])
+    url = oauth.authorize_url(client_id=creds.db_host_client_id, redirect_uri=REDIRECT, state="s")
+    params = httpx.URL(httpx.get(url).headers["location"]).params
+    return oauth.exchange(
+        client_id=creds.db_host_client_id,
+        client_secret=creds.db_host_client_secret,
+        code=params["code"],
+        redirect_uri=REDIRECT,
+    )
+
+
+@pytest.fixture(scope="module")
+def db(urls: dict[str, str], creds: SandboxCredentials) -> DbHost:
+    return DbHost(urls["DB_HOST_API_URL"], connect(urls, creds)["access_token"])
+
+
+def test_token_endpoint_answers_201_with_expiring_tokens(urls, creds):
+    tokens = connect(urls, creds)
+    assert set(tokens) == {"access_token", "refresh_token", "expires_in", "token_type"}
+    assert (tokens["token_type"], tokens["expires_in"]) == ("Bearer", 86400)
+
+
+def test_access_tokens_expire_and_refresh_rotates_both(sandbox: Sandbox, urls, creds):
+    admin(sandbox, "/supabase/settings", {"access_token_lifetime": 0.3})
+    try:
+        tokens = connect(urls, creds)
+    finally:
+        admin(sandbox, "/supabase/settings", {"access_token_lifetime": 86400})
+    DbHost(urls["DB_HOST_API_URL"], tokens["access_token"]).organizations()
+    time.sleep(0.35)
+    with pytest.raises(ProviderAuthError):
+        DbHost(urls["DB_HOST_API_URL"], tokens["access_token"]).organizations()
+    oauth = DbHostOAuth(urls["DB_HOST_API_URL"])
+    fresh = oauth.refresh(
+        client_id=creds.db_host_client_id,
+        client_secret=creds.db_host_client_secret,
+        refresh_token=tokens["refresh_token"],
+    )
+    assert fresh["refresh_token"] != tokens["refresh_token"]
+    assert DbHost(urls["DB_HOST_API_URL"], fresh["access_token"]).organizations()
+    with pytest.raises(ProviderError) as reused:
+        oauth.refresh(
+            client_id=creds.db_host_client_id,
+            client_secret=creds.db_host_client_secret,
+            refresh_token=tokens["refresh_token"],
+        )
+    assert reused.value.status == 400
+    # Rotation again: the access token it replaces stops working at once.
+    newest = oauth.refresh(
+        client_id=creds.db_host_client_id,
+        client_secret=creds.db_host_client_secret,
+        refresh_token=fresh["refresh_token"],
+    )
+    with pytest.raises(ProviderAuthError):
+        DbHost(urls["DB_HOST_API_URL"], fresh["access_token"]).organizations()
+    assert DbHost(urls["DB_HOST_API_URL"], newest["access_token"]).organizations()
+
+
+def test_wrong_client_credentials_are_refused(urls, creds):
+    with pytest.raises(ProviderAuthError):
+        DbHostOAuth(urls["DB_HOST_API_URL"]).refresh(
+            client_id=creds.db_host_client_id, client_secret="wrong", refresh_token="x"
+        )
+
+
+def test_an_account_without_organizations(sandbox: Sandbox, urls, creds):
+    admin(sandbox, "/oauth/next", {"provider": "supabase", "account": "no-orgs"})
+    tokens = connect(urls, creds)
+    assert DbHost(urls["DB_HOST_API_URL"], tokens["access_token"]).organizations() == []
+
+
+def test_project_becomes_ready_and_runs_sql_for_real(db: DbHost):
+    if not db.organizations():
+        pytest.fail("the default account has an organization")
+    org = db.organizations()[0]["slug"]
+    project = db.create_project(name="shop", db_pass="secret-pass-1", organization_slug=org)
+    assert project["status"] == "COMING_UP"
+    assert {"id", "ref", "organization_slug", "name", "region", "created_at"} <= set(project)
+    health = db.health(project["ref"])
+    assert [h["name"] for h in health] == ["db", "rest"]
+    deadline = time.monotonic() + 10
+    while db.project(project["ref"])["status"] != "ACTIVE_HEALTHY":
+        assert time.monotonic() < deadline, "the project never became ready"
+        time.sleep(0.1)
+    assert all(h["healthy"] for h in db.health(project["ref"]))
+    if not _reachable(DATABASE_URL):
+        pytest.skip("no PostgreSQL for project databases")
+    assert db.query(project["ref"], "create table items (id int primary key, name text)") == []
+    db.query(project["ref"], "insert into items values (1, 'a'), (2, 'b')")
+    assert db.query(project["ref"], "select id, name from items order by id") == [
+        {"id": 1, "name": "a"},
+        {"id": 2, "name": "b"},
+    ]
+    with pytest.raises(ProviderError) as failed:
+        db.query(project["ref"], "insert into items values (1, 'dup')")
+    assert failed.value.status == 400
+    assert failed.value.body["message"].startswith("Failed to run sql query: ERROR: 23505")
+    keys = db.api_keys(project["ref"])
+    assert set(keys) == {"anon", "service_role"}
+
+
+def test_unknown_project_is_404(db: DbHost):
+    with pytest.raises(ProviderError) as missing:
+        db.project("nosuchprojectref0000")
+    assert missing.value.status == 404
+
+
+def test_rate_limit_answers_429(sandbox: Sandbox, urls, creds):
+    admin(sandbox, "/supabase/settings", {"rate_limit_per_minute": 3})
+    try:
+        db = DbHost(urls["DB_HOST_API_URL"], connect(urls, creds)["access_token"])
+        db.retries = 0
+        for _ in range(3):
+            db.organizations()
+        with pytest.raises(RateLimited):
+            db.organizations()
+    finally:
+        admin(sandbox, "/supabase/settings", {"rate_limit_per_minute": 60})
