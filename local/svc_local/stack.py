@@ -104,7 +104,9 @@ class LocalStack:
                 self.state.path,
                 credentials,
                 database_url=database_url,
-                checkout_webhook_url=os.environ.get("SVC_CHECKOUT_WEBHOOK_URL") or None,
+                # Paid top-ups are delivered to the platform's own webhook route unless told otherwise.
+                checkout_webhook_url=os.environ.get("SVC_CHECKOUT_WEBHOOK_URL")
+                or f"{public_url}/api/webhooks/checkout",
             ),
         )
         self.sandbox.start()

@@ -171,7 +171,7 @@ def test_592_files_are_one_commit_in_4_requests_and_clone_shows_them(
     blobs = {e["path"] for e in tree["tree"] if e["type"] == "blob"}
     assert blobs == {*files, "README.md"}
     assert tree["truncated"] is False
-    assert github.file(repo.owner, repo.name, "src/part3/file3.txt", "main") == b"line 3\n"
+    assert github.file(repo.owner, repo.name, "src/part3/file3.txt", "main") == (b"line 3\n", 7)
 
     token = github._token
     target = tmp_path / "clone"
@@ -246,6 +246,7 @@ def test_contents_over_1_mb_are_not_inlined(github: RepoHost):
     github.commit_files(repo.owner, repo.name, "main", {"big.txt": b"x" * (1024 * 1024 + 1)}, "big")
     body = github.request("GET", f"/repos/{repo.full_name}/contents/big.txt", params={"ref": "main"})
     assert (body["encoding"], body["content"], body["size"]) == ("none", "", 1024 * 1024 + 1)
+    assert github.file(repo.owner, repo.name, "big.txt", "main") == (b"", 1024 * 1024 + 1)
 
 
 def test_state_survives_a_restart(tmp_path: Path, creds: SandboxCredentials):
