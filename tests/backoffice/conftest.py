@@ -4,6 +4,7 @@ API Gateway REST proxy events routed to the function the route table names."""
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import os
@@ -127,6 +128,7 @@ def invoke(method: str, path: str, **kwargs: Any) -> Answer:
 ADMIN_URL = os.environ.get("BACKOFFICE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 AUDIENCE = "https://shop.example/backoffice"
 ISSUER = "svc-platform"
+FIELD_KEY = base64.b64encode(bytes(range(32))).decode()
 
 
 @pytest.fixture(scope="session")
@@ -175,6 +177,11 @@ def db(
         "HANDOFF_AUDIENCE": AUDIENCE,
         "HANDOFF_ISSUER": ISSUER,
         "COOKIE_SECURE": "false",
+        "FIELD_ENCRYPTION_KEY": FIELD_KEY,
+        "GSC_CLIENT_ID": "gsc-client",
+        "GSC_CLIENT_SECRET": "gsc-client-secret",
+        # Nothing listens on the discard port; tests of the connect flow point this at a local stub.
+        "GSC_PROVIDER_BASE_URL": "http://127.0.0.1:9",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -132,13 +132,17 @@ class RepoHost(Provider):
             "GET", f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{tree_sha}", params={"recursive": "1"}
         )
 
-    def file(self, owner: str, repo: str, path: str, ref: str) -> bytes:
+    def file(self, owner: str, repo: str, path: str, ref: str) -> tuple[bytes, int]:
+        """(content, size) of a file. Over 1 MB GitHub sends no content (`encoding: none`): the size tells."""
         body = self.request(
             "GET", f"/repos/{quote(owner)}/{quote(repo)}/contents/{quote(path)}", params={"ref": ref}
         )
         if not isinstance(body, dict) or body.get("type") != "file":
             raise ProviderError(self.name, 400, f"{path} is not a file")
-        return base64.b64decode(body.get("content") or "")
+        size = int(body.get("size") or 0)
+        if body.get("encoding") == "none":
+            return b"", size
+        return base64.b64decode(body.get("content") or ""), size
 
     def compare(self, owner: str, repo: str, base: str, head: str) -> dict[str, Any]:
         return self.request(
