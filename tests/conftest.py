@@ -138,3 +138,72 @@ def bearer(api, demo_user) -> dict[str, str]:
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
     }
+
+
+SANDBOX_DATABASE_URL = os.environ.get(
+    "SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+@pytest.fixture(scope="session")
+def sandbox_credentials():
+    from svc_local.providers import SandboxCredentials
+
+    return SandboxCredentials.generate()
+
+
+@pytest.fixture(scope="session")
+def sandbox(sandbox_credentials, tmp_path_factory):
+    """The provider sandbox over real HTTP, shared by the session (db_host projects on the machine's
+    PostgreSQL; their databases are dropped at the end)."""
+    from svc_local.providers import build_providers
+    from svc_local.providers.supabase import Supabase
+    from svc_local.sandbox import Sandbox
+
+    providers = build_providers(
+        tmp_path_factory.mktemp("sandbox"),
+        sandbox_credentials,
+        database_url=SANDBOX_DATABASE_URL,
+        project_ready_delay=0.3,
+        build_delay=0.3,
+        builder_delay=0.2,
+        rate_limit_per_minute=None,
+    )
+    with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
+        yield running
+    supabase = next(p for p in providers if isinstance(p, Supabase))
+    import psycopg
+
+    with psycopg.connect(SANDBOX_DATABASE_URL, autocommit=True) as conn:
+        for project in supabase.data["projects"].values():
+            conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}"')
+
+
+@pytest.fixture
+def provider_env(app_env, sandbox, sandbox_credentials, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """app_env plus the provider settings pointing at the sandbox, with the client secrets and keys stored in
+    the embedded Secrets Manager as in the local stack."""
+    from svc_local.providers import base_urls
+    from svc_shared import aws, services
+
+    creds = sandbox_credentials
+    secrets = aws.client("secretsmanager")
+    suffix = app_env["TABLE_NAME"]
+    env = dict(base_urls(sandbox.url))
+    for setting, value in {
+        "REPO_HOST_CLIENT_SECRET_ARN": creds.repo_host_client_secret,
+        "DB_HOST_CLIENT_SECRET_ARN": creds.db_host_client_secret,
+        "STATIC_HOST_CLIENT_SECRET_ARN": creds.static_host_client_secret,
+        "CHECKOUT_SECRET_KEY_ARN": creds.checkout_secret_key,
+        "BUILDER_API_KEY_ARN": creds.builder_api_key,
+    }.items():
+        env[setting] = secrets.create_secret(Name=f"{setting}-{suffix}", SecretString=value)["ARN"]
+    env |= {
+        "REPO_HOST_CLIENT_ID": creds.repo_host_client_id,
+        "DB_HOST_CLIENT_ID": creds.db_host_client_id,
+        "STATIC_HOST_CLIENT_ID": creds.static_host_client_id,
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    services.reset()
+    return {**app_env, **env, "sandbox": sandbox}
