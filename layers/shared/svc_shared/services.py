@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from svc_shared.credits import Credits
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
+    from svc_shared.integrations import Integrations
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
@@ -204,6 +205,24 @@ def checkout() -> Checkout:
 
     settings = get_settings()
     return Checkout(settings.checkout_api_url, get_secret(settings.checkout_secret_key_arn))
+
+
+@functools.cache
+def integrations() -> Integrations:
+    from svc_shared.integrations import Integrations
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+
+    settings = get_settings()
+    return Integrations(
+        projects(),
+        connections(),
+        rate_limiter(),
+        envelope(),
+        clock(),
+        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
+        db_host=lambda token: DbHost(settings.db_host_api_url, token),
+    )
 
 
 def workspace_url(project_id: str) -> str:

@@ -171,6 +171,7 @@ class GitHub(BaseProvider):
             SandboxRoute("GET", f"{api}/user", self.get_user),
             SandboxRoute("GET", f"{api}/user/emails", self.get_emails),
             SandboxRoute("POST", f"{api}/user/repos", self.create_repo),
+            SandboxRoute("GET", f"{api}/user/repos", self.list_repos),
             SandboxRoute("GET", repo, self.get_repo),
             SandboxRoute("GET", f"{repo}/commits/{{ref+}}", self.get_rest_commit),
             SandboxRoute("POST", f"{repo}/git/blobs", self.create_blob),
@@ -416,6 +417,21 @@ class GitHub(BaseProvider):
                 repo.set_ref("refs/heads/main", sha)
         self.state.save()
         return json_response(self._repo_json(meta), 201)
+
+    def list_repos(self, request: SandboxRequest) -> SandboxResponse:
+        """GET /user/repos: the account's repositories, most recently created first, paginated like GitHub."""
+        account = self._authenticated(request)
+        if isinstance(account, SandboxResponse):
+            return account
+        try:
+            per_page = min(max(int(request.arg("per_page", "30") or "30"), 1), 100)
+            page = max(int(request.arg("page", "1") or "1"), 1)
+        except ValueError:
+            return _error(400, "Invalid pagination")
+        with self.state.lock:
+            mine = [m for m in self.data["repos"].values() if m["owner"] == account["login"]]
+        mine.sort(key=lambda m: m["id"], reverse=True)
+        return json_response([self._repo_json(m) for m in mine[(page - 1) * per_page : page * per_page]])
 
     def get_repo(self, request: SandboxRequest) -> SandboxResponse:
         opened = self._open(request, git_data=False)

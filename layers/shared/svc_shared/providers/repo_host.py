@@ -111,6 +111,12 @@ class RepoHost(Provider):
         )
         return _repo(body)
 
+    def list_repos(self, *, page: int = 1, per_page: int = 30) -> list[Repo]:
+        body = self.request(
+            "GET", "/user/repos", params={"page": page, "per_page": per_page, "sort": "created"}
+        )
+        return [_repo(r) for r in body or []]
+
     def get_repo(self, owner: str, name: str) -> Repo:
         return _repo(self.request("GET", f"/repos/{quote(owner)}/{quote(name)}"))
 
