@@ -54,6 +54,15 @@ def _update(db: Database, table: str, row_id: str, changes: dict[str, Any], colu
     return row
 
 
+def _insert(db: Database, table: str, data: dict[str, Any], columns: str = "*") -> Row:
+    """INSERT one row of `data` (keys come from request models, never from the client)."""
+    names = ", ".join(data)
+    values = ", ".join(f"%({n})s" for n in data)
+    row = db.one(f"INSERT INTO {table} ({names}) VALUES ({values}) RETURNING {columns}", data)  # noqa: S608
+    assert row is not None
+    return row
+
+
 def _delete(db: Database, table: str, row_id: str) -> None:
     if db.one(f"DELETE FROM {table} WHERE id = %s RETURNING id", (row_id,)) is None:  # noqa: S608
         raise NotFound()

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg
 from psycopg.rows import dict_row
 
-from svc_backoffice.errors import Conflict, Unprocessable
+from svc_backoffice.errors import Conflict, NotFound, Unprocessable
 
 Row = dict[str, Any]
 
@@ -41,7 +42,7 @@ class Database:
     def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Row]:
         self.queries += 1
         with self.connection.cursor(row_factory=dict_row) as cur:
-            cur.execute(sql, params)  # type: ignore[arg-type]
+            cur.execute(sql, params)
             return list(cur.fetchall()) if cur.description else []
 
     def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Row | None:
@@ -60,8 +61,16 @@ def translate_errors() -> Iterator[None]:
         yield
     except pg.UniqueViolation as exc:
         raise Conflict(_message(exc, "A record with that value already exists.")) from exc
-    except (pg.CheckViolation, pg.ForeignKeyViolation, pg.NotNullViolation) as exc:
+    except (
+        pg.CheckViolation,
+        pg.ForeignKeyViolation,
+        pg.NotNullViolation,
+        pg.NumericValueOutOfRange,
+        pg.DatetimeFieldOverflow,
+    ) as exc:
         raise Unprocessable(_message(exc, "The database refused the change.")) from exc
+    except pg.NoDataFound as exc:
+        raise NotFound() from exc
     except pg.RaiseException as exc:
         if _message(exc, "").startswith("Illegal transition"):
             raise Unprocessable(_message(exc, "")) from exc
@@ -72,19 +81,20 @@ def _message(exc: psycopg.Error, default: str) -> str:
     return (exc.diag.message_primary or default) if exc.diag else default
 
 
-class _Current:
-    """The container's database; tests inject their own with `use_database`."""
-
-    database: Database | None = None
+# The container's database, per execution context: Lambda runs one request at a time on one thread; tests
+# that run handlers on several threads at once (concurrent transitions) give each thread its own connection.
+_current: ContextVar[Database | None] = ContextVar("svc_backoffice_database", default=None)
 
 
 def database() -> Database:
-    if _Current.database is None:
+    db = _current.get()
+    if db is None:
         from svc_backoffice.config import get_settings
 
-        _Current.database = Database(get_settings().database_url)
-    return _Current.database
+        db = Database(get_settings().database_url)
+        _current.set(db)
+    return db
 
 
 def use_database(db: Database | None) -> None:
-    _Current.database = db
+    _current.set(db)

@@ -36,3 +36,14 @@ class Conflict(DomainError):
 
 class Unprocessable(DomainError):
     """A rule of the database refused the write: check violation, missing reference, illegal transition."""
+
+
+class WebhookRejected(DomainError):
+    """A payment webhook call that is not processed; `message` is a stable code (`signature_failed`, ...)."""
+
+
+class WebhookNotConfigured(WebhookRejected):
+    """No enabled provider with a webhook secret for this route."""
+
+    def __init__(self) -> None:
+        super().__init__("not_configured")

@@ -8,12 +8,12 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import models_json_schema
 
-from svc_backoffice import models, route_table
+from svc_backoffice import models, payments, route_table
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
 DESCRIPTIONS = {
@@ -34,7 +34,7 @@ ERROR = {"type": "object", "properties": {"error": {}}, "required": ["error"]}
 
 def _body_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     names = sorted({r.body for r in _routes() if r.body})
-    plain = [
+    plain: list[tuple[type[BaseModel], Literal["validation"]]] = [
         (models.REQUEST_MODELS[n], "validation") for n in names if isinstance(models.REQUEST_MODELS[n], type)
     ]
     _, defs = models_json_schema(plain, ref_template="#/components/schemas/{model}")
@@ -91,6 +91,16 @@ def document() -> dict[str, Any]:
             operation["x-minimum-role"] = r.role
         if params:
             operation["parameters"] = params
+        if r.role is None and r.path.startswith("/api/payments/webhooks/"):
+            kind = r.path.rsplit("/", 1)[1]
+            operation["parameters"] = [
+                {"name": name, "in": "header", "required": False, "schema": {"type": "string"}}
+                for name in payments.SCHEMES[kind].headers
+            ]
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            }
         if r.body:
             operation["requestBody"] = {
                 "required": True,

@@ -4,6 +4,7 @@ names, and request parsing with pydantic models."""
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Callable
@@ -18,7 +19,16 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from svc_backoffice import auth, route_table
 from svc_backoffice.db import database
-from svc_backoffice.errors import Conflict, DomainError, Forbidden, InvalidInput, NotFound, Unprocessable
+from svc_backoffice.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    Unprocessable,
+    WebhookNotConfigured,
+    WebhookRejected,
+)
 from svc_backoffice.route_table import ROLE_RANK
 from svc_backoffice.sessions import SESSION_COOKIE
 
@@ -35,6 +45,8 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     Unprocessable: 422,
+    WebhookRejected: 400,
+    WebhookNotConfigured: 401,
 }
 
 
@@ -66,6 +78,8 @@ def session_cookie(value: str, *, max_age: int, secure: bool) -> Cookie:
 
 
 def _error_body(exc: DomainError) -> dict[str, Any]:
+    if isinstance(exc, WebhookRejected):
+        return {"ok": False, "error": exc.message}
     if isinstance(exc, InvalidInput) and exc.issues is not None:
         return {"error": exc.issues}
     return {"error": exc.message}
@@ -172,6 +186,20 @@ def query(router: Router, model: type[BaseModel]) -> Any:
         return model.model_validate(params)
     except ValidationError as exc:
         raise InvalidInput("Invalid query", flatten(exc)) from None
+
+
+def raw_body(router: Router) -> bytes:
+    """The request body exactly as sent (what a webhook signature covers)."""
+    event = router.current_event
+    if not event.body:
+        return b""
+    if event.is_base64_encoded:
+        return base64.b64decode(event.body)
+    return event.body.encode("utf-8", "surrogatepass")
+
+
+def lower_headers(router: Router) -> dict[str, str]:
+    return {k.lower(): v for k, v in (router.current_event.headers or {}).items()}
 
 
 def path_id(value: str) -> str:

@@ -1,0 +1,18 @@
+"""Lambda entry of the backoffice blog function: the resolver for its routers (svc_backoffice.routers.blog)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from svc_backoffice.routers.blog import ROUTERS
+from svc_backoffice.web import create_app, logger
+
+app = create_app(*ROUTERS)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

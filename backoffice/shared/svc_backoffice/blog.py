@@ -1,0 +1,227 @@
+"""Blog logic and data access: posts (draft -> scheduled -> published), categories and comment moderation.
+A scheduled post becomes published when its time has come, on the next read of the posts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import errors as pg
+
+from svc_backoffice.catalog import _delete, _insert, _reorder, _update, slugify
+from svc_backoffice.db import Database, Row
+from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.models import (
+    BlogCategoryCreate,
+    BlogCategoryUpdate,
+    BlogCommentBulk,
+    BlogCommentListQuery,
+    BlogCommentUpdate,
+    BlogPostCreate,
+    BlogPostListQuery,
+    BlogPostSchedule,
+    BlogPostUpdate,
+)
+from svc_backoffice.store import _like
+
+DUPLICATE_POST = "A blog post with that slug already exists."
+DUPLICATE_CATEGORY = "A blog category with that slug already exists."
+POST_COLUMNS = (
+    "id, title, slug, excerpt, status, category_id, author_id, tags, seo_title, seo_description, cover_image, "
+    "scheduled_for, published_at, created_at, updated_at"
+)
+COMMENT_COLUMNS = "id, post_id, author_name, author_email, body, status, created_at"
+
+
+def _publish_due(db: Database) -> None:
+    db.all(
+        "UPDATE blog_posts SET status = 'published', published_at = scheduled_for, scheduled_for = NULL "
+        "WHERE status = 'scheduled' AND scheduled_for <= now()"
+    )
+
+
+# -- posts ---------------------------------------------------------------------------------------------------
+def list_posts(db: Database, q: BlogPostListQuery) -> dict[str, Any]:
+    _publish_due(db)
+    where: list[str] = []
+    params: dict[str, Any] = {"limit": q.limit + 1, "offset": q.offset}
+    if q.q and (text := q.q.strip()):
+        params["like"] = _like(text)
+        where.append("title ILIKE %(like)s")
+    for name in ("status", "category_id"):
+        if (value := getattr(q, name)) is not None:
+            where.append(f"{name} = %({name})s")
+            params[name] = value
+    rows = db.all(
+        f"SELECT {POST_COLUMNS}, (SELECT count(*) FROM blog_comments c WHERE c.post_id = p.id) AS comment_count "  # noqa: S608
+        "FROM blog_posts p"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY coalesce(published_at, scheduled_for, updated_at) DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
+        params,
+    )
+    return {"items": rows[: q.limit], "offset": q.offset, "limit": q.limit, "has_more": len(rows) > q.limit}
+
+
+def get_post(db: Database, post_id: Any) -> Row:
+    _publish_due(db)
+    row = db.one(f"SELECT {POST_COLUMNS}, body FROM blog_posts WHERE id = %s", (post_id,))  # noqa: S608
+    if row is None:
+        raise NotFound()
+    return row
+
+
+def create_post(db: Database, body: BlogPostCreate, author_id: str) -> Row:
+    data = body.model_dump()
+    data["slug"] = data["slug"] or slugify(body.title, "post")
+    try:
+        row = _insert(db, "blog_posts", {**data, "author_id": author_id}, "id")
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_POST) from exc
+    return get_post(db, row["id"])
+
+
+def update_post(db: Database, post_id: str, body: BlogPostUpdate) -> Row:
+    try:
+        _update(db, "blog_posts", post_id, body.model_dump(exclude_unset=True), "id")
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_POST) from exc
+    return get_post(db, post_id)
+
+
+def delete_post(db: Database, post_id: str) -> None:
+    _delete(db, "blog_posts", post_id)
+
+
+def _move(
+    db: Database, post_id: str, sets: str, allowed_from: tuple[str, ...], refusal: str, **params: Any
+) -> Row:
+    """One conditional UPDATE: the post moves only from `allowed_from`; otherwise 404 or 422."""
+    _publish_due(db)
+    row = db.one(
+        f"UPDATE blog_posts SET {sets} WHERE id = %(id)s AND status = ANY(%(allowed)s) RETURNING id",  # noqa: S608
+        {**params, "id": post_id, "allowed": list(allowed_from)},
+    )
+    if row is None:
+        current = db.one("SELECT status FROM blog_posts WHERE id = %s", (post_id,))
+        if current is None:
+            raise NotFound()
+        raise Unprocessable(refusal.format(status=current["status"]))
+    return get_post(db, post_id)
+
+
+def publish_post(db: Database, post_id: str) -> Row:
+    return _move(
+        db,
+        post_id,
+        "status = 'published', published_at = now(), scheduled_for = NULL",
+        ("draft", "scheduled"),
+        "The post is already {status}.",
+    )
+
+
+def unpublish_post(db: Database, post_id: str) -> Row:
+    return _move(
+        db,
+        post_id,
+        "status = 'draft', published_at = NULL, scheduled_for = NULL",
+        ("published", "scheduled"),
+        "Only a published or scheduled post can be unpublished; this one is {status}.",
+    )
+
+
+def schedule_post(db: Database, post_id: str, body: BlogPostSchedule) -> Row:
+    return _move(
+        db,
+        post_id,
+        "status = 'scheduled', scheduled_for = %(at)s, published_at = NULL",
+        ("draft", "scheduled"),
+        "The post is already {status}; unpublish it first.",
+        at=body.publish_at,
+    )
+
+
+# -- categories ----------------------------------------------------------------------------------------------
+CATEGORY_COLUMNS = "id, name, slug, position, created_at"
+
+
+def list_categories(db: Database) -> list[Row]:
+    return db.all(
+        f"SELECT {CATEGORY_COLUMNS}, (SELECT count(*) FROM blog_posts p WHERE p.category_id = c.id) AS post_count "  # noqa: S608
+        "FROM blog_categories c ORDER BY position, name"
+    )
+
+
+def create_category(db: Database, body: BlogCategoryCreate) -> Row:
+    data = body.model_dump()
+    data["slug"] = data["slug"] or slugify(body.name, "category")
+    try:
+        return _insert(db, "blog_categories", data, CATEGORY_COLUMNS)
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_CATEGORY) from exc
+
+
+def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:
+    try:
+        return _update(
+            db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS
+        )
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_CATEGORY) from exc
+
+
+def delete_category(db: Database, category_id: str) -> None:
+    _delete(db, "blog_categories", category_id)
+
+
+def reorder_categories(db: Database, ids: list[Any]) -> None:
+    _reorder(db, "blog_categories", ids, "blog category")
+
+
+# -- comments ------------------------------------------------------------------------------------------------
+STATUS_OF_ACTION = {"approve": "approved", "spam": "spam"}
+
+
+def list_comments(db: Database, q: BlogCommentListQuery) -> dict[str, Any]:
+    where: list[str] = []
+    params: dict[str, Any] = {"limit": q.limit + 1, "offset": q.offset}
+    for name in ("status", "post_id"):
+        if (value := getattr(q, name)) is not None:
+            where.append(f"{name} = %({name})s")
+            params[name] = value
+    rows = db.all(
+        f"SELECT {COMMENT_COLUMNS} FROM blog_comments"  # noqa: S608
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY created_at DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
+        params,
+    )
+    return {"items": rows[: q.limit], "offset": q.offset, "limit": q.limit, "has_more": len(rows) > q.limit}
+
+
+def update_comment(db: Database, comment_id: str, body: BlogCommentUpdate) -> Row:
+    return _update(db, "blog_comments", comment_id, body.model_dump(), COMMENT_COLUMNS)
+
+
+def bulk_comments(db: Database, body: BlogCommentBulk) -> tuple[bool, dict[str, Any]]:
+    """Apply `action` to every id in one statement; ids that name no comment are reported, the rest done."""
+    ids = [str(i) for i in body.ids]
+    if body.action == "delete":
+        rows = db.all("DELETE FROM blog_comments WHERE id = ANY(%s::uuid[]) RETURNING id::text", (ids,))
+    else:
+        rows = db.all(
+            "UPDATE blog_comments SET status = %s WHERE id = ANY(%s::uuid[]) RETURNING id::text",
+            (STATUS_OF_ACTION[body.action], ids),
+        )
+    done = {r["id"] for r in rows}
+    failed = [i for i in ids if i not in done]
+    result: dict[str, Any] = {"ok": not failed, "processed": len(done), "action": body.action}
+    if failed:
+        result |= {
+            "failed": len(failed),
+            "failed_ids": failed,
+            "message": f"{len(done)}/{len(ids)} succeeded; {len(failed)} failed",
+        }
+    return not failed, result
+
+
+def approve_all(db: Database) -> dict[str, Any]:
+    rows = db.all("UPDATE blog_comments SET status = 'approved' WHERE status = 'pending' RETURNING id")
+    return {"ok": True, "processed": len(rows), "action": "approve"}

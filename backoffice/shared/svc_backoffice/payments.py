@@ -1,0 +1,301 @@
+"""Payment providers (webhook secrets sealed at rest, write-only) and the four signed webhooks. A webhook is
+authenticated over its raw body before anything is parsed or written; only authenticated events are recorded,
+once per (provider, event id). The signature schemes are documented in docs/webhooks.md."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg import errors as pg
+from psycopg.types.json import Jsonb
+
+from svc_backoffice import sealing
+from svc_backoffice.catalog import _delete
+from svc_backoffice.db import Database, Row
+from svc_backoffice.errors import Conflict, NotFound, WebhookNotConfigured, WebhookRejected
+from svc_backoffice.models import INT32, PaymentProviderCreate, PaymentProviderUpdate, _storable
+
+DUPLICATE_PROVIDER = "That payment provider is already configured."
+PROVIDER_COLUMNS = (
+    "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "
+    "created_at, updated_at"
+)
+
+
+def _purpose(kind: str) -> str:
+    return f"payment_providers.webhook_secret:{kind}"
+
+
+# -- providers -----------------------------------------------------------------------------------------------
+def list_providers(db: Database) -> list[Row]:
+    return db.all(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers ORDER BY kind")  # noqa: S608
+
+
+def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
+    sealed = sealing.seal(body.webhook_secret, _purpose(body.kind)) if body.webhook_secret else None
+    try:
+        row = db.one(
+            "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
+            f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
+            (body.kind, body.display_name, body.enabled, Jsonb(body.public_config), sealed),
+        )
+    except pg.UniqueViolation as exc:
+        raise Conflict(DUPLICATE_PROVIDER) from exc
+    assert row is not None
+    return row
+
+
+def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate) -> Row:
+    current = db.one("SELECT kind FROM payment_providers WHERE id = %s FOR UPDATE", (provider_id,))
+    if current is None:
+        raise NotFound()
+    changes = body.model_dump(exclude_unset=True)
+    if "public_config" in changes:
+        changes["public_config"] = Jsonb(changes["public_config"])
+    if "webhook_secret" in changes:
+        secret = changes.pop("webhook_secret")
+        changes["webhook_secret_encrypted"] = (
+            sealing.seal(secret, _purpose(current["kind"])) if secret else None
+        )
+    sets = ", ".join(f"{name} = %({name})s" for name in changes) or "id = id"
+    row = db.one(
+        f"UPDATE payment_providers SET {sets} WHERE id = %(id)s RETURNING {PROVIDER_COLUMNS}",  # noqa: S608
+        {**changes, "id": provider_id},
+    )
+    assert row is not None
+    return row
+
+
+def delete_provider(db: Database, provider_id: str) -> None:
+    _delete(db, "payment_providers", provider_id)
+
+
+# -- webhook signatures --------------------------------------------------------------------------------------
+MISSING = "missing_signature"
+FAILED = "signature_failed"
+
+Headers = Mapping[str, str]
+
+
+def _hmac(secret: str, message: bytes, digest: str = "sha256") -> bytes:
+    return hmac.new(secret.encode(), message, digest).digest()
+
+
+def _fresh(timestamp: str, tolerance: int, now: float) -> bool:
+    try:
+        t = int(timestamp)
+    except ValueError:
+        return False
+    return abs(now - t) <= tolerance
+
+
+def _verify_card(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
+    """`card-signature: t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 over `{t}.{raw body}` (Stripe's scheme)."""
+    header = headers.get("card-signature")
+    if not header:
+        raise WebhookRejected(MISSING)
+    pairs = [part.split("=", 1) for part in header.split(",") if "=" in part]
+    stamps = [v.strip() for k, v in pairs if k.strip() == "t"]
+    candidates = [v.strip() for k, v in pairs if k.strip() == "v1"]
+    if len(stamps) != 1 or not candidates or not _fresh(stamps[0], tolerance, now):
+        raise WebhookRejected(FAILED)
+    expected = _hmac(secret, stamps[0].encode() + b"." + body).hex()
+    if not any(hmac.compare_digest(expected, c) for c in candidates):
+        raise WebhookRejected(FAILED)
+
+
+def _verify_wallet_a(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
+    """`wallet-a-timestamp: <unix>` and `wallet-a-signature: sha256=<hex>` over `{timestamp}:{raw body}`."""
+    signature, stamp = headers.get("wallet-a-signature"), headers.get("wallet-a-timestamp")
+    if not signature or not stamp:
+        raise WebhookRejected(MISSING)
+    if not signature.startswith("sha256=") or not _fresh(stamp, tolerance, now):
+        raise WebhookRejected(FAILED)
+    expected = _hmac(secret, stamp.encode() + b":" + body).hex()
+    if not hmac.compare_digest(expected, signature.removeprefix("sha256=")):
+        raise WebhookRejected(FAILED)
+
+
+def _verify_wallet_b(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
+    """`wallet-b-signature: <base64 HMAC-SHA256 of the raw body>`; replays are absorbed by the event id."""
+    signature = headers.get("wallet-b-signature")
+    if not signature:
+        raise WebhookRejected(MISSING)
+    try:
+        given = base64.b64decode(signature, validate=True)
+    except (binascii.Error, ValueError):
+        raise WebhookRejected(FAILED) from None
+    if not hmac.compare_digest(_hmac(secret, body), given):
+        raise WebhookRejected(FAILED)
+
+
+def _verify_mobile_money(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
+    """`mobile-money-signature: <hex HMAC-SHA512 of the raw body>` (Paystack's shape)."""
+    signature = headers.get("mobile-money-signature")
+    if not signature:
+        raise WebhookRejected(MISSING)
+    if not hmac.compare_digest(_hmac(secret, body, "sha512").hex(), signature.strip().lower()):
+        raise WebhookRejected(FAILED)
+
+
+# -- webhook payloads ----------------------------------------------------------------------------------------
+def _dig(payload: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(payload, dict):
+            return None
+        payload = payload.get(key)
+    return payload
+
+
+@dataclass(frozen=True)
+class Scheme:
+    verify: Callable[[Headers, bytes, str, int, float], None]
+    headers: tuple[str, ...]  # signature headers that must be present
+    external_id: tuple[str, ...]
+    kind: tuple[str, ...]
+    amount: tuple[str, ...]
+    order_id: tuple[str, ...]
+    paid_kinds: frozenset[str]
+
+
+SCHEMES: dict[str, Scheme] = {
+    "card": Scheme(
+        _verify_card,
+        ("card-signature",),
+        ("id",),
+        ("type",),
+        ("data", "object", "amount"),
+        ("data", "object", "metadata", "order_id"),
+        frozenset({"payment_intent.succeeded", "checkout.session.completed", "charge.succeeded"}),
+    ),
+    "wallet-a": Scheme(
+        _verify_wallet_a,
+        ("wallet-a-signature", "wallet-a-timestamp"),
+        ("event_id",),
+        ("event_type",),
+        ("resource", "amount_cents"),
+        ("resource", "order_id"),
+        frozenset({"PAYMENT.CAPTURE.COMPLETED"}),
+    ),
+    "wallet-b": Scheme(
+        _verify_wallet_b,
+        ("wallet-b-signature",),
+        ("id",),
+        ("type",),
+        ("amount_cents",),
+        ("order_id",),
+        frozenset({"payment.completed"}),
+    ),
+    "mobile-money": Scheme(
+        _verify_mobile_money,
+        ("mobile-money-signature",),
+        ("data", "reference"),
+        ("event",),
+        ("data", "amount"),
+        ("data", "metadata", "order_id"),
+        frozenset({"charge.success"}),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A webhook call as received: lower-cased headers and the exact bytes of the body."""
+
+    headers: dict[str, str]
+    body: bytes
+
+
+def _webhook_secret(db: Database, kind: str) -> tuple[str, str]:
+    row = db.one(
+        "SELECT id, webhook_secret_encrypted FROM payment_providers WHERE kind = %s AND enabled "
+        "AND webhook_secret_encrypted IS NOT NULL",
+        (kind,),
+    )
+    if row is None:
+        raise WebhookNotConfigured()
+    try:
+        return str(row["id"]), sealing.unseal(row["webhook_secret_encrypted"], _purpose(kind))
+    except sealing.SealError:
+        # The stored secret no longer opens (key rotated without re-entering it): same as not configured.
+        raise WebhookNotConfigured() from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _event_fields(scheme: Scheme, payload: Any) -> dict[str, Any]:
+    external_id, kind = _dig(payload, *scheme.external_id), _dig(payload, *scheme.kind)
+    if not isinstance(external_id, str) or not 1 <= len(external_id) <= 200:
+        raise WebhookRejected("invalid_payload")
+    if not isinstance(kind, str) or not 1 <= len(kind) <= 120:
+        raise WebhookRejected("invalid_payload")
+    amount = _dig(payload, *scheme.amount)
+    if isinstance(amount, bool) or not isinstance(amount, int) or not -INT32 <= amount <= INT32:
+        amount = None
+    order_id = _dig(payload, *scheme.order_id)
+    try:
+        order_id = str(uuid.UUID(order_id)) if isinstance(order_id, str) else None
+    except ValueError:
+        order_id = None
+    return {"external_id": external_id, "kind": kind, "amount": amount, "order_id": order_id}
+
+
+def receive_webhook(
+    db: Database,
+    provider_kind: str,
+    delivery: Delivery,
+    *,
+    max_bytes: int,
+    tolerance: int,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Authenticate and record one webhook event. Raises WebhookNotConfigured (401) or WebhookRejected (400)
+    before anything is written; a redelivered event is acknowledged and not recorded again."""
+    scheme = SCHEMES[provider_kind]
+    provider_id, secret = _webhook_secret(db, provider_kind)
+    if not all(delivery.headers.get(name) for name in scheme.headers):
+        raise WebhookRejected(MISSING)
+    if len(delivery.body) > max_bytes:
+        raise WebhookRejected("payload_too_large")
+    content_type = delivery.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise WebhookRejected("unsupported_media_type")
+    signed_at = time.time() if now is None else now
+    scheme.verify(delivery.headers, delivery.body, secret, tolerance, signed_at)
+    try:
+        payload = _storable(json.loads(delivery.body, parse_constant=_no_constant))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise WebhookRejected("invalid_payload") from None
+    fields = _event_fields(scheme, payload)
+    recorded = db.one(
+        "INSERT INTO payment_events (provider_id, external_id, kind, order_id, amount_cents, payload) "
+        "VALUES (%s, %s, %s, (SELECT id FROM orders WHERE id = %s::uuid), %s, %s) "
+        "ON CONFLICT (provider_id, external_id) DO NOTHING RETURNING id, order_id",
+        (
+            provider_id,
+            fields["external_id"],
+            fields["kind"],
+            fields["order_id"],
+            fields["amount"],
+            Jsonb(payload),
+        ),
+    )
+    if recorded is None:
+        return {"ok": True, "duplicate": True, "event": fields["external_id"]}
+    if recorded["order_id"] and fields["kind"] in scheme.paid_kinds:
+        # A successful payment moves a pending order to paid; any other status is left to staff.
+        db.all(
+            "SELECT order_transition(id, 'paid') FROM orders WHERE id = %s AND status = 'pending'",
+            (recorded["order_id"],),
+        )
+    return {"ok": True, "duplicate": False, "event": fields["external_id"], "id": recorded["id"]}
