@@ -65,6 +65,8 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     secret = aws.client("secretsmanager").create_secret(
         Name=f"session-{table_name}", SecretString=uuid.uuid4().hex
     )
+    bucket = f"uploads-{suffix}"
+    aws.client("s3").create_bucket(Bucket=bucket)
     sm = aws.client("secretsmanager")
     webhook_secret = f"whsec_{uuid.uuid4().hex}"
     checkout_webhook = sm.create_secret(Name=f"checkout-webhook-{table_name}", SecretString=webhook_secret)
@@ -72,7 +74,7 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
         "PUBLIC_BASE_URL": "http://127.0.0.1:3000",
         "TABLE_NAME": table_name,
         "TOKENS_TABLE_NAME": names["OAuthTokensTable"],
-        "UPLOADS_BUCKET": "uploads",
+        "UPLOADS_BUCKET": bucket,
         "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
         "SESSION_SECRET_ARN": secret["ARN"],
         "SVC_ENV": "dev",

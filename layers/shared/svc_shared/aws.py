@@ -26,9 +26,13 @@ def client(service: str) -> Any:
 
             if not _session:
                 _session.append(boto3.session.Session())
-            _clients[service] = _session[0].client(
-                service, config=Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=3)
-            )
+            options: dict[str, Any] = {
+                "retries": {"mode": "standard", "max_attempts": 3},
+                "connect_timeout": 3,
+            }
+            if service == "s3":
+                options["signature_version"] = "s3v4"  # presigned URLs with X-Amz-Expires and signed headers
+            _clients[service] = _session[0].client(service, config=Config(**options))
         return _clients[service]
 
 

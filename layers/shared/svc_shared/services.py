@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from svc_shared.ratelimit import RateLimiter
     from svc_shared.sessions import Sessions
     from svc_shared.signin import SignIn
+    from svc_shared.workbench import Workbench
 
 _clock_override: list[Clock] = []
 
@@ -222,6 +223,30 @@ def integrations() -> Integrations:
         clock(),
         repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
         db_host=lambda token: DbHost(settings.db_host_api_url, token),
+    )
+
+
+@functools.cache
+def workbench() -> Workbench:
+    from svc_shared import aws
+    from svc_shared.providers.builder import Builder
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
+    from svc_shared.secrets import get_secret
+    from svc_shared.workbench import Workbench
+
+    settings = get_settings()
+    return Workbench(
+        table(),
+        projects(),
+        accounts(),
+        connections(),
+        clock(),
+        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
+        static_host=lambda token: StaticHost(settings.static_host_api_url, token),
+        builder=lambda: Builder(settings.builder_api_url, get_secret(settings.builder_api_key_arn)),
+        s3=lambda: aws.client("s3"),
+        bucket=settings.uploads_bucket,
     )
 
 

@@ -161,6 +161,7 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 )
 def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
+    project = services.workbench().refresh_status(ctx.user_id, project)
     return project.details(services.workspace_url(project.id))
 
 
@@ -364,3 +365,170 @@ def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
         "credits": request["amount_cents"] * 100 // 100,
         "expires_at": session.get("expires_at"),
     }
+
+
+# -- deploys -----------------------------------------------------------------------------------------------
+@registry.tool(
+    "deploy_project",
+    "Deploy a project",
+    "Start a new build and deploy of a published project on its static host. The Free plan includes 3 deploys "
+    "per 30 days (the first deploy at publish is not counted). Returns the deployment id and the workspace URL "
+    "where the build streams.",
+    ProjectArguments,
+    read_only=False,
+    idempotent=False,
+    open_world=True,
+)
+def deploy_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    started = services.workbench().deploy(ctx.user_id, args.project_id)
+    url = f"{services.workspace_url(args.project_id)}/deployments/{started['deployment_id']}"
+    return {"deployment_id": started["deployment_id"], "workspace_url": url}
+
+
+# -- builder -----------------------------------------------------------------------------------------------
+class SendMessageArguments(ProjectArguments):
+    message: str = Field(
+        min_length=1, max_length=20000, description="What the builder should change or build."
+    )
+    edit_session_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="Continue this edit session (from list_edits); omit to start a new one.",
+    )
+    wait: bool = Field(
+        default=True,
+        description="Wait for the builder's final response (up to about 20 s); false "
+        "returns a message_id to poll with get_message.",
+    )
+
+
+class MessageArguments(ToolInput):
+    message_id: str = Field(min_length=1, max_length=100, description="The message_id send_message returned.")
+
+
+@registry.tool(
+    "send_message",
+    "Message the builder",
+    "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
+    "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
+    "poll get_message.",
+    SendMessageArguments,
+    read_only=False,
+    idempotent=False,
+    open_world=True,
+)
+def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]:
+    user = services.accounts().get_user(ctx.user_id)
+    knowledge = services.accounts().workspace_knowledge(user.default_workspace_id)
+    return services.workbench().send_message(
+        ctx.user_id, args.project_id, args.message, args.edit_session_id, args.wait, knowledge
+    )
+
+
+@registry.tool(
+    "get_message",
+    "Get a builder message",
+    "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
+    MessageArguments,
+    open_world=True,
+)
+def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
+    return services.workbench().get_message(ctx.user_id, args.message_id)
+
+
+@registry.tool(
+    "list_edits",
+    "List edit sessions",
+    "The project's AI editing sessions, newest first.",
+    ProjectArguments,
+    open_world=True,
+)
+def list_edits(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    return {"edit_sessions": services.workbench().list_edits(ctx.user_id, args.project_id)}
+
+
+# -- repository --------------------------------------------------------------------------------------------
+class RefArguments(ProjectArguments):
+    ref: str = Field(
+        default="HEAD",
+        min_length=1,
+        max_length=255,
+        description="Branch, tag or commit SHA; HEAD is the project's branch.",
+    )
+
+
+class ReadFileArguments(RefArguments):
+    path: str = Field(
+        min_length=1, max_length=1024, description="File path in the repository, e.g. src/app.tsx."
+    )
+
+
+class DiffArguments(ProjectArguments):
+    base: str = Field(min_length=1, max_length=255, description="The older ref (branch, tag or SHA).")
+    head: str = Field(
+        default="HEAD", min_length=1, max_length=255, description="The newer ref; HEAD by default."
+    )
+
+
+@registry.tool(
+    "list_files",
+    "List repository files",
+    "Every file of the project's repository at a ref (default HEAD). Repositories over 100,000 entries "
+    "are refused.",
+    RefArguments,
+    open_world=True,
+)
+def list_files(ctx: ToolContext, args: RefArguments) -> dict[str, Any]:
+    return services.workbench().list_files(ctx.user_id, args.project_id, args.ref)
+
+
+@registry.tool(
+    "read_file",
+    "Read a file",
+    "One file of the project's repository at a ref (default HEAD). Files over 1 MB are refused.",
+    ReadFileArguments,
+    open_world=True,
+)
+def read_file(ctx: ToolContext, args: ReadFileArguments) -> dict[str, Any]:
+    return services.workbench().read_file(ctx.user_id, args.project_id, args.path, args.ref)
+
+
+@registry.tool(
+    "get_diff",
+    "Diff two refs",
+    "Unified diff between two refs of the project's repository; a file's patch over 256 KB is truncated "
+    "with a marker.",
+    DiffArguments,
+    open_world=True,
+)
+def get_diff(ctx: ToolContext, args: DiffArguments) -> dict[str, Any]:
+    return services.workbench().diff(ctx.user_id, args.project_id, args.base, args.head)
+
+
+# -- assets ------------------------------------------------------------------------------------------------
+class UploadArguments(ProjectArguments):
+    filename: str = Field(min_length=1, max_length=200, description="The asset's file name, e.g. hero.jpg.")
+    content_type: str = Field(
+        min_length=3,
+        max_length=100,
+        pattern=r"^[\w.+-]+/[\w.+-]+$",
+        description="MIME type the upload will send, e.g. image/jpeg.",
+    )
+    size_bytes: int = Field(
+        ge=1, le=10 * 1024 * 1024, description="Exact size of the file in bytes; at most 10 MB."
+    )
+
+
+@registry.tool(
+    "get_file_upload_url",
+    "Get an upload URL",
+    "A presigned PUT URL (valid 1 hour) to upload one asset of at most 10 MB to the project's storage. Send "
+    "exactly the given Content-Type and Content-Length headers.",
+    UploadArguments,
+    read_only=False,
+    idempotent=False,
+)
+def get_file_upload_url(ctx: ToolContext, args: UploadArguments) -> dict[str, Any]:
+    return services.workbench().upload_url(
+        ctx.user_id, args.project_id, args.filename, args.content_type, args.size_bytes
+    )

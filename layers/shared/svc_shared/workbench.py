@@ -1,0 +1,301 @@
+"""What the tools do with a project's providers: deploys (with the Free plan quota), builder messages, the
+repository's files and diffs, and upload URLs for assets."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from svc_shared.accounts import Accounts
+from svc_shared.clock import Clock
+from svc_shared.connections import Connections
+from svc_shared.dal import ConditionFailed, Table
+from svc_shared.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
+from svc_shared.projects import Project, Projects
+
+FREE_DEPLOYS, DEPLOY_WINDOW = 3, 30 * 24 * 3600
+MAX_LIST_ENTRIES = 100_000
+MAX_READ_BYTES = 1024 * 1024
+MAX_PATCH_BYTES = 256 * 1024
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+UPLOAD_URL_TTL = 3600
+WAIT_SECONDS = 20.0
+POLL_SECONDS = 0.5
+NOT_PUBLISHED = "This project has no site yet: publish it from the workspace first, then deploy."
+NO_REPOSITORY = "This project has no repository yet: publish it or link a repository in the workspace first."
+
+
+class QuotaExceeded(DomainError):
+    code = "deploy_quota_exceeded"
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+class Workbench:
+    def __init__(
+        self,
+        table: Table,
+        projects: Projects,
+        accounts: Accounts,
+        connections: Connections,
+        clock: Clock,
+        *,
+        repo_host: Any,
+        static_host: Any,
+        builder: Any,
+        s3: Any,
+        bucket: str,
+    ) -> None:
+        self._table = table
+        self._projects = projects
+        self._accounts = accounts
+        self._connections = connections
+        self._clock = clock
+        self._repo_host = repo_host
+        self._static_host = static_host
+        self._builder = builder
+        self._s3 = s3
+        self._bucket = bucket
+
+    # -- deploys ------------------------------------------------------------------------------------------
+    def _take_free_slot(self, user_id: str) -> str | None:
+        """Claim one of the Free plan's 3 deploy slots for 30 days (a slot frees when its deploy is 30 days
+        old); each claim is a conditional write, so concurrent deploys cannot overrun the quota."""
+        now = int(self._clock.now())
+        for slot in range(FREE_DEPLOYS):
+            with contextlib.suppress(ConditionFailed):
+                self._table.put(
+                    {"pk": f"DEPLOY_SLOT#{user_id}", "sk": f"SLOT#{slot}", "expires_at": now + DEPLOY_WINDOW},
+                    condition="attribute_not_exists(pk) OR expires_at <= :now",
+                    values={":now": now},
+                )
+                return f"SLOT#{slot}"
+        slots = list(self._table.query(f"DEPLOY_SLOT#{user_id}", sk_prefix="SLOT#"))
+        free_at = min((int(s["expires_at"]) for s in slots), default=now)
+        raise QuotaExceeded(
+            f"Deploy quota reached: the Free plan includes {FREE_DEPLOYS} deploys per 30 days (the first deploy "
+            f"at publish is not counted). The next one frees up on {_iso(free_at)[:10]}; upgrade to a paid plan "
+            "to deploy without this limit."
+        )
+
+    def deploy(self, user_id: str, project_id: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        if not project.static_site_id:
+            raise DomainError(NOT_PUBLISHED, code="not_published")
+        user = self._accounts.get_user(user_id)
+        slot = self._take_free_slot(user_id) if user.plan == "free" else None
+        try:
+            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            build = host.start_build(project.static_site_id)
+        except Exception:
+            if slot:  # a deploy that never started does not count
+                self._table.delete(f"DEPLOY_SLOT#{user_id}", slot)
+            raise
+        deploy_id = str(build.get("deploy_id") or build.get("id"))
+        self._projects.update(
+            project,
+            {
+                "last_deploy_id": deploy_id,
+                "last_deploy_at": int(self._clock.now()),
+                "build_status": "building",
+            },
+        )
+        return {"deployment_id": deploy_id, "workspace_url": None}
+
+    def refresh_status(self, user_id: str, project: Project) -> Project:
+        """Read the last deploy's state from static_host (when connected) and keep it on the project."""
+        if not project.last_deploy_id:
+            return project
+        try:
+            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            deploy = host.deploy(project.last_deploy_id)
+        except DomainError:
+            return project  # not connected or unreachable: report what is recorded
+        changes: dict[str, Any] = {"build_status": deploy.get("state")}
+        if deploy.get("state") == "ready":
+            changes["live_url"] = deploy.get("ssl_url") or deploy.get("deploy_ssl_url") or project.live_url
+        return self._projects.update(project, changes)
+
+    # -- builder ------------------------------------------------------------------------------------------
+    def _repo(self, project: Project) -> tuple[str, str]:
+        if not project.repo_host_repo or not project.repo_host_branch:
+            raise DomainError(NO_REPOSITORY, code="no_repository")
+        owner, name = project.repo_host_repo.split("/", 1)
+        return owner, name
+
+    def send_message(
+        self,
+        user_id: str,
+        project_id: str,
+        content: str,
+        edit_session_id: str | None,
+        wait: bool,
+        workspace_knowledge: str,
+    ) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        self._repo(project)
+        token = self._connections.token(user_id, "repo_host")
+        # Project knowledge first: it takes precedence over the workspace's.
+        knowledge = "\n\n".join(k for k in (project.knowledge, workspace_knowledge) if k)
+        sent = self._builder().send(
+            project_id=project.id,
+            repo=project.repo_host_repo,
+            branch=project.repo_host_branch,
+            repo_token=token.access_token,
+            content=content,
+            edit_session_id=edit_session_id,
+            knowledge=knowledge,
+            idempotency_key=str(uuid.uuid4()),
+        )
+        message_id = str(sent["message_id"])
+        self._table.put(
+            {
+                "pk": f"MESSAGE#{message_id}",
+                "sk": "MESSAGE",
+                "user_id": user_id,
+                "project_id": project.id,
+                "created_at": int(self._clock.now()),
+                "expires_at": int(self._clock.now()) + 90 * 24 * 3600,
+            }
+        )
+        if not wait:
+            return {
+                "message_id": message_id,
+                "edit_session_id": sent.get("edit_session_id"),
+                "status": "in_progress",
+            }
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            state = self._builder().message(message_id)
+            if state.get("status") != "in_progress" or time.monotonic() >= deadline:
+                return self._message_view(state)
+            time.sleep(POLL_SECONDS)
+
+    def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
+        record = self._table.get(f"MESSAGE#{message_id}", "MESSAGE")
+        if record is None or record["user_id"] != user_id:
+            raise NotFound("message not found")
+        return self._message_view(self._builder().message(message_id))
+
+    @staticmethod
+    def _message_view(state: dict[str, Any]) -> dict[str, Any]:
+        keys = (
+            "message_id",
+            "edit_session_id",
+            "status",
+            "response",
+            "commit_sha",
+            "error",
+            "created_at",
+            "completed_at",
+        )
+        return {k: state.get(k) for k in keys if state.get(k) is not None}
+
+    def list_edits(self, user_id: str, project_id: str) -> list[dict[str, Any]]:
+        project = self._projects.owned(project_id, user_id)
+        sessions = self._builder().edit_sessions(project.id)
+        return sorted(
+            sessions, key=lambda s: str(s.get("updated_at") or s.get("created_at") or ""), reverse=True
+        )
+
+    # -- repository ---------------------------------------------------------------------------------------
+    def _github(self, user_id: str, project: Project) -> tuple[Any, str, str]:
+        owner, name = self._repo(project)
+        return self._repo_host(self._connections.token(user_id, "repo_host").access_token), owner, name
+
+    def _ref(self, project: Project, ref: str) -> str:
+        return project.repo_host_branch or "HEAD" if ref == "HEAD" else ref
+
+    def list_files(self, user_id: str, project_id: str, ref: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        github, owner, name = self._github(user_id, project)
+        sha, tree_sha = github.head(owner, name, self._ref(project, ref))
+        tree = github.tree(owner, name, tree_sha)
+        entries = tree.get("tree") or []
+        if tree.get("truncated") or len(entries) > MAX_LIST_ENTRIES:
+            raise DomainError(
+                f"The repository has more than {MAX_LIST_ENTRIES:,} entries; list_files refuses it. "
+                "Read files by path with read_file instead.",
+                code="too_many_entries",
+            )
+        files = [{"path": e["path"], "size": e.get("size")} for e in entries if e.get("type") == "blob"]
+        return {"ref": ref, "commit_sha": sha, "count": len(files), "files": files}
+
+    def read_file(self, user_id: str, project_id: str, path: str, ref: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        github, owner, name = self._github(user_id, project)
+        content, size = github.file(owner, name, path, self._ref(project, ref))
+        if size > MAX_READ_BYTES:
+            raise PayloadTooLarge(f"{path} is {size:,} bytes; read_file refuses files over 1 MB.")
+        try:
+            return {
+                "path": path,
+                "ref": ref,
+                "size": size,
+                "encoding": "utf-8",
+                "content": content.decode("utf-8"),
+            }
+        except UnicodeDecodeError:
+            return {
+                "path": path,
+                "ref": ref,
+                "size": size,
+                "encoding": "base64",
+                "content": base64.b64encode(content).decode(),
+            }
+
+    def diff(self, user_id: str, project_id: str, base: str, head: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        github, owner, name = self._github(user_id, project)
+        compare = github.compare(owner, name, self._ref(project, base), self._ref(project, head))
+        files = []
+        for f in compare.get("files") or []:
+            patch = f.get("patch")
+            entry = {
+                k: f.get(k)
+                for k in ("filename", "status", "additions", "deletions", "changes", "previous_filename")
+                if f.get(k) is not None
+            }
+            if patch is not None:
+                raw = patch.encode("utf-8")
+                if len(raw) > MAX_PATCH_BYTES:
+                    patch = raw[:MAX_PATCH_BYTES].decode("utf-8", "ignore") + (
+                        f"\n[... patch truncated: {len(raw):,} bytes, over the 256 KB per-file limit ...]"
+                    )
+                    entry["truncated"] = True
+                entry["patch"] = patch
+            files.append(entry)
+        return {"base": base, "head": head, "files": files}
+
+    # -- uploads ------------------------------------------------------------------------------------------
+    def upload_url(
+        self, user_id: str, project_id: str, filename: str, content_type: str, size: int
+    ) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        if not 0 < size <= MAX_UPLOAD_BYTES:
+            raise InvalidInput("size_bytes must be from 1 to 10 MB (10485760 bytes)")
+        safe = (
+            "".join(c if c.isalnum() or c in "._-" else "-" for c in filename)[:120].strip(".-") or "upload"
+        )
+        key = f"projects/{project.id}/uploads/{uuid.uuid4().hex}/{safe}"
+        # Content-Length and Content-Type are signed: the PUT must send exactly this size and type.
+        url = self._s3().generate_presigned_url(
+            "put_object",
+            Params={"Bucket": self._bucket, "Key": key, "ContentLength": size, "ContentType": content_type},
+            ExpiresIn=UPLOAD_URL_TTL,
+            HttpMethod="PUT",
+        )
+        return {
+            "upload_url": url,
+            "method": "PUT",
+            "key": key,
+            "headers": {"Content-Type": content_type, "Content-Length": str(size)},
+            "expires_at": _iso(self._clock.now() + UPLOAD_URL_TTL),
+            "max_bytes": MAX_UPLOAD_BYTES,
+        }

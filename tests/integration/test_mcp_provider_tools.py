@@ -1,0 +1,334 @@
+"""The tools that reach the providers (sandbox over HTTP): repository files and diffs, the builder, deploys
+with the Free plan quota, uploads, credits top-up, and create_project once connected."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from svc_shared import services
+from svc_shared.providers.static_host import StaticHost
+
+
+def call_tool(api, bearer, name, **arguments):
+    reply = api.post(
+        "/mcp",
+        headers=bearer,
+        body=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        ),
+    )
+    assert reply.status == 200, reply.text
+    return reply.json()["result"]
+
+
+def ok(result):
+    assert result["isError"] is False, result
+    return json.loads(result["content"][0]["text"])
+
+
+def error_text(result):
+    assert result["isError"] is True, result
+    return result["content"][0]["text"]
+
+
+def connect(api, provider: str) -> None:
+    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
+    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
+    assert api.get("/api/oauth/callback", params=params).status == 200
+
+
+@pytest.fixture
+def shop(api, bearer, provider_env, demo_user):
+    """A signed-in workspace with the three providers connected, a project made with create_project, a
+    repository holding a few files, and MCP bearer headers."""
+    api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
+    for provider in ("repo_host", "db_host", "static_host"):
+        connect(api, provider)
+    created = ok(
+        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
+    )
+    project_id = created["project_id"]
+    assert created["workspace_url"].endswith(f"/projects/{project_id}")
+    assert (
+        api.post(
+            "/api/repo-host/connect-repo",
+            json_body={"projectId": project_id, "mode": "create", "name": f"shop-{project_id[:8]}"},
+        ).status
+        == 200
+    )
+    first = api.post(
+        "/api/repo-host/push",
+        json_body={
+            "projectId": project_id,
+            "files": [
+                {"path": "src/app.txt", "content": "hello\n"},
+                {"path": "docs/readme.md", "content": "# Shop\n"},
+            ],
+        },
+    ).json()
+    return {
+        "api": api,
+        "bearer": bearer,
+        "project_id": project_id,
+        "first_sha": first["sha"],
+        "env": provider_env,
+        "user": demo_user,
+    }
+
+
+def test_project_appears_in_list_and_counts_in_the_workspace(shop):
+    projects = ok(call_tool(shop["api"], shop["bearer"], "list_projects"))["projects"]
+    assert [p["id"] for p in projects] == [shop["project_id"]]
+    workspace = ok(call_tool(shop["api"], shop["bearer"], "get_workspace"))
+    assert workspace["project_count"] == 1
+
+
+def test_list_and_read_files_at_head(shop):
+    listed = ok(call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"]))
+    paths = {f["path"] for f in listed["files"]}
+    assert {"src/app.txt", "docs/readme.md", "README.md"} <= paths
+    read = ok(
+        call_tool(shop["api"], shop["bearer"], "read_file", project_id=shop["project_id"], path="src/app.txt")
+    )
+    assert read["content"] == "hello\n"
+
+
+def test_read_file_refuses_files_over_1_mb_and_reads_exactly_1_mb(shop):
+    api = shop["api"]
+    api.post(
+        "/api/repo-host/push",
+        json_body={
+            "projectId": shop["project_id"],
+            "files": [
+                {"path": "big/ok.txt", "content": "x" * (1024 * 1024)},
+                {"path": "big/too.txt", "content": "x" * (1024 * 1024 + 1)},
+            ],
+        },
+    )
+    exact = ok(call_tool(api, shop["bearer"], "read_file", project_id=shop["project_id"], path="big/ok.txt"))
+    assert exact["size"] == 1024 * 1024
+    assert "1 MB" in error_text(
+        call_tool(api, shop["bearer"], "read_file", project_id=shop["project_id"], path="big/too.txt")
+    )
+
+
+def test_diff_between_two_refs_and_truncation_over_256_kb(shop):
+    api = shop["api"]
+    api.post(
+        "/api/repo-host/push",
+        json_body={
+            "projectId": shop["project_id"],
+            "files": [
+                {"path": "src/app.txt", "content": "hello\nworld\n"},
+                {"path": "huge.txt", "content": "".join(f"line {i}\n" for i in range(40000))},
+            ],
+        },
+    )
+    diff = ok(
+        call_tool(api, shop["bearer"], "get_diff", project_id=shop["project_id"], base=shop["first_sha"])
+    )
+    files = {f["filename"]: f for f in diff["files"]}
+    assert "+world" in files["src/app.txt"]["patch"]
+    assert files["huge.txt"]["truncated"] is True
+    assert "patch truncated" in files["huge.txt"]["patch"]
+    assert len(files["huge.txt"]["patch"].encode()) < 256 * 1024 + 200
+
+
+def test_send_message_waits_for_the_builder_and_its_commit_lands(shop):
+    api = shop["api"]
+    ok(
+        call_tool(
+            api,
+            shop["bearer"],
+            "set_project_knowledge",
+            project_id=shop["project_id"],
+            text="Use warm colours.",
+        )
+    )
+    answer = ok(
+        call_tool(
+            api,
+            shop["bearer"],
+            "send_message",
+            project_id=shop["project_id"],
+            message="Make the header green",
+        )
+    )
+    assert answer["status"] == "complete"
+    assert answer["commit_sha"]
+    files = ok(call_tool(api, shop["bearer"], "list_files", project_id=shop["project_id"]))
+    assert files["commit_sha"] == answer["commit_sha"]
+    edits = ok(call_tool(api, shop["bearer"], "list_edits", project_id=shop["project_id"]))["edit_sessions"]
+    assert edits and edits[0]["edit_session_id"] == answer["edit_session_id"]
+
+
+def test_send_message_without_waiting_then_poll(shop):
+    api = shop["api"]
+    sent = ok(
+        call_tool(
+            api,
+            shop["bearer"],
+            "send_message",
+            project_id=shop["project_id"],
+            message="Add a FAQ",
+            wait=False,
+        )
+    )
+    assert sent["status"] == "in_progress"
+    import time
+
+    for _ in range(50):
+        state = ok(call_tool(api, shop["bearer"], "get_message", message_id=sent["message_id"]))
+        if state["status"] != "in_progress":
+            break
+        time.sleep(0.1)
+    assert state["status"] == "complete"
+    assert (
+        error_text(call_tool(api, shop["bearer"], "get_message", message_id="msg_not_mine"))
+        == "message not found"
+    )
+
+
+def publish_site(shop) -> str:
+    """What publishing's last stage records: a static_host site linked to the repository."""
+    user_id = shop["user"].id
+    project = services.projects().get(shop["project_id"])
+    host = StaticHost(
+        shop["env"]["STATIC_HOST_API_URL"], services.connections().token(user_id, "static_host").access_token
+    )
+    site = host.create_site(
+        name=f"site-{project.id[:8]}", repo_path=project.repo_host_repo, branch=project.repo_host_branch
+    )
+    services.projects().update(project, {"static_site_id": site["id"]})
+    return site["id"]
+
+
+def test_deploy_needs_a_published_site(shop):
+    assert "publish" in error_text(
+        call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"])
+    )
+
+
+def test_free_plan_gets_three_deploys_per_30_days(clock, shop):
+    services.accounts().set_plan(shop["user"].id, "free")
+    publish_site(shop)
+    for _ in range(3):
+        started = ok(call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"]))
+        assert started["deployment_id"]
+        assert started["workspace_url"].endswith(f"/deployments/{started['deployment_id']}")
+    refused = error_text(
+        call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"])
+    )
+    assert "3 deploys per 30 days" in refused
+    clock.advance(30 * 24 * 3600)
+    from apiclient import authorize_client
+
+    fresh = authorize_client(shop["api"], "demo@example.com", "demo-password-1")  # the old token lived 24 h
+    bearer = {**shop["bearer"], "Authorization": f"Bearer {fresh['access_token']}"}
+    assert ok(call_tool(shop["api"], bearer, "deploy_project", project_id=shop["project_id"]))[
+        "deployment_id"
+    ]
+
+
+def test_failed_deploy_does_not_spend_quota(shop):
+    services.accounts().set_plan(shop["user"].id, "free")
+    publish_site(shop)
+    sandbox = shop["env"]["sandbox"]
+    httpx.post(
+        f"{sandbox.url}/__admin/faults",
+        json={"method": "POST", "path": "/netlify/api/v1/sites/*/builds", "status": 500, "times": 1},
+    )
+    assert (
+        call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"])["isError"]
+        is True
+    )
+    for _ in range(3):
+        ok(call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"]))
+
+
+def test_paid_plan_deploys_and_status_follows_the_build(shop):
+    publish_site(shop)
+    started = ok(call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"]))
+    import time
+
+    for _ in range(40):
+        status = ok(
+            call_tool(shop["api"], shop["bearer"], "get_project_status", project_id=shop["project_id"])
+        )
+        if status["build_status"] == "ready":
+            break
+        time.sleep(0.1)
+    assert status["build_status"] == "ready"
+    assert status["live_url"]
+    assert httpx.get(status["live_url"]).status_code == 200
+    assert started["deployment_id"]
+
+
+def test_upload_url_is_a_presigned_put_capped_at_10_mb(shop):
+    api = shop["api"]
+    upload = ok(
+        call_tool(
+            api,
+            shop["bearer"],
+            "get_file_upload_url",
+            project_id=shop["project_id"],
+            filename="hero.jpg",
+            content_type="image/jpeg",
+            size_bytes=5,
+        )
+    )
+    put = httpx.put(upload["upload_url"], content=b"12345", headers=upload["headers"])
+    assert put.status_code == 200, put.text
+    assert "X-Amz-Expires=3600" in upload["upload_url"]
+    assert "content-length" in httpx.URL(upload["upload_url"]).params["X-Amz-SignedHeaders"]
+    # S3 refuses a PUT whose Content-Length differs from the signed one (moto does not check signatures).
+    assert "size_bytes" in error_text(
+        call_tool(
+            api,
+            shop["bearer"],
+            "get_file_upload_url",
+            project_id=shop["project_id"],
+            filename="x.bin",
+            content_type="application/octet-stream",
+            size_bytes=10 * 1024 * 1024 + 1,
+        )
+    )
+    assert ok(
+        call_tool(
+            api,
+            shop["bearer"],
+            "get_file_upload_url",
+            project_id=shop["project_id"],
+            filename="x.bin",
+            content_type="application/octet-stream",
+            size_bytes=10 * 1024 * 1024,
+        )
+    )["upload_url"]
+
+
+@pytest.mark.parametrize(
+    ("amount", "accepted"), [(5, True), (1000, True), (4.99, False), (1000.01, False), (12.345, False)]
+)
+def test_top_up_amount_limits(shop, amount, accepted):
+    result = call_tool(shop["api"], shop["bearer"], "top_up_credits", amount=amount)
+    if accepted:
+        body = ok(result)
+        assert body["checkout_url"].startswith(shop["env"]["sandbox"].url)
+        assert body["credits"] == int(amount * 100)
+    else:
+        assert "amount" in error_text(result)
+
+
+def test_get_credits_shows_balance_plan_and_renewal(shop):
+    credits = ok(call_tool(shop["api"], shop["bearer"], "get_credits"))
+    assert credits["balance"] == 0
+    assert credits["plan"] == "paid"
+    assert len(credits["next_renewal_date"]) == 10
