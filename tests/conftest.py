@@ -4,6 +4,7 @@ template.yaml, a configured environment for the functions, and a movable clock."
 from __future__ import annotations
 
 import base64
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -30,9 +31,22 @@ def moto_endpoint() -> Iterator[str]:
             "AWS_DEFAULT_REGION": "us-east-1",
         }
     )
-    server = EmbeddedAws(port=0, persist=False)
+    from svc_local.runtime import FunctionRegistry
+    from svc_local.template import Template
+
+    template = Template(TEMPLATE)
+    # Lambda Invoke on this endpoint runs our handlers, so the publish state machine really executes.
+    server = EmbeddedAws(port=0, persist=False, registry=FunctionRegistry(template.functions()))
     server.start()
     endpoint = server.endpoint_url
+    for machine in template.state_machines():
+        server.client("stepfunctions").create_state_machine(
+            name=machine.name,
+            definition=json.dumps(machine.definition),
+            roleArn=machine.role_arn,
+            type=machine.type,
+        )
+        os.environ["PUBLISH_STATE_MACHINE_ARN"] = machine.arn
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     from svc_shared import aws
 

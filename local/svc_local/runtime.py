@@ -99,7 +99,7 @@ def error_payload(exc: BaseException, request_id: str) -> dict[str, Any]:
     """The payload Lambda returns for an unhandled exception."""
     return {
         "errorMessage": str(exc),
-        "errorType": type(exc).__name__,
+        "errorType": getattr(exc, "lambda_error_type", type(exc).__name__),
         "requestId": request_id,
         "stackTrace": traceback.format_tb(exc.__traceback__),
     }

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
     from svc_shared.providers.checkout import Checkout
+    from svc_shared.provisioning import Provisioning
+    from svc_shared.publishing import Publisher
     from svc_shared.ratelimit import RateLimiter
     from svc_shared.sessions import Sessions
     from svc_shared.signin import SignIn
@@ -247,6 +249,35 @@ def workbench() -> Workbench:
         builder=lambda: Builder(settings.builder_api_url, get_secret(settings.builder_api_key_arn)),
         s3=lambda: aws.client("s3"),
         bucket=settings.uploads_bucket,
+    )
+
+
+@functools.cache
+def publisher() -> Publisher:
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
+    from svc_shared.publishing import Adapters, Publisher
+
+    settings = get_settings()
+    adapters = Adapters(
+        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
+        db_host=lambda token: DbHost(settings.db_host_api_url, token),
+        static_host=lambda token: StaticHost(settings.static_host_api_url, token),
+    )
+    return Publisher(table(), projects(), connections(), envelope(), clock(), adapters)
+
+
+@functools.cache
+def provisioning() -> Provisioning:
+    from svc_shared import aws
+    from svc_shared.provisioning import Provisioning
+
+    return Provisioning(
+        projects(),
+        clock(),
+        sfn=lambda: aws.client("stepfunctions"),
+        state_machine_arn=get_settings().publish_state_machine_arn,
     )
 
 

@@ -133,6 +133,15 @@ class RepoHost(Provider):
         body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
         return body["sha"], body["commit"]["tree"]["sha"]
 
+    def commit_info(self, owner: str, repo: str, ref: str) -> dict[str, str]:
+        """sha, tree sha and message of the commit a ref points at."""
+        body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
+        return {
+            "sha": body["sha"],
+            "tree": body["commit"]["tree"]["sha"],
+            "message": body["commit"].get("message", ""),
+        }
+
     def tree(self, owner: str, repo: str, tree_sha: str) -> dict[str, Any]:
         return self.request(
             "GET", f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{tree_sha}", params={"recursive": "1"}

@@ -1,0 +1,85 @@
+"""The provision route's logic: who may publish, and starting or resuming the publish execution so that at
+most one runs per project."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from svc_shared.accounts import User
+from svc_shared.clock import Clock
+from svc_shared.errors import Conflict, PaymentRequired
+from svc_shared.logs import get_logger
+from svc_shared.projects import Project, Projects
+from svc_shared.publishing import REPO_STAGE_MESSAGE, STAGES
+
+logger = get_logger()
+UPGRADE_MESSAGE = (
+    "La publication nécessite un abonnement payant. Passez à l'offre payante pour publier votre boutique."
+)
+REPO_STAGES = {"repo_host_creating_repo", "repo_host_pushing_template"}
+
+
+class Provisioning:
+    def __init__(self, projects: Projects, clock: Clock, *, sfn: Any, state_machine_arn: str) -> None:
+        self._projects = projects
+        self._clock = clock
+        self._sfn = sfn
+        self._arn = state_machine_arn
+
+    def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user.id, consistent=True)
+        if user.plan != "paid":
+            raise PaymentRequired(UPGRADE_MESSAGE, code="UPGRADE_REQUIRED")
+        if start and project.extra.get("publish_stage") != "ready" and not self._running(project):
+            project = self._start(project)
+        return self.report(project)
+
+    def _running(self, project: Project) -> bool:
+        arn = project.extra.get("publish_execution_arn")
+        if not arn:
+            return False
+        try:
+            status = self._sfn().describe_execution(executionArn=arn)["status"]
+        except Exception as exc:  # noqa: BLE001 - an unknown execution is not running
+            logger.warning("describe_execution failed", extra={"reason": type(exc).__name__})
+            return False
+        return bool(status == "RUNNING")
+
+    def _start(self, project: Project) -> Project:
+        """Start one execution: the attempt counter is claimed with a conditional write, so of two presses
+        at the same moment only one starts a run (the other reports it)."""
+        attempt = int(project.extra.get("publish_attempt") or 0)
+        try:
+            project = self._projects.update(
+                project,
+                {"publish_attempt": attempt + 1, "publish_status": "starting", "publish_error": None},
+                condition="attribute_not_exists(publish_attempt) OR publish_attempt = :seen",
+                values={":seen": attempt},
+            )
+        except Conflict:
+            return self._projects.get(project.id, consistent=True)
+        name = f"{project.id}-{attempt + 1}"
+        started = self._sfn().start_execution(
+            stateMachineArn=self._arn, name=name, input=json.dumps({"projectId": project.id})
+        )
+        return self._projects.update(project, {"publish_execution_arn": started["executionArn"]})
+
+    @staticmethod
+    def report(project: Project) -> dict[str, Any]:
+        stage = project.extra.get("publish_stage") or STAGES[0]
+        status = project.extra.get("publish_status") or "starting"
+        error = project.extra.get("publish_error")
+        if error and stage in REPO_STAGES:
+            logger.info("repo_host stage failed", extra={"project_id": project.id, "raw_error": error})
+            error = REPO_STAGE_MESSAGE  # the publish view shows one fixed message; the raw error is logged
+        return {
+            "success": status != "failed",
+            "projectId": project.id,
+            "stage": stage,
+            "status": status,
+            "error": error,
+            "done": stage == "ready",
+            "live_url": project.live_url if stage == "ready" else None,
+            "poll_after_ms": 3000,
+        }

@@ -1,0 +1,444 @@
+"""The publish sequence, one idempotent step per stage, driven by the Step Functions state machine
+(statemachines/publish.asl.json). The stage recorded on the project is the source of truth: any execution
+starts by reading it and resumes there. Every step runs under a per-project lease held by one execution, and
+advances the stage with a write conditional on the stage it found, so two executions never run a stage twice.
+
+Recovery after a crash between a provider call and the record write:
+- db_creating: the project name `svc-{slug}` is looked up before creating, so a retry reuses it;
+- migrations are recorded inside the merchant database (schema_migrations), so a retry applies only the rest;
+- the repository name is deterministic and a taken name (422) is reused;
+- the template commit is recognised on the branch head by its subject, so it is never pushed twice;
+- the site is looked up by name before it is created.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import secrets
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from svc_shared.clock import Clock
+from svc_shared.connections import Connections, ReconnectRequired
+from svc_shared.crypto import Envelope
+from svc_shared.dal import ConditionFailed, Table
+from svc_shared.errors import DomainError, RateLimited, UpstreamError
+from svc_shared.names import repo_name
+from svc_shared.projects import Project, Projects
+from svc_shared.providers.http import ProviderConflict, ProviderError
+
+STAGES = (
+    "db_creating",
+    "db_waiting_ready",
+    "db_applying_migrations",
+    "repo_host_creating_repo",
+    "repo_host_pushing_template",
+    "host_triggering_build",
+    "ready",
+)
+WAITING = "db_waiting_ready_wait"
+REGION = "eu-central-1"
+MAX_READY_POLLS = 150  # 150 polls 4 s apart: 10 minutes for the database project to come up
+LEASE_SECONDS = 120
+TEMPLATE_SUBJECT = "feat: scaffold merchant backoffice from svc template"
+TEMPLATE_BODY = "Produced by svc onboarding provisioning (template push)."
+NO_ORGANIZATION = "Merchant Supabase account has no organization."
+REPO_HOST_MISSING = (
+    "GitHub OAuth not connected. The merchant must reconnect GitHub before the template can be pushed."
+)
+NO_LINKED_REPO = "The static host build requires a linked repository: the project has none."
+DB_NOT_READY = "The Supabase project did not become ACTIVE_HEALTHY within 10 minutes."
+REPO_STAGE_MESSAGE = (
+    "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
+)
+
+
+class PublishTransient(DomainError):
+    """A failure worth retrying (provider 5xx, timeout, rate limit): the state machine retries the step."""
+
+    code = "publish_transient"
+
+
+class PublishFailed(DomainError):
+    """A failure retrying will not fix: the run stops at its stage with this message."""
+
+    code = "publish_failed"
+
+
+class PublishBusy(DomainError):
+    """Another execution holds this project's lease."""
+
+    code = "publish_busy"
+
+
+class SimulatedCrash(RuntimeError):
+    """A crash injected at a named point (development and tests only), reported as Lambda reports a crash."""
+
+    lambda_error_type = "Runtime.ExitError"
+
+
+def crash_point(name: str) -> None:
+    """Fault injection for the reliability tests: `SVC_CRASH_POINTS=db_created,template_pushed` crashes once
+    per point, after the provider call and before the record write. Honoured only outside production."""
+    wanted = os.environ.get("SVC_CRASH_POINTS", "")
+    if wanted and os.environ.get("SVC_ENV", "dev") != "prod" and name in wanted.split(","):
+        os.environ["SVC_CRASH_POINTS"] = ",".join(p for p in wanted.split(",") if p != name)
+        raise SimulatedCrash(f"simulated crash at {name}")
+
+
+# -- the template tree -------------------------------------------------------------------------------------
+_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".aws-sam", "node_modules"}
+
+
+def template_root() -> Path:
+    """The backoffice tree publishing pushes: BACKOFFICE_TEMPLATE_DIR, the bundle `make build` puts beside the
+    publish function, or the repository's backoffice/ in development."""
+    configured = os.environ.get("BACKOFFICE_TEMPLATE_DIR")
+    if configured:
+        return Path(configured)
+    bundled = Path(__file__).resolve().parent / "backoffice_template"
+    if bundled.is_dir():
+        return bundled
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "backoffice" / "template.yaml").is_file():
+            return parent / "backoffice"
+    raise PublishFailed("the backoffice template is not available to this function")
+
+
+def template_files(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (
+            any(part in _SKIP_DIRS or part.endswith(".egg-info") for part in relative.parts)
+            or not path.is_file()
+        ):
+            continue
+        if path.suffix in {".pyc", ".pyo"} or relative.name.startswith(".env"):
+            continue
+        files[relative.as_posix()] = path.read_bytes()
+    return files
+
+
+def migration_runner(root: Path) -> Any:
+    """The backoffice's own migration runner, from the same tree, so publishing applies migrations exactly as
+    the backoffice's tests and the local stack do."""
+    source = root / "shared" / "svc_backoffice" / "migrate.py"
+    spec = importlib.util.spec_from_file_location("svc_backoffice_template_migrate", source)
+    if spec is None or spec.loader is None:
+        raise PublishFailed("the backoffice migration runner is missing from the template")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass(frozen=True)
+class Adapters:
+    repo_host: Callable[[str], Any]
+    db_host: Callable[[str], Any]
+    static_host: Callable[[str], Any]
+
+
+class Publisher:
+    def __init__(
+        self,
+        table: Table,
+        projects: Projects,
+        connections: Connections,
+        envelope: Envelope,
+        clock: Clock,
+        adapters: Adapters,
+        *,
+        template: Callable[[], Path] = template_root,
+    ) -> None:
+        self._table = table
+        self._projects = projects
+        self._connections = connections
+        self._envelope = envelope
+        self._clock = clock
+        self._adapters = adapters
+        self._template = template
+
+    # -- run control ----------------------------------------------------------------------------------------
+    def read(self, project_id: str, execution: str) -> dict[str, str]:
+        project = self._projects.get(project_id, consistent=True)
+        self._lease(project, execution)
+        stage = project.extra.get("publish_stage") or STAGES[0]
+        if not project.extra.get("publish_stage"):
+            self._advance(project, None, STAGES[0], execution)
+        self._projects.update(
+            project, {"publish_status": "running", "publish_error": None, "publish_execution": execution}
+        )
+        return {"projectId": project.id, "stage": str(stage)}
+
+    def _lease(self, project: Project, execution: str) -> None:
+        now = int(self._clock.now())
+        try:
+            self._table.update(
+                f"PROJECT#{project.id}",
+                "META",
+                "SET publish_lease = :e, publish_lease_until = :until",
+                condition="attribute_not_exists(publish_lease) OR publish_lease = :e OR publish_lease_until < :now",
+                values={":e": execution, ":until": now + LEASE_SECONDS, ":now": now},
+            )
+        except ConditionFailed:
+            raise PublishBusy("another execution is publishing this project") from None
+
+    def _advance(self, project: Project, stage: str | None, to: str, execution: str, **changes: Any) -> None:
+        """Record the next stage, only if the stage is still `stage` and this execution holds the lease."""
+        condition = "publish_lease = :e AND " + (
+            "attribute_not_exists(publish_stage)" if stage is None else "publish_stage = :stage"
+        )
+        values: dict[str, Any] = {":e": execution}
+        if stage is not None:
+            values[":stage"] = stage
+        try:
+            self._projects.update(
+                project,
+                {**changes, "publish_stage": to, "publish_polls": None},
+                condition=condition,
+                values=values,
+            )
+        except DomainError as exc:
+            raise PublishBusy("the stage moved on in another execution") from exc
+
+    def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> None:
+        """Record why the run stopped (the stage stays) and release the lease."""
+        project = self._projects.get(project_id, consistent=True)
+        if project.extra.get("publish_lease") not in (None, execution):
+            return  # a run that never held the lease has nothing to record
+        message = _error_message(error)
+        self._projects.update(
+            project,
+            {
+                "publish_status": "failed",
+                "publish_error": message,
+                "publish_lease": None,
+                "publish_lease_until": None,
+            },
+        )
+
+    def step(self, project_id: str, stage: str, execution: str) -> dict[str, str]:
+        project = self._projects.get(project_id, consistent=True)
+        recorded = project.extra.get("publish_stage")
+        if recorded != stage:
+            return {
+                "projectId": project.id,
+                "stage": str(recorded),
+            }  # another run moved it on: follow the record
+        self._lease(project, execution)
+        try:
+            handler = getattr(self, f"_{stage}")
+            next_stage = handler(project, execution)
+        except (UpstreamError, RateLimited) as exc:
+            raise PublishTransient(exc.message) from exc
+        except ReconnectRequired as exc:
+            raise PublishFailed(REPO_HOST_MISSING if exc.provider == "repo_host" else exc.message) from exc
+        except ProviderError as exc:
+            raise PublishFailed(exc.message) from exc
+        if next_stage == "ready":
+            self._projects.update(
+                self._projects.get(project.id, consistent=True),
+                {
+                    "publish_status": "ready",
+                    "publish_lease": None,
+                    "publish_lease_until": None,
+                    "status": "published",
+                },
+            )
+        return {"projectId": project.id, "stage": next_stage}
+
+    # -- stages ---------------------------------------------------------------------------------------------
+    def _db(self, project: Project) -> Any:
+        return self._adapters.db_host(self._connections.token(project.owner_id, "db_host").access_token)
+
+    def _db_creating(self, project: Project, execution: str) -> str:
+        db = self._db(project)
+        name = repo_name(project.slug)
+        ref = project.db_project_ref
+        if not ref:
+            existing = next((p for p in db.projects() if p.get("name") == name), None)
+            if existing is not None:
+                ref = existing.get("ref") or existing.get("id")
+            else:
+                organizations = db.organizations()
+                if not organizations:
+                    raise PublishFailed(NO_ORGANIZATION)
+                password = self._db_password(project, execution)
+                created = db.create_project(
+                    name=name, db_pass=password, organization_slug=organizations[0]["slug"], region=REGION
+                )
+                ref = created.get("ref") or created.get("id")
+                crash_point("db_created")
+        self._advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
+        return "db_waiting_ready"
+
+    def _db_password(self, project: Project, execution: str) -> str:
+        """The database password, generated once and kept encrypted on the project before it is used."""
+        context = {"project_id": project.id, "kind": "db_password"}
+        stored = project.extra.get("db_password")
+        if stored:
+            return self._envelope.decrypt_text(stored, context)
+        password = secrets.token_urlsafe(24)
+        self._projects.update(project, {"db_password": self._envelope.encrypt(password, context)})
+        return password
+
+    def _db_waiting_ready(self, project: Project, execution: str) -> str:
+        assert project.db_project_ref
+        status = self._db(project).project(project.db_project_ref).get("status")
+        if status == "ACTIVE_HEALTHY":
+            self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
+            return "db_applying_migrations"
+        polls = int(project.extra.get("publish_polls") or 0) + 1
+        if polls >= MAX_READY_POLLS:
+            raise PublishFailed(DB_NOT_READY)
+        self._projects.update(project, {"publish_polls": polls, "db_status": status})
+        return WAITING
+
+    def _db_applying_migrations(self, project: Project, execution: str) -> str:
+        assert project.db_project_ref
+        db = self._db(project)
+        ref = project.db_project_ref
+        runner = migration_runner(self._template())
+        runner.migrate(lambda sql: db.query(ref, sql), runner.load(self._template() / "migrations"))
+        keys = db.api_keys(ref)
+        privileged = keys.get("service_role")
+        self._advance(
+            project,
+            "db_applying_migrations",
+            "repo_host_creating_repo",
+            execution,
+            db_public_key=keys.get("anon"),
+            db_privileged_key=self._envelope.encrypt(
+                privileged, {"project_id": project.id, "kind": "db_privileged_key"}
+            )
+            if privileged
+            else None,
+        )
+        return "repo_host_creating_repo"
+
+    def _github(self, project: Project) -> tuple[Any, Any]:
+        token = self._connections.token(project.owner_id, "repo_host", missing_message=REPO_HOST_MISSING)
+        return self._adapters.repo_host(token.access_token), token
+
+    def _repo_host_creating_repo(self, project: Project, execution: str) -> str:
+        changes: dict[str, Any] = {}
+        if not project.repo_host_repo:
+            github, token = self._github(project)
+            repo = github.create_or_reuse_repo(
+                repo_name(project.slug),
+                owner=token.account or "",
+                description=f"{project.name}: svc shop backoffice",
+            )
+            changes = {
+                "repo_host_repo": repo.full_name,
+                "repo_host_branch": repo.default_branch,
+                "repo_host_url": repo.html_url,
+            }
+        self._advance(project, "repo_host_creating_repo", "repo_host_pushing_template", execution, **changes)
+        return "repo_host_pushing_template"
+
+    def _repo_host_pushing_template(self, project: Project, execution: str) -> str:
+        if project.extra.get("template_commit_sha"):
+            self._advance(project, "repo_host_pushing_template", "host_triggering_build", execution)
+            return "host_triggering_build"
+        github, _ = self._github(project)
+        assert project.repo_host_repo and project.repo_host_branch
+        owner, name = project.repo_host_repo.split("/", 1)
+        head = github.commit_info(owner, name, project.repo_host_branch)
+        if head["message"].split("\n", 1)[0] == TEMPLATE_SUBJECT:
+            sha = head["sha"]  # pushed by an earlier attempt that stopped before recording it
+        else:
+            sha = github.commit_files(
+                owner,
+                name,
+                project.repo_host_branch,
+                template_files(self._template()),
+                f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
+                parent=(head["sha"], head["tree"]),
+            )
+            crash_point("template_pushed")
+        now = int(self._clock.now())
+        self._advance(
+            project,
+            "repo_host_pushing_template",
+            "host_triggering_build",
+            execution,
+            template_commit_sha=sha,
+            last_pushed_sha=sha,
+            last_pushed_at=now,
+        )
+        return "host_triggering_build"
+
+    def _host_triggering_build(self, project: Project, execution: str) -> str:
+        if not project.repo_host_repo or not project.repo_host_branch:
+            raise PublishFailed(NO_LINKED_REPO)
+        host = self._adapters.static_host(
+            self._connections.token(project.owner_id, "static_host").access_token
+        )
+        name = repo_name(project.slug)
+        site = host.find_site(name)
+        if site is None:
+            try:
+                site = host.create_site(
+                    name=name, repo_path=project.repo_host_repo, branch=project.repo_host_branch
+                )
+            except ProviderConflict:
+                site = host.find_site(name)
+                if site is None:
+                    raise PublishFailed(f"the site name {name} is taken on the static host") from None
+            crash_point("site_created")
+        elif (site.get("build_settings") or {}).get("repo_path") != project.repo_host_repo:
+            site = host.link_repo(
+                site["id"], repo_path=project.repo_host_repo, branch=project.repo_host_branch
+            )
+        host.set_env(site["account_id"], site["id"], self._site_environment(project))
+        build = host.start_build(site["id"])
+        self._advance(
+            project,
+            "host_triggering_build",
+            "ready",
+            execution,
+            static_site_id=site["id"],
+            live_url=site.get("ssl_url") or site.get("url"),
+            last_deploy_id=build.get("deploy_id"),
+            last_deploy_at=int(self._clock.now()),
+            build_status="building",
+        )
+        return "ready"
+
+    def _site_environment(self, project: Project) -> dict[str, str]:
+        project = self._projects.get(project.id, consistent=True)
+        ref = project.db_project_ref or ""
+        env = {"SUPABASE_URL": f"https://{ref}.supabase.co", "SUPABASE_ANON_KEY": project.db_public_key or ""}
+        if project.db_privileged_key:
+            env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
+                project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
+            )
+        if project.extra.get("db_password"):
+            password = self._envelope.decrypt_text(
+                project.extra["db_password"], {"project_id": project.id, "kind": "db_password"}
+            )
+            env["DATABASE_URL"] = f"postgresql://postgres:{password}@db.{ref}.supabase.co:5432/postgres"
+        return env
+
+
+def _error_message(error: dict[str, Any] | None) -> str:
+    if not isinstance(error, dict):
+        return "the publish run failed"
+    cause = error.get("Cause")
+    if isinstance(cause, str):
+        import json
+
+        try:
+            parsed = json.loads(cause)
+            if isinstance(parsed, dict) and isinstance(parsed.get("errorMessage"), str):
+                return parsed["errorMessage"][:1000]
+        except ValueError:
+            return cause[:1000]
+    return str(error.get("Error") or "the publish run failed")[:200]

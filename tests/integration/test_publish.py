@@ -1,0 +1,144 @@
+"""The publish sequence: the provision route starts the real state machine (moto executes it and calls our
+publish-steps function), the stages run against the sandbox, and the results are checked at the providers."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import httpx
+import psycopg
+import pytest
+
+from svc_shared import services
+from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
+
+
+def connect(api, provider: str) -> None:
+    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
+    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
+    assert api.get("/api/oauth/callback", params=params).status == 200
+
+
+@pytest.fixture
+def merchant(api, provider_env, demo_user):
+    api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
+    for provider in ("repo_host", "db_host", "static_host"):
+        connect(api, provider)
+    project = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Candle Shop",
+    )
+    return {"api": api, "project": project, "user": demo_user, "env": provider_env}
+
+
+def provision(api, project_id: str, action: str = "start"):
+    return api.post(f"/api/projects/{project_id}/provision", json_body={"action": action})
+
+
+def wait_until_done(api, project_id: str, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < deadline:
+        report = provision(api, project_id, "status").json()
+        seen.append(report["stage"])
+        if report["status"] in ("ready", "failed"):
+            return {**report, "seen": seen}
+        time.sleep(0.3)
+    pytest.fail(f"publish did not finish: stages seen {seen}")
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
+    api, project, env = merchant["api"], merchant["project"], merchant["env"]
+    first = provision(api, project.id)
+    assert first.status == 200, first.text
+    assert first.json()["stage"] == "db_creating"
+    report = wait_until_done(api, project.id)
+    assert report["status"] == "ready", report["error"]
+    assert report["done"] is True
+    stored = services.projects().get(project.id)
+    assert stored.db_project_ref and stored.db_public_key and stored.db_privileged_key.startswith("v1.")
+    assert stored.repo_host_repo.endswith("/svc-" + stored.slug)
+    assert stored.repo_host_branch == "main"
+    assert stored.last_pushed_sha == stored.extra["template_commit_sha"]
+    assert stored.static_site_id and stored.live_url
+
+    # The repository: the initial commit, then exactly one template commit with the whole tree.
+    token = services.connections().token(merchant["user"].id, "repo_host").access_token
+    sandbox = env["sandbox"].url
+    clone = tmp_path / "repo"
+    git(
+        "clone",
+        "-q",
+        f"{sandbox.replace('http://', f'http://x-access-token:{token}@')}/github/git/{stored.repo_host_repo}.git",
+        str(clone),
+    )
+    log = git("-C", str(clone), "log", "--format=%H%x00%B%x00").split("\x00\n")
+    commits = [c for c in log if c.strip()]
+    assert len(commits) == 2
+    sha, message = commits[0].split("\x00")[:2]
+    assert sha == stored.last_pushed_sha
+    assert message.startswith(f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}")
+    assert (clone / "template.yaml").is_file() and (clone / "migrations" / "0001_core.sql").is_file()
+
+    # The database: every backoffice migration applied once.
+    details = httpx.get(f"{sandbox}/__admin/supabase/projects/{stored.db_project_ref}").json()
+    with psycopg.connect(details["database_url"]) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions[:5] == ["0001", "0002", "0003", "0004", "0005"]
+        assert conn.execute("SELECT to_regclass('public.products') IS NOT NULL").fetchone()[0]
+
+    # The site: linked to the repository, environment set, a deploy that becomes ready.
+    from svc_shared.providers.static_host import StaticHost
+
+    host = StaticHost(
+        env["STATIC_HOST_API_URL"],
+        services.connections().token(merchant["user"].id, "static_host").access_token,
+    )
+    site = host.find_site(f"svc-{stored.slug}")
+    assert site["build_settings"]["repo_path"] == stored.repo_host_repo
+    variables = host.env(site["account_id"], site["id"])
+    assert variables["SUPABASE_URL"] == f"https://{stored.db_project_ref}.supabase.co"
+    assert variables["SUPABASE_ANON_KEY"] == stored.db_public_key
+    assert "DATABASE_URL" in variables
+
+    # Publishing again does nothing more.
+    assert provision(api, project.id).json()["stage"] == "ready"
+
+
+def test_free_plan_gets_402_upgrade_required(merchant):
+    services.accounts().set_plan(merchant["user"].id, "free")
+    answer = provision(merchant["api"], merchant["project"].id)
+    assert answer.status == 402
+    body = answer.json()
+    assert body["error"] == "UPGRADE_REQUIRED"
+    assert "payant" in body["message"]
+
+
+def test_only_the_owner_can_provision(merchant):
+    services.accounts().create_user(email="other@example.com", password="other-password-1", plan="paid")
+    api = merchant["api"]
+    api.post("/logout")
+    api.post("/login", form={"email": "other@example.com", "password": "other-password-1"})
+    assert provision(api, merchant["project"].id).status == 404
+
+
+def test_no_organization_stops_at_db_creating_with_the_message(merchant):
+    sandbox = merchant["env"]["sandbox"].url
+    api = merchant["api"]
+    httpx.post(
+        f"{sandbox}/__admin/oauth/next",
+        json={"provider": "supabase", "decision": "approve", "account": "no-orgs"},
+    )
+    connect(api, "db_host")
+    provision(api, merchant["project"].id)
+    report = wait_until_done(api, merchant["project"].id)
+    assert report["status"] == "failed"
+    assert report["stage"] == "db_creating"
+    assert report["error"] == "Merchant Supabase account has no organization."
