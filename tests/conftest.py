@@ -93,6 +93,7 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
         "SESSION_SECRET_ARN": secret["ARN"],
         "SVC_ENV": "dev",
         "CHECKOUT_WEBHOOK_SECRET_ARN": checkout_webhook["ARN"],
+        "PUBLISH_STATE_MACHINE_ARN": os.environ.get("PUBLISH_STATE_MACHINE_ARN", ""),
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -1,0 +1,179 @@
+"""Reliability of the publish sequence: for every stage a provider failure (5xx, dropped connection) or a
+crash between a provider call and the record write, then the run goes on or is resumed. After every
+scenario: one db project, migrations applied once, one repository, one template commit, one site, ready.
+Results are recorded in docs/publish-reliability.md."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import threading
+import time
+
+import httpx
+import psycopg
+import pytest
+
+from svc_shared import services
+from svc_shared.publishing import TEMPLATE_SUBJECT
+
+
+def connect(api, provider: str) -> None:
+    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
+    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
+    assert api.get("/api/oauth/callback", params=params).status == 200
+
+
+@pytest.fixture
+def merchant(api, provider_env, demo_user):
+    sandbox = provider_env["sandbox"].url
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0})
+    api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
+    for provider in ("repo_host", "db_host", "static_host"):
+        connect(api, provider)
+    project = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+    )
+    yield {"api": api, "project": project, "user": demo_user, "env": provider_env, "sandbox": sandbox}
+    httpx.delete(f"{sandbox}/__admin/faults")
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
+
+
+def fault(sandbox: str, method: str, path: str, **how) -> None:
+    assert httpx.post(
+        f"{sandbox}/__admin/faults", json={"method": method, "path": path, **how}
+    ).status_code in (200, 201)
+
+
+def provision(api, project_id: str, action: str = "start") -> dict:
+    answer = api.post(f"/api/projects/{project_id}/provision", json_body={"action": action})
+    assert answer.status == 200, answer.text
+    return answer.json()
+
+
+def run_to_end(api, project_id: str, timeout: float = 90.0) -> dict:
+    provision(api, project_id)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        report = provision(api, project_id, "status")
+        if report["status"] in ("ready", "failed"):
+            return report
+        time.sleep(0.3)
+    pytest.fail("publish did not finish")
+
+
+def assert_published_once(merchant) -> None:
+    project = services.projects().get(merchant["project"].id)
+    assert project.extra["publish_stage"] == "ready"
+    sandbox, user_id = merchant["sandbox"], merchant["user"].id
+    name = f"svc-{project.slug}"
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.static_host import StaticHost
+
+    db = DbHost(
+        merchant["env"]["DB_HOST_API_URL"], services.connections().token(user_id, "db_host").access_token
+    )
+    assert [p["name"] for p in db.projects()].count(name) == 1
+    details = httpx.get(f"{sandbox}/__admin/supabase/projects/{project.db_project_ref}").json()
+    with psycopg.connect(details["database_url"]) as conn:
+        rows = conn.execute(
+            "SELECT version, count(*) FROM schema_migrations GROUP BY version ORDER BY version"
+        ).fetchall()
+    assert [v for v, _ in rows][:5] == ["0001", "0002", "0003", "0004", "0005"]
+    assert all(n == 1 for _, n in rows)
+    repos = httpx.get(f"{sandbox}/__admin/github/repos").json()["repositories"]
+    assert [r["full_name"] for r in repos].count(project.repo_host_repo) == 1
+    token = services.connections().token(user_id, "repo_host").access_token
+    url = f"{sandbox.replace('http://', f'http://x-access-token:{token}@')}/github/git/{project.repo_host_repo}.git"
+    with tempfile.TemporaryDirectory() as clone:
+        subprocess.run(["git", "clone", "-q", "--bare", url, clone], capture_output=True, check=True)
+        history = subprocess.run(
+            ["git", "--git-dir", clone, "log", "--format=%s"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    assert history.count(TEMPLATE_SUBJECT) == 1
+    assert len(history) == 2
+    host = StaticHost(
+        merchant["env"]["STATIC_HOST_API_URL"],
+        services.connections().token(user_id, "static_host").access_token,
+    )
+    assert host.find_site(name) is not None
+    sites = httpx.get(
+        f"{merchant['env']['STATIC_HOST_API_URL']}/sites",
+        params={"filter": "all"},
+        headers={
+            "Authorization": f"Bearer {services.connections().token(user_id, 'static_host').access_token}"
+        },
+    ).json()
+    assert [s["name"] for s in sites].count(name) == 1
+
+
+TRANSIENT = [
+    ("db_creating 5xx", "POST", "/supabase/v1/projects", {"status": 503}),
+    ("db_creating dropped", "POST", "/supabase/v1/projects", {"drop": True}),
+    ("db_waiting_ready 5xx", "GET", "/supabase/v1/projects/*", {"status": 502}),
+    ("migrations 5xx", "POST", "/supabase/v1/projects/*/database/query", {"status": 500}),
+    ("repo create 5xx", "POST", "/github/api/user/repos", {"status": 502}),
+    ("repo create dropped", "POST", "/github/api/user/repos", {"drop": True}),
+    ("template tree 5xx", "POST", "/github/api/repos/*/*/git/trees", {"status": 500}),
+    ("template ref update dropped", "PATCH", "/github/api/repos/*/*/git/refs/heads/*", {"drop": True}),
+    ("site create 5xx", "POST", "/netlify/api/v1/sites", {"status": 503}),
+    ("build start dropped", "POST", "/netlify/api/v1/sites/*/builds", {"drop": True}),
+]
+
+
+@pytest.mark.parametrize(("scenario", "method", "path", "how"), TRANSIENT, ids=[t[0] for t in TRANSIENT])
+def test_a_transient_provider_failure_is_retried_to_ready(merchant, scenario, method, path, how):
+    fault(merchant["sandbox"], method, path, times=1, **how)
+    report = run_to_end(merchant["api"], merchant["project"].id)
+    assert report["status"] == "ready", report
+    assert_published_once(merchant)
+
+
+@pytest.mark.parametrize("point", ["db_created", "template_pushed", "site_created"])
+def test_a_crash_after_the_provider_call_is_retried_without_duplicates(merchant, monkeypatch, point):
+    monkeypatch.setenv("SVC_CRASH_POINTS", point)
+    report = run_to_end(merchant["api"], merchant["project"].id)
+    assert report["status"] == "ready", report
+    assert_published_once(merchant)
+
+
+def test_a_lasting_failure_stops_at_its_stage_and_publishing_again_resumes_there(merchant):
+    fault(merchant["sandbox"], "POST", "/github/api/repos/*/*/git/commits", status=500, times=20)
+    report = run_to_end(merchant["api"], merchant["project"].id)
+    assert report["status"] == "failed"
+    assert report["stage"] == "repo_host_pushing_template"
+    assert (
+        report["error"]
+        == "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
+    )
+    httpx.delete(f"{merchant['sandbox']}/__admin/faults")
+    resumed = run_to_end(merchant["api"], merchant["project"].id)
+    assert resumed["status"] == "ready"
+    assert_published_once(merchant)
+
+
+def test_two_provision_calls_at_the_same_moment_start_one_execution(merchant, app_env):
+    api, project = merchant["api"], merchant["project"]
+    answers = []
+    barrier = threading.Barrier(2)
+
+    def press():
+        barrier.wait()
+        answers.append(api.post(f"/api/projects/{project.id}/provision", json_body={}).status)
+
+    threads = [threading.Thread(target=press) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == [200, 200]
+    from svc_shared import aws
+
+    executions = aws.client("stepfunctions").list_executions(
+        stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"]
+    )["executions"]
+    assert len([e for e in executions if e["name"].startswith(project.id)]) == 1
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert_published_once(merchant)
