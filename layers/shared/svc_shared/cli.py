@@ -21,7 +21,8 @@ from svc_shared.errors import DomainError
 LOCAL_AWS_PORT = "4566"
 
 
-def _table_name(args: argparse.Namespace) -> str:
+def _environment(args: argparse.Namespace) -> dict[str, str]:
+    """The app table and the publish state machine of the chosen environment."""
     if args.local:
         os.environ.setdefault(
             "AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}"
@@ -35,7 +36,10 @@ def _table_name(args: argparse.Namespace) -> str:
         import svc_local  # development install only
         from svc_local.template import Template
 
-        return Template(Path(svc_local.__file__).parents[2] / "template.yaml").tables()[0].table_name
+        template = Template(Path(svc_local.__file__).parents[2] / "template.yaml")
+        tables = {t.logical_id: t.table_name for t in template.tables()}
+        machines = template.state_machines()
+        return {"table": tables["AppTable"], "state_machine": machines[0].arn if machines else ""}
     if args.stack:
         from svc_shared import aws
 
@@ -43,11 +47,11 @@ def _table_name(args: argparse.Namespace) -> str:
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
         if "AppTableName" not in outputs:
             raise SystemExit(f"stack {args.stack} has no AppTableName output")
-        return outputs["AppTableName"]
+        return {"table": outputs["AppTableName"], "state_machine": outputs.get("PublishStateMachineArn", "")}
     name = args.table or os.environ.get("TABLE_NAME")
     if not name:
         raise SystemExit("say which environment: --local, --stack NAME, --table NAME or TABLE_NAME")
-    return name
+    return {"table": name, "state_machine": os.environ.get("PUBLISH_STATE_MACHINE_ARN", "")}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -75,12 +79,56 @@ def _parser() -> argparse.ArgumentParser:
     set_password = users.add_parser("set-password", help="set a user's password")
     set_password.add_argument("--email", required=True)
     set_password.add_argument("--password", help="prompted for when omitted")
+
+    publish = groups.add_parser("publish", help="the publish sequence of a project").add_subparsers(
+        dest="action", required=True
+    )
+    status = publish.add_parser("status", help="the recorded stage, status and error")
+    status.add_argument("project_id")
+    resume = publish.add_parser(
+        "resume", help="start the state machine again: it resumes at the recorded stage"
+    )
+    resume.add_argument("project_id")
     return parser
+
+
+def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
+    from svc_shared import aws
+    from svc_shared.clock import system_clock
+    from svc_shared.projects import Projects
+
+    project = Projects(Table(env["table"]), system_clock).get(args.project_id, consistent=True)
+    report = {
+        "project_id": project.id,
+        "stage": project.extra.get("publish_stage"),
+        "status": project.extra.get("publish_status"),
+        "error": project.extra.get("publish_error"),
+        "execution": project.extra.get("publish_execution_arn") or project.extra.get("publish_execution"),
+    }
+    if args.action == "resume":
+        if not env["state_machine"]:
+            raise SystemExit("no publish state machine in this environment (PUBLISH_STATE_MACHINE_ARN)")
+        started = aws.client("stepfunctions").start_execution(
+            stateMachineArn=env["state_machine"],
+            name=f"{project.id}-manual-{int(system_clock.now())}",
+            input=json.dumps({"projectId": project.id}),
+        )
+        report["execution"] = started["executionArn"]
+        report["resumed"] = True
+    print(json.dumps(report, indent=2))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    accounts = Accounts(Table(_table_name(args)))
+    env = _environment(args)
+    if args.group == "publish":
+        try:
+            return _publish(args, env)
+        except DomainError as exc:
+            print(f"error: {exc.message}", file=sys.stderr)
+            return 1
+    accounts = Accounts(Table(env["table"]))
     try:
         if args.action == "create":
             password = args.password or getpass.getpass("Password: ")
