@@ -71,6 +71,8 @@ def test_sample_event_is_a_consistent_rest_proxy_event(name: str) -> None:
         assert query is None
     else:
         assert {k: v[-1] for k, v in multi_query.items()} == query
+    names = [part[1:-1].rstrip("+") for part in event["resource"].split("/") if part.startswith("{")]
+    assert sorted(event["pathParameters"] or {}) == sorted(names), "pathParameters must fill the resource"
     content_type = {k.lower(): v for k, v in event["headers"].items()}.get("content-type", "")
     if event["body"]:
         assert content_type, "an event with a body needs a Content-Type header"
