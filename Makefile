@@ -130,7 +130,9 @@ check: $(VENV_STAMP)
 # (pip download --platform manylinux2014_aarch64 --only-binary=:all:). The python3.11 runtime is Amazon
 # Linux 2 (glibc 2.26), so only manylinux2014/_2_17 wheels qualify; a dependency without one fails the build
 # (`--use-container` needs Docker and would have to compile from an sdist, where there is one).
-build: $(SAM_STAMP)
+# The publish function pushes the backoffice tree: it is bundled into the shared layer first.
+build: $(SAM_STAMP) $(VENV_STAMP)
+	$(PY) -m svc_local.bundle
 	$(OFFLINE_AWS) $(SAM) build --template-file template.yaml
 
 # The backoffice is its own SAM application (backoffice/template.yaml), built into .aws-sam/backoffice/.

@@ -8,7 +8,7 @@ import uuid
 
 import jwt
 import pytest
-from conftest import AUDIENCE, ISSUER, Client, invoke
+from bohelpers import AUDIENCE, ISSUER, Client, invoke
 
 from svc_backoffice import handoff, sessions
 

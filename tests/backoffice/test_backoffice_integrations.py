@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import AUDIENCE
+from bohelpers import AUDIENCE
 
 from svc_backoffice import config
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import ADMIN_URL
+from bohelpers import ADMIN_URL
 
 from svc_backoffice import migrate, openapi, route_table
 from svc_local.template import Template
@@ -100,7 +100,7 @@ def test_requirements_repeat_the_package_pins():
 
 
 def test_openapi_is_served(db):
-    from conftest import invoke
+    from bohelpers import invoke
 
     answer = invoke("GET", "/openapi.json")
     assert answer.status == 200

@@ -9,7 +9,7 @@ import uuid
 
 import psycopg
 import pytest
-from conftest import Client
+from bohelpers import Client
 
 from svc_backoffice.db import Database, use_database
 

@@ -11,7 +11,7 @@ import time
 import uuid
 
 import pytest
-from conftest import Client
+from bohelpers import Client
 
 from svc_backoffice import config, sealing
 

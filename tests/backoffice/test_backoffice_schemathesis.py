@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
-from conftest import invoke  # noqa: E402
+from bohelpers import invoke  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 MAX_EXAMPLES = 12
@@ -46,7 +46,7 @@ def test_no_generated_request_causes_a_server_error(db, staff):
     operations = [op.ok() for op in schema.get_all_operations()]
     assert len(operations) >= 94
     # Configure every payment provider, so generated webhook calls reach the signature checks.
-    from conftest import Client
+    from bohelpers import Client
 
     owner = Client(staff["owner"]["cookie"])
     for kind in ("card", "wallet-a", "wallet-b", "mobile-money"):

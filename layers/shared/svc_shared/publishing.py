@@ -95,17 +95,17 @@ _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".aw
 
 
 def template_root() -> Path:
-    """The backoffice tree publishing pushes: BACKOFFICE_TEMPLATE_DIR, the bundle `make build` puts beside the
-    publish function, or the repository's backoffice/ in development."""
+    """The backoffice tree publishing pushes: BACKOFFICE_TEMPLATE_DIR, the repository's backoffice/ in
+    development, or the copy `make build` bundles into the layer for the deployed function."""
     configured = os.environ.get("BACKOFFICE_TEMPLATE_DIR")
     if configured:
         return Path(configured)
-    bundled = Path(__file__).resolve().parent / "backoffice_template"
-    if bundled.is_dir():
-        return bundled
     for parent in Path(__file__).resolve().parents:
         if (parent / "backoffice" / "template.yaml").is_file():
             return parent / "backoffice"
+    bundled = Path(__file__).resolve().parent / "backoffice_template"
+    if bundled.is_dir():
+        return bundled
     raise PublishFailed("the backoffice template is not available to this function")
 
 
