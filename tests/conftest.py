@@ -4,6 +4,7 @@ template.yaml, a configured environment for the functions, and a movable clock."
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import uuid
@@ -55,6 +56,13 @@ def moto_endpoint() -> Iterator[str]:
     server.stop()
 
 
+@functools.cache
+def _state_machines():
+    from svc_local.template import Template
+
+    return Template(TEMPLATE).state_machines()
+
+
 @pytest.fixture(scope="session")
 def table_specs():
     """Every DynamoDB table of template.yaml, by logical id."""
@@ -66,13 +74,23 @@ def table_specs():
 @pytest.fixture
 def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh app table (from template.yaml), session secret and settings for the functions."""
-    from svc_shared import services
+    from svc_shared import aws, services
 
+    # moto's state is global to the process: another embedded AWS started by a test resets it, so the state
+    # machine is (re)created when missing.
+    sfn = aws.client("stepfunctions")
+    existing = {m["name"] for m in sfn.list_state_machines()["stateMachines"]}
+    for machine in _state_machines():
+        if machine.name not in existing:
+            sfn.create_state_machine(
+                name=machine.name,
+                definition=json.dumps(machine.definition),
+                roleArn=machine.role_arn,
+                type=machine.type,
+            )
     suffix = uuid.uuid4().hex[:8]
     names = {logical: f"{spec.table_name}-{suffix}" for logical, spec in table_specs.items()}
     table_name = names["AppTable"]
-    from svc_shared import aws
-
     dynamodb = aws.client("dynamodb")
     for logical, spec in table_specs.items():
         dynamodb.create_table(**{**spec.create_kwargs, "TableName": names[logical]})
@@ -188,6 +206,11 @@ def sandbox(sandbox_credentials, tmp_path_factory):
     )
     with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
         yield running
+    from svc_shared.providers import http as provider_http
+
+    for client in provider_http._clients.values():
+        client.close()
+    provider_http._clients.clear()
     supabase = next(p for p in providers if isinstance(p, Supabase))
     import psycopg
 

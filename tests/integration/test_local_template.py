@@ -132,7 +132,12 @@ def test_platform_template_routes_and_tables():
         "handler",
     )
     assert "image/*" in login.binary_media_types
-    (table,) = template.tables()
-    assert table.table_name == "svc-dev-app"
-    assert table.ttl_attribute == "expires_at"
+    tables = {t.logical_id: t for t in template.tables()}
+    assert tables["AppTable"].table_name == "svc-dev-app"
+    assert tables["AppTable"].ttl_attribute == "expires_at"
+    assert tables["OAuthTokensTable"].table_name == "svc-dev-oauth_tokens"
+    assert [k["AttributeName"] for k in tables["OAuthTokensTable"].create_kwargs["KeySchema"]] == [
+        "user_id",
+        "provider",
+    ]
     assert {"TABLE_NAME", "PUBLIC_BASE_URL", "SESSION_SECRET_ARN"} <= set(template.env_var_names())
