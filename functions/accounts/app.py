@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
@@ -74,6 +75,19 @@ def workspaces() -> Response:
     user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
     spaces = services.accounts().list_workspaces(user.id)
     return web.json_response(200, {"workspaces": [w.public() for w in spaces]})
+
+
+@app.get("/backoffice/sso")
+def backoffice_sign_in() -> Response:
+    """Open a project's backoffice signed in (owner or workspace member): a redirect with a 60 s token."""
+    settings = get_settings()
+    project_id = app.current_event.get_query_string_value("project") or ""
+    user_id = services.sessions().resolve(web.cookie(app, SESSION_COOKIE))
+    if user_id is None:
+        target = f"/backoffice/sso?{urlencode({'project': project_id})}"
+        return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': target})}")
+    user = services.accounts().get_user(user_id)
+    return web.redirect(services.handoffs().sign_in_url(user, project_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

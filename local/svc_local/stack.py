@@ -8,6 +8,7 @@ import contextlib
 import http.client
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -68,6 +69,8 @@ class LocalStack:
         self.sandbox: Sandbox | None = None
         self.postgres: Postgres | None = None
         self.urls: dict[str, str] = {}
+        self.backoffice: subprocess.Popen[str] | None = None
+        self.demo_project_id: str | None = None
         self._stop_lock = threading.Lock()
 
     def start(self) -> None:
@@ -94,6 +97,7 @@ class LocalStack:
         self.aws.start()
         self.postgres = Postgres(self.state.path / "pg", self.database_url)
         database_url = self.postgres.start()
+        self.backoffice = self._start_backoffice(database_url)
         # The provider sandbox: its credentials are generated once per state directory; db_host projects get
         # their databases on the same PostgreSQL server.
         credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")
@@ -136,16 +140,80 @@ class LocalStack:
         # The local stack encrypts with LOCAL_MASTER_KEY; a KMS key id as well would be ambiguous.
         os.environ.pop("KMS_KEY_ID", None)
         os.environ.pop("AWS_SESSION_TOKEN", None)
+        environment["HANDOFF_PRIVATE_KEY_ARN"] = self.aws.ensure_secret(
+            "svc-local/handoff-signing-key", self.state.handoff_key()
+        )
         os.environ.update(environment)
         self.seed_demo_users()
+        backoffice_url = self._backoffice_ready()
+        self.seed_demo_store(backoffice_url)
 
         gateway.start()
         self.urls = {
+            "backoffice": backoffice_url,
             "gateway": gateway.url,
             "aws": self.aws.endpoint_url,
             "sandbox": self.sandbox.url,
             "postgres": database_url,
         }
+
+    def _start_backoffice(self, database_url: str) -> subprocess.Popen[str]:
+        """The demo store's backoffice runs in a process of its own (its functions have their own settings)."""
+        from svc_shared.handoff import public_key_pem
+
+        env = {
+            **os.environ,
+            "SVC_BACKOFFICE_PORT": os.environ.get("SVC_BACKOFFICE_PORT", "3001"),
+            "SVC_BACKOFFICE_DATABASE_SERVER": database_url,
+            "SVC_BACKOFFICE_OWNER": os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL),
+            "HANDOFF_PUBLIC_KEY": public_key_pem(self.state.handoff_key()),
+            "SESSION_SECRET": self.state.random("backoffice-session.key"),
+            "FIELD_ENCRYPTION_KEY": self.state.random("backoffice-field.key"),
+            "COOKIE_SECURE": "false",
+        }
+        for name in ("SESSION_SECRET_ARN", "SESSION_TTL_SECONDS", "DATABASE_URL"):
+            env.pop(name, None)
+        return subprocess.Popen(
+            [sys.executable, "-m", "svc_local.backoffice"], env=env, stdout=subprocess.PIPE, text=True
+        )
+
+    def _backoffice_ready(self, timeout: float = 60.0) -> str:
+        assert self.backoffice is not None and self.backoffice.stdout is not None
+        url = ""
+        deadline = time.monotonic() + timeout
+        for line in self.backoffice.stdout:
+            name, _, value = line.strip().partition(" ")
+            if name == "backoffice":
+                url = value.strip()
+            if line.strip() == "ready" or time.monotonic() > deadline:
+                break
+        if not url:
+            raise OSError(f"the demo store backoffice did not start (exit {self.backoffice.poll()})")
+        threading.Thread(target=self.backoffice.stdout.read, daemon=True).start()
+        return url
+
+    def seed_demo_store(self, backoffice_url: str) -> None:
+        """The paid demo user's demo store: a project whose backoffice is the one this stack serves."""
+        from svc_shared import errors, services
+
+        marker = self.state.path / "demo-project-id"
+        project_id = marker.read_text().strip() if marker.is_file() else ""
+        projects = services.projects()
+        try:
+            project = projects.get(project_id) if project_id else None
+        except errors.NotFound:
+            project = None
+        if project is None:
+            owner = services.accounts().get_user_by_email(os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL))
+            project = projects.create(
+                owner_id=owner.id,
+                workspace_id=owner.default_workspace_id,
+                name="Demo ceramics store",
+                prompt="A ceramics studio selling mugs, bowls and vases (the demo store)",
+            )
+            marker.write_text(project.id)
+        projects.update(project, {"backoffice_url": backoffice_url})
+        self.demo_project_id = project.id
 
     def _provider_settings(self, credentials: SandboxCredentials) -> dict[str, str]:
         """OAuth client ids, and the ARNs of the provider secrets stored in the embedded Secrets Manager."""
@@ -240,12 +308,21 @@ class LocalStack:
             f"{env.get('SVC_DEMO_PASSWORD', DEMO_PASSWORD)} (paid)",
             f"demo      {env.get('SVC_DEMO_FREE_EMAIL', DEMO_FREE_EMAIL)} / "
             f"{env.get('SVC_DEMO_FREE_PASSWORD', DEMO_FREE_PASSWORD)} (free)",
+            f"backoffice {self.urls['backoffice']}",
+            f"sign-in   {self.urls['gateway']}/backoffice/sso?project={self.demo_project_id} (demo store owner)",
         ]
         print("\n".join(lines), file=self.out, flush=True)
 
     def stop(self) -> None:
         """Stop in reverse order; embedded AWS writes its state before it stops. Safe to call twice."""
         with self._stop_lock:
+            if self.backoffice is not None and self.backoffice.poll() is None:
+                self.backoffice.terminate()
+                try:
+                    self.backoffice.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.backoffice.kill()
+            self.backoffice = None
             for service in (self.gateway, self.sandbox, self.aws, self.postgres):
                 if service is None:
                     continue

@@ -51,6 +51,7 @@ def start_stack(
         "SVC_PORT": "0",
         "SVC_AWS_PORT": "0",
         "SVC_SANDBOX_PORT": "0",
+        "SVC_BACKOFFICE_PORT": "0",
         **(extra_env or {}),
     }
     for name in ("DATABASE_URL", "AWS_ENDPOINT_URL", "MOTO_PORT", "TABLE_NAME", "KMS_KEY_ID"):

@@ -218,3 +218,27 @@ def test_free_plan_user_gets_402_on_provision(gateway):
     with signed_in(gateway, "free@svc.local", "free-password-123") as browser:
         answer = browser.post("/api/projects/not-a-project/provision", json={})
         assert answer.status_code in (402, 404)
+
+
+def test_demo_store_backoffice_opens_signed_in_from_the_platform(gateway, stack):
+    """The printed sign-in link: platform session -> 60 s hand-off token -> backoffice session cookie."""
+    link = stack.services["sign-in"].split(" ")[0]
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as browser:
+        handoff = browser.get(link)
+        assert handoff.status_code == 303
+        sso = browser.get(handoff.headers["location"])
+        assert sso.status_code == 302
+        assert "svc_session" in sso.cookies
+        backoffice = stack.services["backoffice"]
+        products = browser.get(f"{backoffice}/api/products").json()["items"]
+        assert {p["sku"] for p in products} >= {"MUG-001", "BWL-001"}
+        replay = browser.get(handoff.headers["location"])  # the same token a second time
+        assert replay.status_code == 302
+        assert "signed-out" in replay.headers["location"]
+
+
+def test_backoffice_sign_in_link_needs_a_platform_session(gateway, stack):
+    link = stack.services["sign-in"].split(" ")[0]
+    answer = httpx.get(link, timeout=10)
+    assert answer.status_code == 303
+    assert "/login?next=" in answer.headers["location"]

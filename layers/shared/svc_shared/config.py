@@ -51,6 +51,7 @@ class Settings(BaseModel):
     checkout_api_url: str = Field(default="https://api.stripe.com", alias="CHECKOUT_API_URL")
     checkout_secret_key_arn: str = Field(default="", alias="CHECKOUT_SECRET_KEY_ARN")
     checkout_webhook_secret_arn: str = Field(default="", alias="CHECKOUT_WEBHOOK_SECRET_ARN")
+    handoff_private_key_arn: str = Field(default="", alias="HANDOFF_PRIVATE_KEY_ARN")
     publish_state_machine_arn: str = Field(default="", alias="PUBLISH_STATE_MACHINE_ARN")
     builder_api_url: str = Field(default="", alias="BUILDER_API_URL")
     builder_api_key_arn: str = Field(default="", alias="BUILDER_API_KEY_ARN")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from svc_shared.credits import Credits
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
+    from svc_shared.handoff import Handoffs
     from svc_shared.integrations import Integrations
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
@@ -279,6 +280,15 @@ def provisioning() -> Provisioning:
         sfn=lambda: aws.client("stepfunctions"),
         state_machine_arn=get_settings().publish_state_machine_arn,
     )
+
+
+@functools.cache
+def handoffs() -> Handoffs:
+    from svc_shared.handoff import Handoffs
+    from svc_shared.secrets import get_secret
+
+    arn = get_settings().handoff_private_key_arn
+    return Handoffs(projects(), accounts(), clock(), lambda: get_secret(arn))
 
 
 def workspace_url(project_id: str) -> str:

@@ -1,0 +1,85 @@
+"""Single sign-on into a project's backoffice: a 60-second EdDSA token the backoffice verifies with the
+platform's public key (it never holds the private one). Claims as backoffice/shared/svc_backoffice/handoff.py
+expects: iss, aud (the backoffice URL), sub (email), role, iat, exp, jti."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from urllib.parse import urlencode
+
+from svc_shared.accounts import Accounts, User
+from svc_shared.clock import Clock
+from svc_shared.errors import Conflict, NotFound
+from svc_shared.projects import Projects
+
+ISSUER = "svc-platform"
+LIFETIME = 60
+# A workspace role becomes a backoffice role the first time its holder signs in there.
+ROLE_BY_WORKSPACE_ROLE = {"owner": "owner", "admin": "admin", "member": "editor"}
+
+
+def public_key_pem(private_pem: str) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+def new_private_key_pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return (
+        Ed25519PrivateKey.generate()
+        .private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        .decode()
+    )
+
+
+class Handoffs:
+    def __init__(self, projects: Projects, accounts: Accounts, clock: Clock, private_key: Any) -> None:
+        self._projects = projects
+        self._accounts = accounts
+        self._clock = clock
+        self._private_key = private_key  # a callable returning the PEM, read only when needed
+
+    def sign_in_url(self, user: User, project_id: str, next_path: str = "/") -> str:
+        """Where to send the user's browser: the backoffice's /auth/sso with a fresh token, for the project's
+        owner or a member of its workspace (anyone else: not found)."""
+        import jwt
+
+        project = self._projects.get(project_id)
+        if project.owner_id == user.id:
+            role = "owner"
+        else:
+            try:
+                role = ROLE_BY_WORKSPACE_ROLE[self._accounts.get_workspace(user, project.workspace_id).role]
+            except NotFound:
+                raise NotFound("project not found") from None
+        audience = project.extra.get("backoffice_url")
+        if not audience:
+            raise Conflict(
+                "This project's backoffice has no URL yet: deploy the backoffice from its repository first."
+            )
+        now = int(self._clock.now())
+        token = jwt.encode(
+            {
+                "iss": ISSUER,
+                "aud": audience,
+                "sub": user.email,
+                "role": role,
+                "iat": now,
+                "exp": now + LIFETIME,
+                "jti": str(uuid.uuid4()),
+            },
+            self._private_key(),
+            algorithm="EdDSA",
+        )
+        return f"{audience}/auth/sso?{urlencode({'token': token, 'next': next_path})}"
