@@ -76,7 +76,7 @@ def test_message_completes_with_a_visible_commit(builder: Builder, repo):
     assert done["status"] == "complete"
     assert done["response"]
     assert github.head(owner, name, "main")[0] == done["commit_sha"]
-    notes = github.file(owner, name, "BUILDER_NOTES.md", "main").decode()
+    notes = github.file(owner, name, "BUILDER_NOTES.md", "main")[0].decode()
     assert "Make the header green" in notes
 
     follow_up = send(builder, repo, "Now the footer", "k-2", session=sent["edit_session_id"])
