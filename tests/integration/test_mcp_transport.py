@@ -28,6 +28,7 @@ def test_missing_token_is_401_with_discovery_challenge(api):
     assert challenge.startswith("Bearer ")
     assert f'resource_metadata="{BASE}/.well-known/oauth-protected-resource/mcp"' in challenge
     assert 'scope="mcp:all"' in challenge
+    assert f'token_endpoint="{BASE}/oauth/token"' in challenge
     assert "invalid_token" not in challenge
     assert answer.json()["error"]["code"] == -32001
 

@@ -50,7 +50,12 @@ def protected_resource(base_url: str) -> dict[str, Any]:
 
 def www_authenticate(base_url: str, *, token_sent: bool) -> str:
     """The challenge /mcp answers a missing or bad token with."""
-    parts = [f'resource_metadata="{resource_metadata_url(base_url)}"', f'scope="{SCOPE}"']
+    # resource_metadata is what MCP clients follow; the token endpoint is named too, as the spec asks.
+    parts = [
+        f'resource_metadata="{resource_metadata_url(base_url)}"',
+        f'scope="{SCOPE}"',
+        f'token_endpoint="{base_url}/oauth/token"',
+    ]
     if token_sent:
         parts.append('error="invalid_token"')
         parts.append('error_description="The access token is missing, expired or revoked."')
