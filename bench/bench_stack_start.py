@@ -1,0 +1,83 @@
+"""Start-to-ready time of the local stack (`python -m svc_local`, as `make dev` runs it, embedded PostgreSQL):
+a first start on an empty state directory, then restarts on the same state. Target: under 5 s after the first
+install (recorded, not asserted)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from harness import Context, Result, benchmark, median
+
+
+def _start(root: Path, state: Path) -> float:
+    env = {
+        **os.environ,
+        "SVC_STATE_DIR": str(state),
+        "SVC_PORT": "0",
+        "SVC_AWS_PORT": "0",
+        "SVC_SANDBOX_PORT": "0",
+        "SVC_BACKOFFICE_PORT": "0",
+    }
+    for name in ("DATABASE_URL", "AWS_ENDPOINT_URL", "MOTO_PORT", "TABLE_NAME"):
+        env.pop(name, None)
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "svc_local"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    took = -1.0
+    for line in process.stdout:
+        if line.strip() == "ready":
+            took = time.monotonic() - started
+            break
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=60)
+    process.stdout.close()
+    if took < 0:
+        raise RuntimeError(f"the stack exited with {process.returncode} before ready")
+    return took
+
+
+@benchmark("stack-start", "Local stack: start to `ready` (make dev)")
+def stack_start(ctx: Context) -> Result:
+    restarts = 2 if ctx.quick else ctx.option("restarts", 5)
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        first = _start(ctx.root, state)
+        again = [_start(ctx.root, state) for _ in range(restarts)]
+    return Result(
+        columns=["start", "runs", "median s", "min s", "max s"],
+        rows=[
+            [
+                "first (empty state: initdb, migrations, seeding)",
+                "1",
+                f"{first:.2f}",
+                f"{first:.2f}",
+                f"{first:.2f}",
+            ],
+            [
+                "restart (same state)",
+                str(len(again)),
+                f"{median(again):.2f}",
+                f"{min(again):.2f}",
+                f"{max(again):.2f}",
+            ],
+        ],
+        notes=[
+            "From process start to the `ready` line, measured by the parent; each run stops with SIGINT (Ctrl-C).",
+            "Includes the embedded PostgreSQL, embedded AWS with the template's tables, buckets, secrets and state "
+            "machine, the provider sandbox, the demo store backoffice process and the gateway.",
+            "Target: under 5 s after the first install.",
+        ],
+    )
