@@ -61,6 +61,7 @@ class Tool:
 @dataclass
 class Registry:
     tools: dict[str, Tool] = field(default_factory=dict)
+    _definitions: list[dict[str, Any]] | None = None
 
     def tool(
         self,
@@ -74,9 +75,13 @@ class Registry:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
             self.tools[name] = Tool(name, title, description, input_model, run, **hints)
+            self._definitions = None
             return run
 
         return register
 
     def definitions(self) -> list[dict[str, Any]]:
-        return [tool.definition() for tool in self.tools.values()]
+        """The tools/list payload, built once per container (the JSON schemas never change at run time)."""
+        if self._definitions is None:
+            self._definitions = [tool.definition() for tool in self.tools.values()]
+        return self._definitions

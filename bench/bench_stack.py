@@ -1,0 +1,206 @@
+"""No benchmark here: the in-process platform that bench_mcp and bench_publish measure against.
+
+`platform(root)` starts embedded AWS (svc_local.aws.EmbeddedAws, no persistence) with template.yaml's tables,
+secrets and state machine, optionally the provider sandbox (svc_local.sandbox.Sandbox with
+svc_local.providers.build_providers), sets the functions' environment as the local stack does, creates a
+paid demo user and hands back an in-process API client (tests/apiclient.py: handlers called with real API
+Gateway proxy events). Everything it changed (os.environ, cached AWS clients and services) is put back on
+exit."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PUBLIC_BASE_URL = "http://127.0.0.1:3000"
+DATABASE_URL = os.environ.get("BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+DEMO_EMAIL = "bench@example.com"
+DEMO_PASSWORD = "bench-password-1"  # noqa: S105 - a throwaway user in a throwaway embedded AWS
+
+
+class SkewedClock:
+    """The system clock plus an offset the benchmark moves (past a rate-limit window), as tests move time."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+@dataclass
+class Platform:
+    root: Path
+    aws: Any  # svc_local.aws.EmbeddedAws
+    template: Any  # svc_local.template.Template
+    api: Any  # apiclient.ApiClient
+    env: dict[str, str]  # what was set in os.environ for the functions
+    user: Any
+    sandbox: Any = None  # svc_local.sandbox.Sandbox when asked for
+    credentials: Any = None  # svc_local.providers.SandboxCredentials
+    providers: list[Any] = field(default_factory=list)
+
+    def bearer_token(self) -> str:
+        """An access token of the demo user through the real OAuth flow (register, sign in, consent, code)."""
+        from apiclient import authorize_client
+
+        tokens = authorize_client(self.api, DEMO_EMAIL, DEMO_PASSWORD)
+        self.api.cookies.clear()
+        return str(tokens["access_token"])
+
+
+def _reset_shared_state() -> None:
+    with contextlib.suppress(ImportError):
+        from svc_shared import aws, services
+
+        services.use_clock(None)  # also forgets the built services and the settings
+        aws.reset_clients()
+    with contextlib.suppress(ImportError):
+        from svc_shared.providers import http as provider_http
+
+        for client in provider_http._clients.values():
+            client.close()
+        provider_http._clients.clear()
+
+
+@contextlib.contextmanager
+def platform(
+    root: Path,
+    *,
+    with_sandbox: bool = False,
+    project_ready_delay: float = 2.0,
+    build_delay: float = 0.3,
+    builder_delay: float = 0.2,
+) -> Iterator[Platform]:
+    tests_dir = str(root / "tests")
+    if tests_dir not in sys.path:
+        sys.path.append(tests_dir)  # apiclient.py
+    from apiclient import ApiClient
+    from svc_local.aws import EmbeddedAws
+    from svc_local.runtime import FunctionRegistry
+    from svc_local.template import Template
+
+    saved = dict(os.environ)
+    os.environ.update(
+        {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
+    )
+    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "KMS_KEY_ID"):
+        os.environ.pop(name, None)
+    template_path = root / "template.yaml"
+    template = Template(template_path, {"PublicBaseUrl": PUBLIC_BASE_URL})
+    aws = EmbeddedAws(
+        host="127.0.0.1",
+        port=0,
+        persist=False,
+        registry=FunctionRegistry(template.functions()),
+        templates=[template],
+    )
+    sandbox = None
+    providers: list[Any] = []
+    credentials = None
+    state = tempfile.TemporaryDirectory(prefix="bench-sandbox-")
+    try:
+        aws.start()
+        env = template.environment(skip={"KMS_KEY_ID"})
+        env.update(
+            {
+                "PUBLIC_BASE_URL": PUBLIC_BASE_URL,
+                "SVC_ENV": env.get("SVC_ENV", "dev"),
+                "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
+                "AWS_ENDPOINT_URL": aws.endpoint_url,
+            }
+        )
+        if with_sandbox:
+            from svc_local.providers import SandboxCredentials, base_urls, build_providers
+            from svc_local.sandbox import Sandbox
+
+            credentials = SandboxCredentials.generate()
+            providers = build_providers(
+                Path(state.name),
+                credentials,
+                database_url=DATABASE_URL,
+                project_ready_delay=project_ready_delay,
+                build_delay=build_delay,
+                builder_delay=builder_delay,
+                rate_limit_per_minute=None,
+            )
+            sandbox = Sandbox("127.0.0.1", 0, providers, quiet=True)
+            sandbox.start()
+            env.update(base_urls(sandbox.url))
+            for setting, value in {
+                "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
+                "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
+                "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
+                "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
+                "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
+                "BUILDER_API_KEY_ARN": credentials.builder_api_key,
+            }.items():
+                env[setting] = aws.ensure_secret(f"bench/{setting.lower()}", value)
+            env |= {
+                "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
+                "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
+                "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
+            }
+        os.environ.update(env)
+        _reset_shared_state()
+        from svc_shared import services
+
+        user = services.accounts().create_user(
+            email=DEMO_EMAIL, password=DEMO_PASSWORD, display_name="Bench", plan="paid"
+        )
+        api = ApiClient(template_path)
+        yield Platform(
+            root=root,
+            aws=aws,
+            template=template,
+            api=api,
+            env=env,
+            user=user,
+            sandbox=sandbox,
+            credentials=credentials,
+            providers=providers,
+        )
+    finally:
+        _reset_shared_state()
+        if sandbox is not None:
+            sandbox.stop()
+        aws.stop()
+        _drop_sandbox_databases(providers)
+        state.cleanup()
+        os.environ.clear()
+        os.environ.update(saved)
+        _reset_shared_state()
+
+
+def _drop_sandbox_databases(providers: list[Any]) -> None:
+    """The db_host projects' databases live on the machine's PostgreSQL: drop them."""
+    if not providers:
+        return
+    from svc_local.providers.supabase import Supabase
+
+    supabase = next((p for p in providers if isinstance(p, Supabase)), None)
+    names = [p["database"] for p in supabase.data["projects"].values()] if supabase else []
+    if not names:
+        return
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
