@@ -216,8 +216,10 @@ def test_publish_journey_then_every_tool(gateway, stack, merchant, tmp_path):
 
 def test_free_plan_user_gets_402_on_provision(gateway):
     with signed_in(gateway, "free@svc.local", "free-password-123") as browser:
-        answer = browser.post("/api/projects/not-a-project/provision", json={})
-        assert answer.status_code in (402, 404)
+        answer = browser.post("/api/projects/any-project/provision", json={})
+        assert answer.status_code == 402
+        assert answer.json()["error"] == "UPGRADE_REQUIRED"
+        assert "payant" in answer.json()["message"]
 
 
 def test_demo_store_backoffice_opens_signed_in_from_the_platform(gateway, stack):

@@ -28,9 +28,9 @@ class Provisioning:
         self._arn = state_machine_arn
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user.id, consistent=True)
-        if user.plan != "paid":
+        if user.plan != "paid":  # says nothing about the project, so it can come first
             raise PaymentRequired(UPGRADE_MESSAGE, code="UPGRADE_REQUIRED")
+        project = self._projects.owned(project_id, user.id, consistent=True)
         if start and project.extra.get("publish_stage") != "ready" and not self._running(project):
             project = self._start(project)
         return self.report(project)
