@@ -332,3 +332,31 @@ def test_get_credits_shows_balance_plan_and_renewal(shop):
     assert credits["balance"] == 0
     assert credits["plan"] == "paid"
     assert len(credits["next_renewal_date"]) == 10
+
+
+def test_list_files_accepts_100000_entries_and_refuses_100001(shop):
+    from svc_shared.providers.repo_host import RepoHost
+
+    user_id, project = shop["user"].id, services.projects().get(shop["project_id"])
+    github = RepoHost(
+        shop["env"]["REPO_HOST_API_URL"], services.connections().token(user_id, "repo_host").access_token
+    )
+    owner, name = project.repo_host_repo.split("/")
+    base = f"/repos/{owner}/{name}/git"
+    blob = github.request("POST", f"{base}/blobs", json={"content": "x", "encoding": "utf-8"})["sha"]
+
+    def commit_tree(count: int) -> None:
+        head = github.commit_info(owner, name, "main")["sha"]
+        entries = [{"path": f"f{i:06d}", "mode": "100644", "type": "blob", "sha": blob} for i in range(count)]
+        tree = github.request("POST", f"{base}/trees", json={"tree": entries})["sha"]
+        commit = github.request(
+            "POST", f"{base}/commits", json={"message": f"{count} files", "tree": tree, "parents": [head]}
+        )
+        github.request("PATCH", f"{base}/refs/heads/main", json={"sha": commit["sha"], "force": False})
+
+    commit_tree(100_000)
+    listed = ok(call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"]))
+    assert listed["count"] == 100_000
+    commit_tree(100_001)
+    refused = error_text(call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"]))
+    assert "100,000 entries" in refused
