@@ -153,3 +153,42 @@ def authorize_client(api: ApiClient, email: str, password: str) -> dict[str, Any
         },
     ).json()
     return {**tokens, "client_id": client_id}
+
+
+def call_tool(api: ApiClient, bearer: dict[str, str], name: str, **arguments: Any) -> dict[str, Any]:
+    """tools/call through POST /mcp; the JSON-RPC result."""
+    reply = api.post(
+        "/mcp",
+        headers=bearer,
+        body=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        ),
+    )
+    assert reply.status == 200, reply.text
+    result: dict[str, Any] = reply.json()["result"]
+    return result
+
+
+def tool_ok(result: dict[str, Any]) -> Any:
+    assert result["isError"] is False, result
+    return json.loads(result["content"][0]["text"])
+
+
+def tool_error(result: dict[str, Any]) -> str:
+    assert result["isError"] is True, result
+    return str(result["content"][0]["text"])
+
+
+def connect_provider(api: ApiClient, provider: str) -> None:
+    """The workspace's OAuth dance with a sandbox provider: initiate, the provider's page, our callback."""
+    import httpx
+
+    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
+    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
+    answer = api.get("/api/oauth/callback", params=params)
+    assert answer.status == 200, answer.text

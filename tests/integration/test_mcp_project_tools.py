@@ -2,36 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-
-def call_tool(api, bearer, name, **arguments):
-    reply = api.post(
-        "/mcp",
-        headers=bearer,
-        body=json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
-            }
-        ),
-    )
-    assert reply.status == 200, reply.text
-    return reply.json()["result"]
-
-
-def ok(result):
-    assert result["isError"] is False, result
-    return json.loads(result["content"][0]["text"])
-
-
-def error_text(result):
-    assert result["isError"] is True, result
-    return result["content"][0]["text"]
+from apiclient import call_tool
+from apiclient import tool_error as error_text
+from apiclient import tool_ok as ok
 
 
 def test_create_project_needs_repo_and_database_connections(api, bearer):

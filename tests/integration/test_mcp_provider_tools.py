@@ -3,46 +3,15 @@ with the Free plan quota, uploads, credits top-up, and create_project once conne
 
 from __future__ import annotations
 
-import json
-
 import httpx
 import pytest
 
+from apiclient import call_tool
+from apiclient import connect_provider as connect
+from apiclient import tool_error as error_text
+from apiclient import tool_ok as ok
 from svc_shared import services
 from svc_shared.providers.static_host import StaticHost
-
-
-def call_tool(api, bearer, name, **arguments):
-    reply = api.post(
-        "/mcp",
-        headers=bearer,
-        body=json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
-            }
-        ),
-    )
-    assert reply.status == 200, reply.text
-    return reply.json()["result"]
-
-
-def ok(result):
-    assert result["isError"] is False, result
-    return json.loads(result["content"][0]["text"])
-
-
-def error_text(result):
-    assert result["isError"] is True, result
-    return result["content"][0]["text"]
-
-
-def connect(api, provider: str) -> None:
-    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
-    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
-    assert api.get("/api/oauth/callback", params=params).status == 200
 
 
 @pytest.fixture

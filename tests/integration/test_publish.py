@@ -10,14 +10,9 @@ import httpx
 import psycopg
 import pytest
 
+from apiclient import connect_provider as connect
 from svc_shared import services
 from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
-
-
-def connect(api, provider: str) -> None:
-    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
-    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
-    assert api.get("/api/oauth/callback", params=params).status == 200
 
 
 @pytest.fixture

@@ -5,16 +5,10 @@ from __future__ import annotations
 import base64
 import subprocess
 
-import httpx
 import pytest
 
+from apiclient import connect_provider as connect
 from svc_shared import services
-
-
-def connect(api, provider: str) -> None:
-    url = api.get("/api/oauth/initiate", params={"provider": provider}).json()["url"]
-    params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
-    assert api.get("/api/oauth/callback", params=params).status == 200
 
 
 @pytest.fixture
