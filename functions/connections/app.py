@@ -12,6 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from svc_shared import errors, pages, services, web
 from svc_shared.connections import ConnectionFailed, check_provider
 from svc_shared.logs import get_logger
+from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.sessions import SESSION_COOKIE
 
 logger = get_logger()
@@ -63,4 +64,5 @@ def disconnect() -> Response:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    with time_budget(REQUEST_BUDGET_SECONDS):  # API Gateway answers 504 at 29 s: finish well before
+        return app.resolve(event, context)

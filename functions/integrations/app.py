@@ -11,6 +11,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, services, web
 from svc_shared.logs import get_logger
+from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.sessions import SESSION_COOKIE
 
 logger = get_logger()
@@ -84,4 +85,5 @@ def push() -> Response:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    with time_budget(REQUEST_BUDGET_SECONDS):  # API Gateway answers 504 at 29 s: finish well before
+        return app.resolve(event, context)

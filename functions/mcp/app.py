@@ -16,6 +16,7 @@ from svc_shared.mcp import protocol
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
 from svc_shared.oauth.metadata import www_authenticate
+from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 
 logger = get_logger()
 app = web.create_resolver(cors=web.PUBLIC_CORS)
@@ -96,4 +97,5 @@ def rpc() -> Response:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    with time_budget(REQUEST_BUDGET_SECONDS):  # API Gateway answers 504 at 29 s: finish well before
+        return app.resolve(event, context)

@@ -329,3 +329,22 @@ def test_list_files_accepts_100000_entries_and_refuses_100001(shop):
     commit_tree(100_001)
     refused = error_text(call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"]))
     assert "100,000 entries" in refused
+
+
+def test_a_hanging_provider_cannot_hold_a_tool_call_past_the_request_budget(shop, monkeypatch):
+    """Provider calls share one time budget per request, so a slow provider gives a clear error in time."""
+    from svc_shared.providers import http as provider_http
+
+    monkeypatch.setattr(provider_http, "REQUEST_BUDGET_SECONDS", 2.0)
+    import functions.mcp.app as mcp_app
+
+    monkeypatch.setattr(mcp_app, "REQUEST_BUDGET_SECONDS", 2.0)
+    sandbox = shop["env"]["sandbox"].url
+    httpx.post(
+        f"{sandbox}/__admin/faults",
+        json={"method": "GET", "path": "/github/api/repos/*", "delay_ms": 5000, "times": 10},
+    )
+    result = call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"])
+    httpx.delete(f"{sandbox}/__admin/faults")
+    # Without the budget the 5 s delay would simply be waited out (the read timeout is 10 s).
+    assert "unavailable" in error_text(result)

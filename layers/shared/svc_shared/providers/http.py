@@ -3,10 +3,12 @@ domain errors, and no secret ever in a log line or an error message."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from svc_shared.errors import DomainError, RateLimited, UpstreamError
@@ -15,6 +17,7 @@ from svc_shared.logs import get_logger
 logger = get_logger()
 
 CONNECT_TIMEOUT = 3.0
+REQUEST_BUDGET_SECONDS = 24.0
 READ_TIMEOUT = 10.0
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 
@@ -57,6 +60,24 @@ class ProviderUnavailable(UpstreamError):
 
 _clients: dict[str, Any] = {}
 _lock = threading.Lock()
+# The moment (time.monotonic) by which the current request must be answered; provider calls never wait past
+# it (API Gateway gives up at 29 s), so timeouts and retries shrink to what is left.
+_deadline: ContextVar[float | None] = ContextVar("provider_deadline", default=None)
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Provider calls inside this block all finish within `seconds` from now."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def _remaining() -> float | None:
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
 
 
 def _http() -> Any:
@@ -120,10 +141,15 @@ class Provider:
         attempts = 1 + (self.retries if may_retry else 0)
         for attempt in range(attempts):
             started = time.perf_counter()
+            remaining = _remaining()
+            if remaining is not None and remaining < 0.5:
+                raise ProviderUnavailable(self.name, "no time left in this request")
+            timeout = READ_TIMEOUT if remaining is None else min(READ_TIMEOUT, remaining - 0.25)
             try:
                 response = _http().request(
                     method,
                     target,
+                    timeout=httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout)),
                     json=json,
                     data=data,
                     params=params,
@@ -165,6 +191,9 @@ class Provider:
         delay = 0.2 * (2**attempt) + random.uniform(0, 0.1)
         if retry_after and retry_after.isdigit():
             delay = min(float(retry_after), 5.0)
+        remaining = _remaining()
+        if remaining is not None:
+            delay = max(0.0, min(delay, remaining - 1.0))
         time.sleep(delay)
 
     def _result(self, response: Any, expect_json: bool) -> Any:
