@@ -165,3 +165,19 @@ def test_expired_db_host_token_is_refreshed_once(signed_in, provider_env, clock)
     second = services.connections().token(user_id, "db_host")
     assert second.access_token != first.access_token
     assert services.connections().token(user_id, "db_host").access_token == second.access_token
+
+
+def test_db_host_refresh_refused_asks_to_reconnect(clock, signed_in, provider_env):
+    from svc_shared.connections import DB_HOST_NOT_CONNECTED, ReconnectRequired
+
+    connect(signed_in, "db_host")
+    user_id = signed_in.get("/api/me").json()["id"]
+    clock.advance(86400)
+    sandbox = provider_env["sandbox"].url
+    httpx.post(
+        f"{sandbox}/__admin/faults",
+        json={"method": "POST", "path": "/supabase/v1/oauth/token", "status": 400, "times": 1},
+    )
+    with pytest.raises(ReconnectRequired) as refused:
+        services.connections().token(user_id, "db_host")
+    assert refused.value.message == DB_HOST_NOT_CONNECTED
