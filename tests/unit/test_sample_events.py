@@ -76,3 +76,14 @@ def test_sample_event_is_a_consistent_rest_proxy_event(name: str) -> None:
     content_type = {k.lower(): v for k, v in event["headers"].items()}.get("content-type", "")
     if event["body"]:
         assert content_type, "an event with a body needs a Content-Type header"
+
+
+def test_functions_without_api_routes_have_sample_task_events() -> None:
+    """The publish-steps function is invoked by Step Functions: its sample inputs name known steps."""
+    from svc_shared.publishing import STAGES
+
+    samples = [json.loads(p.read_text()) for p in sorted(EVENTS.glob("publish_steps_*.json"))]
+    assert samples
+    for sample in samples:
+        assert sample["step"] in {*STAGES[:-1], "read", "fail"}
+        assert sample["projectId"] and sample["execution"].startswith("arn:aws:states:")
