@@ -192,3 +192,39 @@ def test_rate_limit_is_per_user_not_per_token(clock, api, bearer):
     assert rpc(api, bearer, [call("ping", i) for i in range(40)]).status == 200
     assert rpc(api, other, [call("ping", i) for i in range(20)]).status == 200
     assert rpc(api, other, call("ping")).status == 429
+
+
+def test_batch_of_more_than_100_messages_is_an_invalid_request(api, bearer):
+    reply = rpc(api, bearer, [call("ping", i) for i in range(101)])
+    assert reply.status == 400
+    assert reply.json()["error"]["code"] == -32600
+
+
+def test_body_over_1_mb_is_refused_without_a_500(api, bearer):
+    big = call("tools/call", name="set_workspace_knowledge", arguments={"text": "x" * (1024 * 1024)})
+    reply = rpc(api, bearer, big)
+    assert reply.status == 413
+    assert reply.json()["error"]["code"] == -32600
+
+
+def test_oversize_argument_under_the_body_limit_is_an_error_result(api, bearer):
+    reply = rpc(
+        api, bearer, call("tools/call", name="set_workspace_knowledge", arguments={"text": "x" * 20000})
+    ).json()
+    assert reply["result"]["isError"] is True
+    assert "text" in reply["result"]["content"][0]["text"]
+
+
+@pytest.mark.parametrize("arguments", [[1, 2], "text", 5])
+def test_arguments_that_are_not_an_object_are_an_error_result(api, bearer, arguments):
+    reply = rpc(
+        api,
+        bearer,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "get_me", "arguments": arguments},
+        },
+    ).json()
+    assert reply["result"]["isError"] is True
