@@ -61,6 +61,15 @@ class StoredToken:
     expires_at: int | None
 
 
+def _expiry(now: int, expires_in: object) -> int | None:
+    """When a token expires, from the provider's `expires_in` (absent: it does not expire)."""
+    try:
+        seconds = int(float(str(expires_in)))
+    except ValueError:
+        return None
+    return now + seconds if seconds > 0 else None
+
+
 def check_provider(provider: object) -> str:
     if provider not in PROVIDERS:
         raise InvalidInput(f"provider must be one of {', '.join(PROVIDERS)}", code="invalid_provider")
@@ -172,9 +181,7 @@ class Connections:
             else None,
             "scope": grant.get("scope"),
             "account": account,
-            "token_expires_at": now + int(expires_in)
-            if isinstance(expires_in, int | float | str) and str(expires_in).isdigit()
-            else None,
+            "token_expires_at": _expiry(now, expires_in),
             "version": (version or 0) + 1,
             "updated_at": now,
         }
