@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from svc_local.runtime import FunctionRegistry, LambdaContext
+from svc_local.serving import BackgroundServer
 from svc_local.template import LOCAL_ACCOUNT_ID, Route, Template
 
 DEFAULT_PORT = 3000
@@ -386,8 +387,10 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
 
-class Gateway:
+class Gateway(BackgroundServer):
     """The local API Gateway for one template. Port 0 picks a free port (see `port` after start())."""
+
+    thread_name = "svc-gateway"
 
     def __init__(
         self,
@@ -399,8 +402,7 @@ class Gateway:
         log_stream: TextIO | None = None,
     ) -> None:
         self.template = template_path if isinstance(template_path, Template) else Template(template_path)
-        self.host = host
-        self.requested_port = port
+        super().__init__(host, port)
         self.routes = self.template.routes()
         self.router = Router(self.routes)
         self.registry = registry or FunctionRegistry()
@@ -409,43 +411,9 @@ class Gateway:
                 self.registry.add(route.function)
         self.log_stream = log_stream
         self._log_lock = threading.Lock()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("not started")
-        return int(self._server.server_address[1])
-
-    @property
-    def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
-
-    def bind(self) -> int:
-        """Bind the listening socket (connections queue until start()); returns the port."""
-        if self._server is None:
-            self._server = _Server((self.host, self.requested_port), self)
-        return self.port
-
-    def start(self) -> None:
-        self.bind()
-        assert self._server is not None
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="svc-gateway", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        if self._thread is not None:  # shutdown() would wait forever for a loop that never ran
-            self._server.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._server.server_close()
-        self._server = None
+    def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
+        return _Server(address, self)
 
     def __enter__(self) -> Gateway:
         self.start()

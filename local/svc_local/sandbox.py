@@ -18,6 +18,7 @@ from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.gateway import match_resource
+from svc_local.serving import BackgroundServer
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -257,8 +258,10 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
 
-class Sandbox:
+class Sandbox(BackgroundServer):
     """Table-driven HTTP server: core routes, admin routes and each provider's routes."""
+
+    thread_name = "svc-sandbox"
 
     def __init__(
         self,
@@ -269,8 +272,7 @@ class Sandbox:
         log_stream: TextIO | None = None,
         quiet: bool = False,
     ) -> None:
-        self.host = host
-        self.requested_port = port
+        super().__init__(host, port)
         self.faults = FaultInjector()
         self.providers = list(providers)
         self.routes: list[SandboxRoute] = [
@@ -292,36 +294,12 @@ class Sandbox:
         self.log_stream = log_stream
         self.quiet = quiet
         self._log_lock = threading.Lock()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("not started")
-        return int(self._server.server_address[1])
+    def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
+        return _Server(address, self)
 
-    @property
-    def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
-
-    def start(self) -> None:
-        self._server = _Server((self.host, self.requested_port), self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="svc-sandbox", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop serving, then let each provider persist its state and end its timers."""
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-        self._server = None
+    def stopped(self) -> None:
+        """Let each provider persist its state and end its timers."""
         for provider in self.providers:
             stop = getattr(provider, "stop", None)
             if stop is not None:
