@@ -173,6 +173,17 @@ class LocalStack:
         }
         for name in ("SESSION_SECRET_ARN", "SESSION_TTL_SECONDS", "DATABASE_URL"):
             env.pop(name, None)
+        # Search console against the sandbox's gsc provider. The sandbox starts after this process, so its URL
+        # is known here only for a fixed port (0: not configured, connect answers 422).
+        for name in ("GSC_PROVIDER_BASE_URL", "GSC_CLIENT_ID", "GSC_CLIENT_SECRET"):
+            env.pop(name, None)
+        if self.sandbox_port:
+            credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")
+            env["GSC_PROVIDER_BASE_URL"] = base_urls(f"http://127.0.0.1:{self.sandbox_port}")[
+                "GSC_PROVIDER_BASE_URL"
+            ]
+            env["GSC_CLIENT_ID"] = credentials.gsc_client_id
+            env["GSC_CLIENT_SECRET"] = credentials.gsc_client_secret
         return subprocess.Popen(
             [sys.executable, "-m", "svc_local.backoffice"], env=env, stdout=subprocess.PIPE, text=True
         )

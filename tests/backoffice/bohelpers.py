@@ -180,7 +180,7 @@ def db(
         "FIELD_ENCRYPTION_KEY": FIELD_KEY,
         "GSC_CLIENT_ID": "gsc-client",
         "GSC_CLIENT_SECRET": "gsc-client-secret",
-        # Nothing listens on the discard port; tests of the connect flow point this at a local stub.
+        # Nothing listens on the discard port; tests of the connect flow point this at the provider sandbox.
         "GSC_PROVIDER_BASE_URL": "http://127.0.0.1:9",
     }
     for name, value in env.items():

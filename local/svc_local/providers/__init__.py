@@ -11,6 +11,7 @@ from typing import Any
 
 from svc_local.providers.builder import Builder
 from svc_local.providers.github import GitHub
+from svc_local.providers.gsc import Gsc
 from svc_local.providers.netlify import Netlify
 from svc_local.providers.stripe import Stripe
 from svc_local.providers.supabase import Supabase
@@ -20,6 +21,7 @@ from svc_local.state import atomic_write
 __all__ = [
     "Builder",
     "GitHub",
+    "Gsc",
     "Netlify",
     "SandboxCredentials",
     "Stripe",
@@ -46,6 +48,8 @@ class SandboxCredentials:
     checkout_secret_key: str
     checkout_webhook_secret: str
     builder_api_key: str
+    gsc_client_id: str
+    gsc_client_secret: str
 
     @classmethod
     def generate(cls) -> SandboxCredentials:
@@ -59,6 +63,8 @@ class SandboxCredentials:
             checkout_secret_key=_token("sk_test_", 48),
             checkout_webhook_secret=_token("whsec_", 32),
             builder_api_key=_token("bk_", 40),
+            gsc_client_id=_token("", 12) + "-sandbox.apps.googleusercontent.com",
+            gsc_client_secret=_token("GOCSPX-", 28),
         )
 
     @classmethod
@@ -122,6 +128,7 @@ def build_providers(
             webhook_url=checkout_webhook_url,
         ),
         Builder(root, api_key=credentials.builder_api_key, github=github, delay=builder_delay),
+        Gsc(root, client_id=credentials.gsc_client_id, client_secret=credentials.gsc_client_secret),
     ]
 
 
@@ -136,5 +143,6 @@ def base_urls(sandbox_url: str) -> dict[str, str]:
         "STATIC_HOST_TOKEN_URL": f"{sandbox_url}/netlify/oauth/token",
         "CHECKOUT_API_URL": f"{sandbox_url}/stripe",
         "BUILDER_API_URL": f"{sandbox_url}/builder",
+        "GSC_PROVIDER_BASE_URL": f"{sandbox_url}/gsc",
         "SANDBOX_URL": sandbox_url,
     }
