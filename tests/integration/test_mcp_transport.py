@@ -228,3 +228,36 @@ def test_arguments_that_are_not_an_object_are_an_error_result(api, bearer, argum
         },
     ).json()
     assert reply["result"]["isError"] is True
+
+
+def test_cors_preflight_and_headers_for_browser_clients(api, bearer):
+    preflight = api.request(
+        "OPTIONS",
+        "/mcp",
+        headers={"Origin": "https://inspector.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert preflight.status == 204
+    assert preflight.header("access-control-allow-origin") == "*"
+    assert "Authorization" in preflight.header("access-control-allow-headers")
+    assert "MCP-Protocol-Version" in preflight.header("access-control-allow-headers")
+    unauthorized = api.post("/mcp", json_body=call("ping"), headers={"Origin": "http://127.0.0.1:3000"})
+    assert unauthorized.status == 401
+    assert "WWW-Authenticate" in unauthorized.header("access-control-expose-headers")
+
+
+def test_base64_encoded_body_is_decoded(api, bearer):
+    import base64
+
+    from functions.mcp.app import handler
+    from svc_local.gateway import build_event
+
+    body = json.dumps(call("ping", 7)).encode()
+    event = build_event("POST", "/mcp", "/mcp", [("Host", "127.0.0.1:3000"), *bearer.items()], body)
+    event["body"], event["isBase64Encoded"] = base64.b64encode(body).decode(), True
+
+    class Context:
+        function_name, memory_limit_in_mb, aws_request_id = "McpFunction", 512, "r-1"
+        invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:McpFunction"
+
+    answer = handler(event, Context())
+    assert json.loads(answer["body"]) == {"jsonrpc": "2.0", "id": 7, "result": {}}
