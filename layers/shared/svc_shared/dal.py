@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from svc_shared import aws
+from svc_shared.dynamo_types import deserialize, serialize
 
 
 class ConditionFailed(Exception):
@@ -55,10 +56,6 @@ class Table:
         self.name = name
         self._client = client
         self._pk, self._sk = pk, sk
-        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-
-        self._ser = TypeSerializer()
-        self._de = TypeDeserializer()
 
     @property
     def client(self) -> Any:
@@ -68,13 +65,13 @@ class Table:
 
     # -- (de)serialisation -------------------------------------------------------------------------------
     def _item(self, item: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: self._ser.serialize(_to_dynamo(v)) for k, v in item.items() if v is not None}
+        return {k: serialize(_to_dynamo(v)) for k, v in item.items() if v is not None}
 
     def _plain(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: _from_dynamo(self._de.deserialize(v)) for k, v in raw.items()}
+        return {k: _from_dynamo(deserialize(v)) for k, v in raw.items()}
 
     def _values(self, values: Mapping[str, Any] | None) -> dict[str, Any] | None:
-        return {k: self._ser.serialize(_to_dynamo(v)) for k, v in values.items()} if values else None
+        return {k: serialize(_to_dynamo(v)) for k, v in values.items()} if values else None
 
     def key(self, pk: str, sk: str) -> dict[str, Any]:
         return {self._pk: {"S": pk}, self._sk: {"S": sk}}
