@@ -72,8 +72,8 @@ def me() -> Response:
 
 @app.get("/api/workspaces")
 def workspaces() -> Response:
-    user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
-    spaces = services.accounts().list_workspaces(user.id)
+    user_id = services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
+    spaces = services.accounts().list_workspaces(user_id)
     return web.json_response(200, {"workspaces": [w.public() for w in spaces]})
 
 

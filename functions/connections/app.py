@@ -20,7 +20,7 @@ app = web.create_resolver()
 
 
 def _user_id() -> str:
-    return services.signin().current_user(web.cookie(app, SESSION_COOKIE)).id
+    return services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
 
 
 @app.get("/api/oauth/initiate")

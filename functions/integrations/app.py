@@ -19,7 +19,7 @@ app = web.create_resolver()
 
 
 def _user_id() -> str:
-    return services.signin().current_user(web.cookie(app, SESSION_COOKIE)).id
+    return services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
 
 
 def _project_id(body: dict[str, Any]) -> str:
