@@ -84,7 +84,8 @@ class Workbench:
             "to deploy without this limit."
         )
 
-    def deploy(self, user_id: str, project_id: str) -> dict[str, Any]:
+    def deploy(self, user_id: str, project_id: str) -> str:
+        """Start a build of the project's site; returns the deploy id."""
         project = self._projects.owned(project_id, user_id)
         if not project.static_site_id:
             raise DomainError(NOT_PUBLISHED, code="not_published")
@@ -106,7 +107,7 @@ class Workbench:
                 "build_status": "building",
             },
         )
-        return {"deployment_id": deploy_id, "workspace_url": None}
+        return deploy_id
 
     def refresh_status(self, user_id: str, project: Project) -> Project:
         """Read the last deploy's state from static_host (when connected) and keep it on the project."""

@@ -380,9 +380,11 @@ def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
     open_world=True,
 )
 def deploy_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
-    started = services.workbench().deploy(ctx.user_id, args.project_id)
-    url = f"{services.workspace_url(args.project_id)}/deployments/{started['deployment_id']}"
-    return {"deployment_id": started["deployment_id"], "workspace_url": url}
+    deploy_id = services.workbench().deploy(ctx.user_id, args.project_id)
+    return {
+        "deployment_id": deploy_id,
+        "workspace_url": f"{services.workspace_url(args.project_id)}/deployments/{deploy_id}",
+    }
 
 
 # -- builder -----------------------------------------------------------------------------------------------
