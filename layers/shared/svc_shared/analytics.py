@@ -104,13 +104,10 @@ class Analytics:
         day = moment.strftime("%Y-%m-%d")
         pk = f"STATS#{beacon.project_id}"
         self._day(beacon.project_id, day)
-        self._table.update(pk, f"D#{day}", "ADD pageviews :one", values={":one": 1})
-        for group, key in (
-            ("pages", beacon.path),
-            ("referrers", referrer_host(beacon.referrer)),
-            ("countries", beacon.country),
-        ):
-            self._count(pk, f"D#{day}", group, key)
+        # The pageview is counted by the same write that counts its page.
+        self._count(pk, f"D#{day}", "pages", beacon.path, also=" ADD pageviews :one")
+        self._count(pk, f"D#{day}", "referrers", referrer_host(beacon.referrer))
+        self._count(pk, f"D#{day}", "countries", beacon.country)
         index, rank = _register(f"{beacon.project_id}:{beacon.visitor}")
         with contextlib.suppress(ConditionFailed):  # the register already holds this rank or more
             self._table.update(
@@ -127,13 +124,14 @@ class Analytics:
             {"pk": f"LIVE#{beacon.project_id}", "sk": f"{minute}#{session}", "expires_at": int(now) + 3600}
         )
 
-    def _count(self, pk: str, sk: str, group: str, key: str) -> None:
-        """Count `key` in a map of the day; a new key is admitted while the map has fewer than MAX_KEYS."""
+    def _count(self, pk: str, sk: str, group: str, key: str, also: str = "") -> None:
+        """Count `key` in a map of the day; a new key is admitted while the map has fewer than MAX_KEYS.
+        `also` is an update clause applied exactly once, by whichever write succeeds."""
         try:
             self._table.update(
                 pk,
                 sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one",
+                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one" + also,
                 condition="attribute_exists(#g.#k)",
                 names={"#g": group, "#k": key},
                 values={":zero": 0, ":one": 1},
@@ -145,7 +143,7 @@ class Analytics:
             self._table.update(
                 pk,
                 sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one, #keys.#g = #keys.#g + :one",
+                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one, #keys.#g = #keys.#g + :one" + also,
                 condition="#keys.#g < :max",
                 names={"#g": group, "#k": key, "#keys": "keys"},
                 values={":zero": 0, ":one": 1, ":max": MAX_KEYS},
@@ -154,7 +152,7 @@ class Analytics:
             self._table.update(
                 pk,
                 sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one",
+                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one" + also,
                 names={"#g": group, "#k": OTHER},
                 values={":zero": 0, ":one": 1},
             )
