@@ -57,6 +57,19 @@ def moto_endpoint() -> Iterator[str]:
 
 
 @functools.cache
+def _admin_client(service: str, endpoint: str) -> Any:
+    import boto3
+
+    return boto3.session.Session().client(service, endpoint_url=endpoint, region_name="us-east-1")
+
+
+def admin_client(service: str) -> Any:
+    """A stock boto3 client on the embedded AWS for test setup (secrets the template would create), apart from
+    the clients of the code under test (svc_shared.aws)."""
+    return _admin_client(service, os.environ["AWS_ENDPOINT_URL"])
+
+
+@functools.cache
 def _state_machines():
     from svc_local.template import Template
 
@@ -94,12 +107,10 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     dynamodb = aws.client("dynamodb")
     for logical, spec in table_specs.items():
         dynamodb.create_table(**{**spec.create_kwargs, "TableName": names[logical]})
-    secret = aws.client("secretsmanager").create_secret(
-        Name=f"session-{table_name}", SecretString=uuid.uuid4().hex
-    )
+    sm = admin_client("secretsmanager")
+    secret = sm.create_secret(Name=f"session-{table_name}", SecretString=uuid.uuid4().hex)
     bucket = f"uploads-{suffix}"
     aws.client("s3").create_bucket(Bucket=bucket)
-    sm = aws.client("secretsmanager")
     webhook_secret = f"whsec_{uuid.uuid4().hex}"
     checkout_webhook = sm.create_secret(Name=f"checkout-webhook-{table_name}", SecretString=webhook_secret)
     env = {
@@ -224,10 +235,10 @@ def provider_env(app_env, sandbox, sandbox_credentials, monkeypatch: pytest.Monk
     """app_env plus the provider settings pointing at the sandbox, with the client secrets and keys stored in
     the embedded Secrets Manager as in the local stack."""
     from svc_local.providers import base_urls
-    from svc_shared import aws, services
+    from svc_shared import services
 
     creds = sandbox_credentials
-    secrets = aws.client("secretsmanager")
+    secrets = admin_client("secretsmanager")
     suffix = app_env["TABLE_NAME"]
     env = dict(base_urls(sandbox.url))
     for setting, value in {

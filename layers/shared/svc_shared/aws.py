@@ -4,16 +4,41 @@ The clients are botocore's, made from one botocore session: boto3 adds nothing t
 s3transfer's import (about 30 ms of every cold start). Nothing is imported until a client is first asked
 for. The endpoint comes from botocore's `AWS_ENDPOINT_URL` setting, which the local stack points at the
 embedded AWS.
+
+The session's data loader knows only the services below. Stock botocore, creating its first client, lists
+every one of its ~440 service directories to check that the name exists, and parses its 1.2 MB
+`endpoints.json` with an OrderedDict per object; together that was about 45 ms of each function's first
+AWS call. Ours answers the service list from `SERVICES` and finds `endpoints.json` first in `botocore_data/`:
+botocore's own file cut down to these services (every partition kept, each service's entry verbatim),
+written by `python -m svc_local.botodata` and checked against the installed botocore by the unit tests.
 """
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
+
+# The botocore service names this package creates clients for.
+SERVICES = ("cloudformation", "dynamodb", "kms", "s3", "stepfunctions")
+DATA_DIR = Path(__file__).with_name("botocore_data")
 
 _lock = threading.Lock()
 _clients: dict[str, Any] = {}
-_session: list[Any] = []  # one boto3 session: service models are loaded once per container
+_session: list[Any] = []  # one botocore session: service models are loaded once per container
+
+
+def _new_session() -> Any:
+    import botocore.session
+    from botocore.loaders import Loader
+
+    class ServiceLoader(Loader):
+        def list_available_services(self, type_name: str) -> list[str]:
+            return list(SERVICES)
+
+    session = botocore.session.get_session()
+    session.register_component("data_loader", ServiceLoader(extra_search_paths=[str(DATA_DIR)]))
+    return session
 
 
 def client(service: str) -> Any:
@@ -21,13 +46,14 @@ def client(service: str) -> Any:
     found = _clients.get(service)
     if found is not None:
         return found
+    if service not in SERVICES:
+        raise ValueError(f"no AWS client for {service!r}: add it to svc_shared.aws.SERVICES")
     with _lock:
         if service not in _clients:
-            import botocore.session
             from botocore.config import Config
 
             if not _session:
-                _session.append(botocore.session.get_session())
+                _session.append(_new_session())
             options: dict[str, Any] = {
                 "retries": {"mode": "standard", "max_attempts": 3},
                 "connect_timeout": 3,
