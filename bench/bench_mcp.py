@@ -302,15 +302,16 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         services.use_clock(clock)
         handler = importlib.import_module(spec.module).handler
 
-        # Time inside DynamoDB calls (botocore before-call -> after-call: the loopback round trip to moto),
-        # to split our per-request time into the handler's own work and the embedded-AWS round trips.
+        # Time inside DynamoDB client calls (botocore's first event of a call, provide-client-params, to its
+        # after-call: parameter validation, serialisation, signing, the loopback round trip to moto and the
+        # parsing of the answer), to split our per-request time into the handler's own work and its storage.
         dynamodb = aws.client("dynamodb")
         marks: list[float] = []
 
         def mark(**_: Any) -> None:
             marks.append(time.perf_counter())
 
-        dynamodb.meta.events.register("before-call.dynamodb", mark)
+        dynamodb.meta.events.register("provide-client-params.dynamodb", mark)
         dynamodb.meta.events.register("after-call.dynamodb", mark)
         in_dynamodb: dict[str, list[float]] = {}
 
@@ -363,7 +364,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             return samples
 
         samples = asyncio.run(measure())
-        dynamodb.meta.events.unregister("before-call.dynamodb", mark)
+        dynamodb.meta.events.unregister("provide-client-params.dynamodb", mark)
         dynamodb.meta.events.unregister("after-call.dynamodb", mark)
 
         # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests)
@@ -425,7 +426,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         own = [t - d for t, d in zip(samples[("ours", case)], in_dynamodb[case], strict=True)]
         result.rows.append(
             [
-                "per request, ours minus its DynamoDB round trips",
+                "per request, ours minus its DynamoDB calls (own work)",
                 case,
                 str(requests),
                 *_summary(own),
@@ -500,10 +501,11 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "check, the per-user rate limit (a DynamoDB UpdateItem) — each a loopback HTTP round trip to moto "
         "here; the peer has no auth and no rate limit. On Lambda those calls go to DynamoDB instead "
         "(typically a few ms each), so the in-process figures here are not Lambda latency.",
-        "`ours minus its DynamoDB round trips`: per request, the time between botocore's `before-call` and "
-        "`after-call` events of each DynamoDB call is subtracted; what is left is the handler's own work "
-        "(Powertools routing and logging decorator, the Host check, token hashing, JSON-RPC, the tool, the "
-        "JSON response). It is the fairer comparison with the peer, which makes no calls.",
+        "`ours minus its DynamoDB calls (own work)`: per request, the time inside each DynamoDB client call "
+        "(from botocore's first event of the call, `provide-client-params`, to its `after-call`: parameter "
+        "validation, serialisation, SigV4 signing, the round trip, parsing) is subtracted; what is left is "
+        "the handler's own work (Powertools logging decorator, the Host check, token hashing, JSON-RPC, the "
+        "tool, the JSON response). It is the like-for-like comparison with the peer, which makes no calls.",
         f"Protocol: MCP-Protocol-Version {PROTOCOL_VERSION} on both (the SDK's 2025 stateless path: no "
         "initialize needed, a fresh transport per request). Every response is checked: 200 with a JSON-RPC "
         "result that is not isError.",

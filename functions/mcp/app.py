@@ -7,7 +7,7 @@ resolver: the resolver's import (about 90 ms here) was the largest part of this 
 from __future__ import annotations
 
 import base64
-import json
+import functools
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -61,17 +61,22 @@ def _reply(
         "statusCode": status,
         "headers": out,
         "isBase64Encoded": False,
-        "body": "" if body is None else json.dumps(body, separators=(",", ":")),
+        "body": "" if body is None else protocol.dumps(body),
     }
 
 
-def _trusted_origin(request: Request) -> bool:
-    """DNS-rebinding protection: Host (and Origin when sent) must be the public host; loopback in local runs."""
-    base = get_settings().public_base_url
+@functools.lru_cache(maxsize=4)
+def _allowed_hosts(base: str) -> frozenset[str]:
     allowed = {urlsplit(base).netloc.lower()}
     if is_loopback_url(base):
         port = urlsplit(base).port
         allowed |= {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
+    return frozenset(allowed)
+
+
+def _trusted_origin(request: Request) -> bool:
+    """DNS-rebinding protection: Host (and Origin when sent) must be the public host; loopback in local runs."""
+    allowed = _allowed_hosts(get_settings().public_base_url)
     host = request.headers.get("host", "").lower()
     origin = request.headers.get("origin")
     if host not in allowed:

@@ -132,6 +132,19 @@ def test_tools_list_publishes_schemas_and_annotations(api, bearer):
     assert by_name["get_me"]["annotations"]["readOnlyHint"] is True
 
 
+def test_tools_list_in_a_batch_echoes_every_id_with_the_same_list(api, bearer):
+    ids = ['a"b\\c\u00e9', 7, 2.5, None, "x" * 200]
+    body = [call("tools/list", id_) for id_ in ids] + [call("ping", "p")]
+    answer = rpc(api, bearer, body)
+    assert answer.status == 200
+    replies = answer.json()
+    assert [r["id"] for r in replies] == [*ids, "p"]
+    lists = [r["result"]["tools"] for r in replies[:-1]]
+    assert len(lists[0]) == 26
+    assert all(tools == lists[0] for tools in lists)
+    assert replies[-1] == {"jsonrpc": "2.0", "id": "p", "result": {}}
+
+
 def test_get_me_returns_the_token_owner(api, bearer):
     reply = rpc(api, bearer, call("tools/call", name="get_me", arguments={})).json()
     me = json.loads(reply["result"]["content"][0]["text"])

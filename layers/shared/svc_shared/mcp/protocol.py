@@ -37,6 +37,29 @@ def result(id_: Any, value: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "result": value}
 
 
+class Encoded:
+    """A result value that is already JSON text (the tool list), spliced into the reply by `dumps`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _dumps_one(reply: dict[str, Any]) -> str:
+    value = reply.get("result")
+    if isinstance(value, Encoded):
+        return f'{{"jsonrpc":"2.0","id":{json.dumps(reply["id"])},"result":{value.text}}}'
+    return json.dumps(reply, separators=(",", ":"))
+
+
+def dumps(body: dict[str, Any] | list[dict[str, Any]]) -> str:
+    """The JSON text of one reply or of a batch of replies."""
+    if isinstance(body, list):
+        return "[" + ",".join(_dumps_one(reply) for reply in body) + "]"
+    return _dumps_one(body)
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A decoded body: its messages, whether it was a batch, or a ready error reply."""
@@ -113,7 +136,7 @@ class Dispatcher:
         if method == "ping":
             return result(id_, {})
         if method == "tools/list":
-            return result(id_, {"tools": self._registry.definitions()})
+            return result(id_, Encoded(self._registry.listing()))
         if method == "tools/call":
             return self._call(params, id_, context)
         if method.startswith("notifications/"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,7 @@ class Tool:
 class Registry:
     tools: dict[str, Tool] = field(default_factory=dict)
     _definitions: list[dict[str, Any]] | None = None
+    _listing: str | None = None
 
     def tool(
         self,
@@ -75,7 +77,7 @@ class Registry:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
             self.tools[name] = Tool(name, title, description, input_model, run, **hints)
-            self._definitions = None
+            self._definitions = self._listing = None
             return run
 
         return register
@@ -85,3 +87,9 @@ class Registry:
         if self._definitions is None:
             self._definitions = [tool.definition() for tool in self.tools.values()]
         return self._definitions
+
+    def listing(self) -> str:
+        """The tools/list result as JSON text, encoded once per container: every tools/list answers these bytes."""
+        if self._listing is None:
+            self._listing = json.dumps({"tools": self.definitions()}, separators=(",", ":"))
+        return self._listing
