@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from harness import Context, Result, benchmark, median, ms, percentile
 
@@ -117,45 +118,50 @@ def cold_import(ctx: Context) -> Result:
         ],
     )
     env_names: set[str] = set()
+    probes: list[tuple[Any, str, Path, dict[str, str], str]] = []  # (spec, module, cwd, env, probe)
     for spec in functions:
         code_dir = (ctx.root / spec.code_uri).resolve()
         module_name = spec.handler.rpartition(".")[0]
         paths = [str(code_dir), str((ctx.root / LAYER_DIR).resolve())]
-        probe = PROBE.format(paths=paths, module=module_name, attribute=spec.attribute)
         env = function_env(ctx.root, spec)
         env_names.update(env)
-
-        def once(extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-            return _child(probe, code_dir, env, extra)  # noqa: B023 - called only in this iteration
-
-        warm = once()  # the first run writes the bytecode caches; it is not counted
+        probe = PROBE.format(paths=paths, module=module_name, attribute=spec.attribute)
+        warm = _child(probe, code_dir, env)  # the first run writes the bytecode caches; it is not counted
         if warm.returncode != 0:
             result.rows.append([spec.logical_id, module_name, "0", "-", "-", "-", "-", "import failed"])
             result.notes.append(f"{spec.logical_id}: import failed: {warm.stderr.strip().splitlines()[-1:]}")
             result.status = "failed"
             continue
-        imports, processes, modules = [], [], 0
-        for _ in range(runs):
+        probes.append((spec, module_name, code_dir, env, probe))
+    # Round robin: each round imports every function once, so a slow spell on the shared machine lands on
+    # all of them rather than on whichever function was being measured.
+    imports: dict[str, list[float]] = {spec.logical_id: [] for spec, *_ in probes}
+    processes: dict[str, list[float]] = {spec.logical_id: [] for spec, *_ in probes}
+    modules: dict[str, int] = {}
+    for _ in range(runs):
+        for spec, _module, code_dir, env, probe in probes:
             started = time.perf_counter()
-            done = once()
-            processes.append(time.perf_counter() - started)
+            done = _child(probe, code_dir, env)
+            processes[spec.logical_id].append(time.perf_counter() - started)
             if done.returncode != 0:
                 raise RuntimeError(f"{spec.logical_id}: {done.stderr.strip()}")
             data = json.loads(done.stdout.strip().splitlines()[-1])
-            imports.append(float(data["seconds"]))
-            modules = int(data["modules"])
-        profile = once(("-X", "importtime"))
+            imports[spec.logical_id].append(float(data["seconds"]))
+            modules[spec.logical_id] = int(data["modules"])
+    for spec, module_name, code_dir, env, probe in probes:
+        took = imports[spec.logical_id]
+        profile = _child(probe, code_dir, env, ("-X", "importtime"))
         top = _importtime_top(profile.stderr, module_name)
-        over = " **over target**" if median(imports) * 1000 > TARGET_MS else ""
+        over = " **over target**" if median(took) * 1000 > TARGET_MS else ""
         result.rows.append(
             [
                 spec.logical_id,
                 f"{spec.code_uri.rstrip('/')}/{module_name}.py",
                 str(runs),
-                ms(median(imports)) + over,
-                ms(percentile(imports, 90)),
-                ms(median(processes)),
-                str(modules),
+                ms(median(took)) + over,
+                ms(percentile(took, 90)),
+                ms(median(processes[spec.logical_id])),
+                str(modules[spec.logical_id]),
                 ", ".join(f"{name} {us / 1000:.0f}" for name, us in top) or "-",
             ]
         )
@@ -194,7 +200,8 @@ def cold_import(ctx: Context) -> Result:
         "the function figures move with it.",
         "import = perf_counter around the import of the handler module in a fresh interpreter; "
         "process = the whole child process (interpreter start-up included), timed by the runner.",
-        "p90 is nearest-rank. One warm-up run per function is not counted, so bytecode caches exist; "
+        "Runs go round robin (every function once per round). p90 is nearest-rank. One warm-up run per "
+        "function is not counted, so bytecode caches exist; "
         "`sam build` ships no .pyc files, so a real Lambda cold start also compiles the modules: slower.",
         f"Environment of the children: {', '.join(sorted(env_names - {'PATH', 'HOME', 'LANG', 'TZ'}))} "
         f"(template variables resolved with PublicBaseUrl={DUMMY_BASE_URL}; AWS credentials are dummies).",

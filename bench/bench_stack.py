@@ -1,7 +1,7 @@
 """No benchmark here: the in-process platform that bench_mcp and bench_publish measure against.
 
 `platform(root)` starts embedded AWS (svc_local.aws.EmbeddedAws, no persistence) with template.yaml's tables,
-secrets and state machine, optionally the provider sandbox (svc_local.sandbox.Sandbox with
+secrets and state machine (or, with `aws_in_child=True`, the tables and secrets in a child process), optionally the provider sandbox (svc_local.sandbox.Sandbox with
 svc_local.providers.build_providers), sets the functions' environment as the local stack does, creates a
 paid demo user and hands back an in-process API client (tests/apiclient.py: handlers called with real API
 Gateway proxy events). Everything it changed (os.environ, cached AWS clients and services) is put back on
@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -74,10 +75,65 @@ def _reset_shared_state() -> None:
         provider_http._clients.clear()
 
 
+# Embedded AWS in a process of its own: it prints its endpoint, then serves until its stdin closes.
+AWS_CHILD = """
+import sys
+from svc_local.aws import EmbeddedAws
+from svc_local.template import Template
+
+template = Template(sys.argv[1], {"PublicBaseUrl": sys.argv[2]})
+aws = EmbeddedAws(host="127.0.0.1", port=0, persist=False, templates=[template])
+aws.start()
+print(aws.endpoint_url, flush=True)
+sys.stdin.read()
+aws.stop()
+"""
+
+
+class AwsProcess:
+    """EmbeddedAws (template tables and secrets, no Lambda tasks) in a child process: AWS calls are then
+    round trips to another process, as to DynamoDB, instead of handing this process's GIL to moto's threads
+    in the middle of the code being timed."""
+
+    def __init__(self, template_path: Path) -> None:
+        self.template_path = template_path
+        self.process: subprocess.Popen[str] | None = None
+        self.endpoint_url = ""
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", AWS_CHILD, str(self.template_path), PUBLIC_BASE_URL],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.endpoint_url = self.process.stdout.readline().strip()
+        if not self.endpoint_url.startswith("http"):
+            self.stop()
+            raise RuntimeError("embedded AWS child process did not start")
+
+    def ensure_secret(self, name: str, value: str) -> str:
+        raise NotImplementedError("the sandbox's secrets need the in-process embedded AWS")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
 @contextlib.contextmanager
 def platform(
     root: Path,
     *,
+    aws_in_child: bool = False,
     with_sandbox: bool = False,
     project_ready_delay: float = 2.0,
     build_delay: float = 0.3,
@@ -105,12 +161,16 @@ def platform(
         os.environ.pop(name, None)
     template_path = root / "template.yaml"
     template = Template(template_path, {"PublicBaseUrl": PUBLIC_BASE_URL})
-    aws = EmbeddedAws(
-        host="127.0.0.1",
-        port=0,
-        persist=False,
-        registry=FunctionRegistry(template.functions()),
-        templates=[template],
+    aws: Any = (
+        AwsProcess(template_path)
+        if aws_in_child
+        else EmbeddedAws(
+            host="127.0.0.1",
+            port=0,
+            persist=False,
+            registry=FunctionRegistry(template.functions()),
+            templates=[template],
+        )
     )
     sandbox = None
     providers: list[Any] = []

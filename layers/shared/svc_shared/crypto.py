@@ -10,12 +10,25 @@ from __future__ import annotations
 import base64
 import json
 import os
-from typing import Any, Protocol
-
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from typing import TYPE_CHECKING, Any, Protocol
 
 from svc_shared.errors import DomainError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+
+def _aesgcm(key: bytes) -> AESGCM:
+    # cryptography's import (about 8 ms) waits for the first request that seals or opens a secret.
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    return AESGCM(key)
+
+
+def _invalid_tag() -> type[Exception]:
+    from cryptography.exceptions import InvalidTag
+
+    return InvalidTag
 
 
 class DecryptionFailed(DomainError):
@@ -77,17 +90,17 @@ class LocalKeyProvider:
     def __init__(self, master_key: bytes) -> None:
         if len(master_key) != 32:
             raise ValueError("local master key must be 32 bytes")
-        self._master = AESGCM(master_key)
+        self._master = _aesgcm(master_key)
 
     def new_data_key(self, context: dict[str, str]) -> tuple[bytes, bytes]:
-        key = AESGCM.generate_key(bit_length=256)
+        key = os.urandom(32)  # what AESGCM.generate_key(bit_length=256) returns
         nonce = os.urandom(12)
         return key, nonce + self._master.encrypt(nonce, key, _aad(context))
 
     def unwrap(self, wrapped: bytes, context: dict[str, str]) -> bytes:
         try:
             return self._master.decrypt(wrapped[:12], wrapped[12:], _aad(context))
-        except (InvalidTag, ValueError) as exc:
+        except (_invalid_tag(), ValueError) as exc:
             raise DecryptionFailed("stored secret could not be decrypted") from exc
 
 
@@ -99,7 +112,7 @@ class Envelope:
         data = plaintext.encode() if isinstance(plaintext, str) else plaintext
         key, wrapped = self._keys.new_data_key(context)
         nonce = os.urandom(12)
-        sealed = AESGCM(key).encrypt(nonce, data, _aad(context))
+        sealed = _aesgcm(key).encrypt(nonce, data, _aad(context))
         return ".".join(["v1", _b64e(wrapped), _b64e(nonce), _b64e(sealed)])
 
     def decrypt(self, blob: str, context: dict[str, str]) -> bytes:
@@ -112,8 +125,8 @@ class Envelope:
             raise DecryptionFailed("stored secret is malformed") from exc
         key = self._keys.unwrap(parts[0], context)
         try:
-            return AESGCM(key).decrypt(parts[1], parts[2], _aad(context))
-        except (InvalidTag, ValueError) as exc:
+            return _aesgcm(key).decrypt(parts[1], parts[2], _aad(context))
+        except (_invalid_tag(), ValueError) as exc:
             raise DecryptionFailed("stored secret could not be decrypted") from exc
 
     def decrypt_text(self, blob: str, context: dict[str, str]) -> str:
