@@ -218,17 +218,20 @@ def _imports_after(importtime: str, module: str, count: int = 6) -> list[tuple[s
     return sorted(late, key=lambda item: -item[1])[:count]
 
 
-def _replayed(dynamodb: Any, ours: Any, requests: int) -> dict[str, list[float]]:
-    """Per-request times of our handler with each DynamoDB call answered by botocore's Stubber with the
-    answer the embedded AWS gave to the same call of the same request (recorded first, outside the timing)."""
+def _replayed(dynamodb: Any, ours: Any, requests: int) -> dict[str, dict[str, list[float]]]:
+    """Per-request times of our handler with each DynamoDB call answered from a recording of the answer the
+    embedded AWS gave to the same call of the same request (recorded first, outside the timing), two ways:
+    `stubber` (botocore's Stubber at before-call: botocore's request-side work still runs) and `code` (the
+    client's call itself answered: our code alone)."""
     from botocore import xform_name
     from botocore.stub import Stubber
 
-    answers: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    current: list[tuple[str, dict[str, Any]]] = []
+    answers: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    current: list[tuple[str, str, dict[str, Any]]] = []
 
     def record(model: Any, parsed: dict[str, Any], **_: Any) -> None:
-        current.append((xform_name(model.name), {k: v for k, v in parsed.items() if k != "ResponseMetadata"}))
+        answer = {k: v for k, v in parsed.items() if k != "ResponseMetadata"}
+        current.append((model.name, xform_name(model.name), answer))
 
     dynamodb.meta.events.register("after-call.dynamodb", record)
     try:
@@ -238,21 +241,44 @@ def _replayed(dynamodb: Any, ours: Any, requests: int) -> dict[str, list[float]]
             answers[case] = list(current)
     finally:
         dynamodb.meta.events.unregister("after-call.dynamodb", record)
-    times: dict[str, list[float]] = {}
+    times: dict[str, dict[str, list[float]]] = {"stubber": {}, "code": {}}
     with Stubber(dynamodb) as stub:
         for case, message in MESSAGES.items():
             for n in range(WARMUP + requests):
-                for method, answer in answers[case]:
+                for _operation, method, answer in answers[case]:
                     stub.add_response(method, answer)
                 took = ours(message)
                 if n >= WARMUP:
-                    times.setdefault(case, []).append(took)
+                    times["stubber"].setdefault(case, []).append(took)
             stub.assert_no_pending_responses()
+    pending: list[tuple[str, dict[str, Any]]] = []
+
+    def answered(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        expected, answer = pending.pop(0)
+        if operation != expected:
+            raise RuntimeError(f"replay expected {expected}, the handler called {operation}")
+        return answer
+
+    dynamodb._make_api_call = answered  # this client instance only, removed below
+    try:
+        for case, message in MESSAGES.items():
+            for n in range(WARMUP + requests):
+                pending[:] = [(operation, answer) for operation, _method, answer in answers[case]]
+                took = ours(message)
+                if pending:
+                    raise RuntimeError(f"replay: {case} made fewer DynamoDB calls than recorded")
+                if n >= WARMUP:
+                    times["code"].setdefault(case, []).append(took)
+    finally:
+        del dynamodb._make_api_call
     return times
 
 
 def _summary(samples: list[float]) -> tuple[str, str]:
-    return ms(median(samples)), ms(percentile(samples, 90))
+    def fmt(seconds: float) -> str:  # sub-millisecond figures keep three decimals
+        return f"{seconds * 1000:.3f}" if seconds < 0.01 else ms(seconds)
+
+    return fmt(median(samples)), fmt(percentile(samples, 90))
 
 
 @benchmark("mcp-vs-sdk", "Our /mcp handler vs the official MCP Python SDK server: per request, cold start")
@@ -460,19 +486,26 @@ def mcp_vs_sdk(ctx: Context) -> Result:
 
     for case in MESSAGES:
         row("per request (in-process)", case, requests, samples[("ours", case)], samples[("sdk", case)])
-    for case in MESSAGES:
-        ratio = median(replayed[case]) / median(samples[("sdk", case)])
-        result.rows.append(
-            [
-                "per request, ours with DynamoDB's answers replayed in-process (own work)",
-                case,
-                str(requests),
-                *_summary(replayed[case]),
-                *_summary(samples[("sdk", case)]),
-                f"{ratio:.2f}",
-                "met (own work)" if ratio < 0.5 else "**not met** (own work)",
-            ]
-        )
+    for how, label in (
+        ("code", "per request, ours with the DynamoDB client's calls answered from a recording (our code)"),
+        (
+            "stubber",
+            "per request, ours with DynamoDB answered by botocore's Stubber (+ botocore request side)",
+        ),
+    ):
+        for case in MESSAGES:
+            ratio = median(replayed[how][case]) / median(samples[("sdk", case)])
+            result.rows.append(
+                [
+                    label,
+                    case,
+                    str(requests),
+                    *_summary(replayed[how][case]),
+                    *_summary(samples[("sdk", case)]),
+                    f"{ratio:.2f}",
+                    ("met" if ratio < 0.5 else "**not met**") + " (own work)",
+                ]
+            )
     for case in MESSAGES:
         own = [t - d for t, d in zip(samples[("ours", case)], in_dynamodb[case], strict=True)]
         result.rows.append(
@@ -560,10 +593,12 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "tool, the JSON response). It still counts, as ours, the wake-up after each blocking call (the "
         "scheduler, cold caches on this VM), which sleeping 3 ms in place of each call showed to be about "
         "0.3 ms per request here.",
-        "`ours with DynamoDB's answers replayed in-process (own work)`: the same requests, each DynamoDB call "
-        "answered by botocore's Stubber (`before-call` hook) with the answer embedded AWS gave to the same "
-        "call, recorded first: our code plus botocore's client-side work (parameter validation, "
-        "serialisation), no I/O. This is the like-for-like comparison with the peer, which makes no calls.",
+        "Replayed rows: the same requests, each DynamoDB call answered with the answer embedded AWS gave to "
+        "the same call, recorded first; no I/O. `our code`: the client's call itself is answered (the "
+        "client instance's `_make_api_call`, for this measurement only), so what is timed is the handler's "
+        "own work: the like-for-like comparison with the peer, which has no storage client. `Stubber`: "
+        "botocore's Stubber answers at `before-call`, so botocore's request side (parameter validation, "
+        "endpoint resolution, serialisation, events) is timed too; the response parsing and signing are not.",
         f"Protocol: MCP-Protocol-Version {PROTOCOL_VERSION} on both (the SDK's 2025 stateless path: no "
         "initialize needed, a fresh transport per request). Every response is checked: 200 with a JSON-RPC "
         "result that is not isError.",
