@@ -16,7 +16,10 @@ from svc_backoffice.db import Database, use_database
 
 @pytest.fixture
 def product(editor):
-    return editor.post("/api/products", {"title": "Mug", "sku": "MUG-1", "price_cents": 1250}).json()
+    created = editor.post("/api/products", {"title": "Mug", "sku": "MUG-1", "price_cents": 1250}).json()
+    stocked = {"product_id": created["id"], "delta": 100, "reason": "delivery"}
+    assert editor.post("/api/inventory/adjust", stocked).status == 201
+    return created
 
 
 def make_order(editor, product, **fields):

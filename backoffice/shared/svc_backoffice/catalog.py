@@ -96,7 +96,7 @@ SELECT {PRODUCT_COLUMNS},
      FROM stock_levels s JOIN stock_locations l ON l.id = s.location_id
      WHERE s.product_id = p.id), '[]') AS stock,
   coalesce((SELECT jsonb_agg(to_jsonb(ia) ORDER BY ia.created_at DESC)
-     FROM (SELECT id, location_id, delta, reason, quantity_after, staff_id, created_at
+     FROM (SELECT id, location_id, delta, reason, quantity_after, staff_id, order_id, created_at
              FROM inventory_adjustments WHERE product_id = p.id ORDER BY created_at DESC LIMIT 20) ia),
    '[]') AS recent_adjustments
 FROM products p WHERE p.id = %s

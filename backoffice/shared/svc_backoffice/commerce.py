@@ -106,7 +106,9 @@ def _coupon_discount(db: Database, code: str, subtotal: int, shipping: int) -> t
     return coupon, 0, 0  # free_shipping
 
 
-def create_order(db: Database, body: OrderCreate) -> Row:
+def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) -> Row:
+    """The order, its lines priced from the catalog, its coupon and shipping; its tracked products' stock is
+    taken by order_take_stock() in the same transaction (409 when there is not enough)."""
     product_ids = list({str(i.product_id) for i in body.items if i.product_id})
     products = {
         str(p["id"]): p
@@ -184,6 +186,7 @@ def create_order(db: Database, body: OrderCreate) -> Row:
             "INSERT INTO coupon_redemptions (coupon_id, order_id, discount_cents) VALUES (%s, %s, %s)",
             (coupon["id"], order["id"], discount),
         )
+    db.one("SELECT order_take_stock(%s, %s) AS taken", (order["id"], staff.id if staff else None))
     return get_order(db, order["id"])
 
 

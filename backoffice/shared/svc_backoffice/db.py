@@ -74,6 +74,8 @@ def translate_errors() -> Iterator[None]:
     except pg.RaiseException as exc:
         if _message(exc, "").startswith("Illegal transition"):
             raise Unprocessable(_message(exc, "")) from exc
+        if _message(exc, "").startswith("Not enough stock"):
+            raise Conflict(_message(exc, "")) from exc
         raise
 
 

@@ -25,7 +25,7 @@ DESCRIPTIONS = {
     "401": "Provider not configured",
     "403": "Forbidden",
     "404": "Not found",
-    "409": "Unique violation",
+    "409": "Conflict: a unique value already taken, or not enough stock",
     "422": "Refused by a database rule",
     "500": "Unexpected failure",
 }

@@ -71,7 +71,7 @@ ROUTES: tuple[Route, ...] = (
     _R("POST", "/api/inventory/adjust", "editor", "inventory", body="InventoryAdjust", answers="201 302 400 404 422 500", summary="Write a stock delta with its reason"),
     # -- commerce
     _R("GET", "/api/orders", "viewer", "orders", query="OrderListQuery", answers="200 302 400 500", summary="List orders with filters and paging"),
-    _R("POST", "/api/orders", "editor", "orders", body="OrderCreate", answers="201 302 400 404 422 500", summary="Create an order from items (prices from the catalog), coupon and shipping"),
+    _R("POST", "/api/orders", "editor", "orders", body="OrderCreate", answers="201 302 400 404 409 422 500", summary="Create an order from items (prices from the catalog), coupon and shipping"),
     _R("GET", "/api/orders/[id]", "viewer", "orders", answers="200 302 404 500", summary="An order with items, notes, status history and customer"),
     _R("PATCH", "/api/orders/[id]", "editor", "orders", body="OrderUpdate", answers="200 302 400 404 500", summary="Update contact, addresses or tracking (status moves by transition only)"),
     _R("POST", "/api/orders/[id]/transition", "editor", "orders", body="OrderTransition", answers="200 302 400 404 422 500", summary="Move the order to another status (rules in order_transition())"),

@@ -30,7 +30,7 @@ def list_orders() -> Response:
 
 @orders.api("POST")
 def create_order() -> Response:
-    return json_response(201, commerce.create_order(database(), body(orders, OrderCreate)))
+    return json_response(201, commerce.create_order(database(), body(orders, OrderCreate), orders.staff()))
 
 
 @orders.api("GET", "/<id>")
