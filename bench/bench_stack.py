@@ -113,9 +113,6 @@ class AwsProcess:
             self.stop()
             raise RuntimeError("embedded AWS child process did not start")
 
-    def ensure_secret(self, name: str, value: str) -> str:
-        raise NotImplementedError("the sandbox's secrets need the in-process embedded AWS")
-
     def stop(self) -> None:
         if self.process is None:
             return
@@ -139,6 +136,10 @@ def platform(
     build_delay: float = 0.3,
     builder_delay: float = 0.2,
 ) -> Iterator[Platform]:
+    if aws_in_child and with_sandbox:
+        raise ValueError(
+            "the sandbox's secrets are written to the in-process embedded AWS: not with aws_in_child"
+        )
     tests_dir = str(root / "tests")
     if tests_dir not in sys.path:
         sys.path.append(tests_dir)  # apiclient.py
