@@ -5,6 +5,7 @@ Results are recorded in docs/publish-reliability.md."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import tempfile
 import threading
@@ -149,6 +150,45 @@ def test_a_lasting_failure_stops_at_its_stage_and_publishing_again_resumes_there
     assert_published_once(merchant)
 
 
+def _executions(app_env, project_id: str) -> list[dict]:
+    from svc_shared import aws
+
+    listed = aws.client("stepfunctions").list_executions(stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"])
+    return [e for e in listed["executions"] if e["name"].startswith(project_id)]
+
+
+def test_a_press_that_finds_a_claimed_attempt_adds_no_execution(merchant, app_env):
+    """Two presses, stepped by hand: the first has claimed attempt 1 and started its run, but not yet recorded
+    it, when the second reads the project. The second ends with the same single run, and records it."""
+    from svc_shared import aws
+
+    api, project = merchant["api"], merchant["project"]
+    services.projects().update(project, {"publish_attempt": 1, "publish_status": "starting"})
+    first = aws.client("stepfunctions").start_execution(
+        stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"],
+        name=f"{project.id}-1",
+        input=json.dumps({"projectId": project.id}),
+    )
+    provision(api, project.id)
+    assert [e["executionArn"] for e in _executions(app_env, project.id)] == [first["executionArn"]]
+    recorded = services.projects().get(project.id, consistent=True).extra["publish_execution_arn"]
+    assert recorded == first["executionArn"]
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert len(_executions(app_env, project.id)) == 1
+    assert_published_once(merchant)
+
+
+def test_a_claim_whose_run_never_started_is_started_by_the_next_press(merchant, app_env):
+    """The press that claimed attempt 1 died before starting its run: the next press starts that attempt."""
+    api, project = merchant["api"], merchant["project"]
+    services.projects().update(project, {"publish_attempt": 1, "publish_status": "starting"})
+    provision(api, project.id)
+    assert [e["name"] for e in _executions(app_env, project.id)] == [f"{project.id}-1"]
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert len(_executions(app_env, project.id)) == 1
+    assert_published_once(merchant)
+
+
 def test_two_provision_calls_at_the_same_moment_start_one_execution(merchant, app_env):
     api, project = merchant["api"], merchant["project"]
     answers = []
@@ -164,11 +204,6 @@ def test_two_provision_calls_at_the_same_moment_start_one_execution(merchant, ap
     for t in threads:
         t.join()
     assert answers == [200, 200]
-    from svc_shared import aws
-
-    executions = aws.client("stepfunctions").list_executions(
-        stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"]
-    )["executions"]
-    assert len([e for e in executions if e["name"].startswith(project.id)]) == 1
+    assert len(_executions(app_env, project.id)) == 1
     assert run_to_end(api, project.id)["status"] == "ready"
     assert_published_once(merchant)

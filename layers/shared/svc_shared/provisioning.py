@@ -31,8 +31,12 @@ class Provisioning:
         if user.plan != "paid":  # says nothing about the project, so it can come first
             raise PaymentRequired(UPGRADE_MESSAGE, code="UPGRADE_REQUIRED")
         project = self._projects.owned(project_id, user.id, consistent=True)
-        if start and project.extra.get("publish_stage") != "ready" and not self._running(project):
-            project = self._start(project)
+        if start and project.extra.get("publish_stage") != "ready":
+            if project.extra.get("publish_status") == "starting":
+                # Another press claimed an attempt and may not have started (or recorded) its run yet.
+                project = self._launch(project)
+            elif not self._running(project):
+                project = self._start(project)
         return self.report(project)
 
     def _running(self, project: Project) -> bool:
@@ -47,8 +51,8 @@ class Provisioning:
         return bool(status == "RUNNING")
 
     def _start(self, project: Project) -> Project:
-        """Start one execution: the attempt counter is claimed with a conditional write, so of two presses
-        at the same moment only one starts a run (the other reports it)."""
+        """Claim the next attempt with a conditional write (of two presses reading the same attempt, one
+        wins; the other reports), then launch it."""
         attempt = int(project.extra.get("publish_attempt") or 0)
         try:
             project = self._projects.update(
@@ -59,10 +63,23 @@ class Provisioning:
             )
         except Conflict:
             return self._projects.get(project.id, consistent=True)
-        name = f"{project.id}-{attempt + 1}"
-        started = self._sfn().start_execution(
-            stateMachineArn=self._arn, name=name, input=json.dumps({"projectId": project.id})
-        )
+        return self._launch(project)
+
+    def _launch(self, project: Project) -> Project:
+        """Start the claimed attempt's execution. Its name is the attempt's, and Step Functions runs a name
+        once (the same name and input give back the running execution), so presses that find a claim whose
+        run is starting, or whose claimer failed before starting it, all end with that one execution."""
+        sfn = self._sfn()
+        try:
+            started = sfn.start_execution(
+                stateMachineArn=self._arn,
+                name=f"{project.id}-{int(project.extra['publish_attempt'])}",
+                input=json.dumps({"projectId": project.id}),
+            )
+        except sfn.exceptions.ExecutionAlreadyExists:  # that run has already finished: report what it left
+            return self._projects.get(project.id, consistent=True)
+        if project.extra.get("publish_execution_arn") == started["executionArn"]:
+            return project
         return self._projects.update(project, {"publish_execution_arn": started["executionArn"]})
 
     @staticmethod
