@@ -47,32 +47,19 @@ BEGIN
   END LOOP;
 END $$;
 
-CREATE OR REPLACE FUNCTION order_transition(p_order uuid, p_to text, p_staff uuid DEFAULT NULL)
-RETURNS orders LANGUAGE plpgsql AS $$
-DECLARE
-  current orders;
-  previous text;
+-- Every move of an order is one row of order_status_history, written by order_transition() with the staff
+-- member who made it: a move to cancelled puts the stock back from there.
+CREATE OR REPLACE FUNCTION order_release_stock() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  SELECT * INTO current FROM orders WHERE id = p_order FOR UPDATE;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'Order % not found', p_order USING ERRCODE = 'no_data_found';
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM order_transitions WHERE from_status = current.status AND to_status = p_to) THEN
-    RAISE EXCEPTION 'Illegal transition from % to %', current.status, p_to;
-  END IF;
-  previous := current.status;
-  UPDATE orders SET status = p_to WHERE id = p_order RETURNING * INTO current;
-  INSERT INTO order_status_history (order_id, from_status, to_status, staff_id)
-  VALUES (p_order, previous, p_to, p_staff);
-  IF p_to = 'cancelled' THEN
-    INSERT INTO inventory_adjustments (product_id, location_id, delta, reason, staff_id, order_id)
-    SELECT product_id, location_id, -sum(delta)::integer, 'Order ' || left(p_order::text, 8) || ' cancelled',
-           p_staff, p_order
-      FROM inventory_adjustments
-     WHERE order_id = p_order
-     GROUP BY product_id, location_id
-    HAVING sum(delta) <> 0
-     ORDER BY product_id, location_id;
-  END IF;
-  RETURN current;
+  INSERT INTO inventory_adjustments (product_id, location_id, delta, reason, staff_id, order_id)
+  SELECT product_id, location_id, -sum(delta)::integer, 'Order ' || left(NEW.order_id::text, 8) || ' cancelled',
+         NEW.staff_id, NEW.order_id
+    FROM inventory_adjustments
+   WHERE order_id = NEW.order_id
+   GROUP BY product_id, location_id
+  HAVING sum(delta) <> 0
+   ORDER BY product_id, location_id;
+  RETURN NULL;
 END $$;
+CREATE TRIGGER order_release_stock AFTER INSERT ON order_status_history
+  FOR EACH ROW WHEN (NEW.to_status = 'cancelled') EXECUTE FUNCTION order_release_stock();

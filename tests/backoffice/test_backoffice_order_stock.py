@@ -94,8 +94,11 @@ def test_cancelling_puts_back_what_was_taken_where_it_was_taken(editor, viewer, 
     moved = editor.post(f"/api/orders/{created['id']}/transition", {"to": "cancelled"})
     assert moved.status == 200 and moved.json()["status"] == "cancelled"
     assert [level(viewer, mug, code) for code in ("MAIN", "ANNEX")] == [1, 5]
-    reasons = {a["reason"] for a in viewer.get(f"/api/products/{mug['id']}").json()["recent_adjustments"]}
-    assert f"Order {created['id'][:8]} cancelled" in reasons
+    adjustments = viewer.get(f"/api/products/{mug['id']}").json()["recent_adjustments"]
+    put_back = [a for a in adjustments if a["reason"] == f"Order {created['id'][:8]} cancelled"]
+    assert sorted(a["delta"] for a in put_back) == [1, 3]
+    assert {a["order_id"] for a in put_back} == {created["id"]}
+    assert all(a["staff_id"] for a in put_back)  # the staff member who cancelled
 
 
 def test_a_refund_keeps_the_stock_out(editor, viewer, mug):

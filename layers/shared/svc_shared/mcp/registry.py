@@ -62,7 +62,6 @@ class Tool:
 @dataclass
 class Registry:
     tools: dict[str, Tool] = field(default_factory=dict)
-    _definitions: list[dict[str, Any]] | None = None
     _listing: str | None = None
 
     def tool(
@@ -77,19 +76,15 @@ class Registry:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
             self.tools[name] = Tool(name, title, description, input_model, run, **hints)
-            self._definitions = self._listing = None
+            self._listing = None
             return run
 
         return register
 
-    def definitions(self) -> list[dict[str, Any]]:
-        """The tools/list payload, built once per container (the JSON schemas never change at run time)."""
-        if self._definitions is None:
-            self._definitions = [tool.definition() for tool in self.tools.values()]
-        return self._definitions
-
     def listing(self) -> str:
-        """The tools/list result as JSON text, encoded once per container: every tools/list answers these bytes."""
+        """The tools/list result as JSON text, built and encoded once per container (the JSON schemas never
+        change at run time): every tools/list answers these bytes."""
         if self._listing is None:
-            self._listing = json.dumps({"tools": self.definitions()}, separators=(",", ":"))
+            tools = [tool.definition() for tool in self.tools.values()]
+            self._listing = json.dumps({"tools": tools}, separators=(",", ":"))
         return self._listing
