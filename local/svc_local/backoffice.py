@@ -18,7 +18,7 @@ from svc_local.gateway import Gateway
 from svc_local.state import repo_root
 from svc_local.template import Template
 
-DATABASE = "svc_demo_store"
+DEFAULT_DATABASE = "svc_demo_store"
 DEMO_CATEGORIES = [("Mugs", "mugs"), ("Bowls", "bowls"), ("Vases", "vases")]
 DEMO_PRODUCTS = [
     ("Speckled stoneware mug", "speckled-stoneware-mug", "MUG-001", "mugs", 2800, 24),
@@ -28,9 +28,15 @@ DEMO_PRODUCTS = [
 ]
 
 
+def database_name() -> str:
+    """The demo store's database on the server: `SVC_DEMO_STORE_DATABASE`, or svc_demo_store (test runs give
+    each stack its own, so a stale one never meets a newer migration)."""
+    return os.environ.get("SVC_DEMO_STORE_DATABASE") or DEFAULT_DATABASE
+
+
 def database_url(server_url: str) -> str:
     parts = urlsplit(server_url)
-    return urlunsplit(parts._replace(path=f"/{DATABASE}"))
+    return urlunsplit(parts._replace(path=f"/{database_name()}"))
 
 
 def prepare_database(server_url: str, owner_email: str) -> str:
@@ -39,9 +45,10 @@ def prepare_database(server_url: str, owner_email: str) -> str:
 
     from svc_backoffice import migrate
 
+    name = database_name()
     with psycopg.connect(server_url, autocommit=True) as admin:
-        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone() is None:
-            admin.execute(f'CREATE DATABASE "{DATABASE}"')
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            admin.execute(f'CREATE DATABASE "{name}"')
     url = database_url(server_url)
     with psycopg.connect(url, autocommit=True) as conn:
         migrate.migrate(migrate.psycopg_executor(conn))

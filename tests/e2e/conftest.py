@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from stackproc import RunningStack, start_stack
 
@@ -21,9 +23,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    running = start_stack(tmp_path_factory.mktemp("stack") / "state", database_url=DATABASE_URL)
-    yield running
-    assert running.stop() == 0
+    # Its own demo store database on the shared server, dropped afterwards: one left by an earlier run could
+    # hold another version of a migration.
+    demo_store = f"svc_demo_store_e2e_{uuid.uuid4().hex[:8]}"
+    running = start_stack(
+        tmp_path_factory.mktemp("stack") / "state",
+        database_url=DATABASE_URL,
+        extra_env={"SVC_DEMO_STORE_DATABASE": demo_store},
+    )
+    try:
+        yield running
+        assert running.stop() == 0
+    finally:
+        if running.process.poll() is None:
+            running.stop()
+        with psycopg.connect(DATABASE_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{demo_store}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
