@@ -258,7 +258,13 @@ def test_upload_url_is_a_presigned_put_capped_at_10_mb(shop):
     assert put.status_code == 200, put.text
     assert "X-Amz-Expires=3600" in upload["upload_url"]
     assert "content-length" in httpx.URL(upload["upload_url"]).params["X-Amz-SignedHeaders"]
-    # S3 refuses a PUT whose Content-Length differs from the signed one (moto does not check signatures).
+    # S3 (and the local stack's check in front of moto) refuses a PUT whose Content-Length differs from the
+    # signed one.
+    oversized = httpx.put(
+        upload["upload_url"], content=b"123456", headers={**upload["headers"], "Content-Length": "6"}
+    )
+    assert oversized.status_code == 403
+    assert "SignatureDoesNotMatch" in oversized.text
     assert "size_bytes" in error_text(
         call_tool(
             api,
