@@ -61,7 +61,7 @@ def test_connecting_providers_one_by_one_and_disconnecting_one(gateway, stack):
         [
             sys.executable,
             "-m",
-            "svc_shared.cli",
+            "svc_local.ops",
             "--local",
             "users",
             "create",

@@ -26,7 +26,7 @@ def sign_in(gateway: str, email: str, password: str) -> httpx.Cookies:
 def cli(stack, *args: str) -> subprocess.CompletedProcess[str]:
     aws_port = stack.services["aws"].rsplit(":", 1)[1]
     return subprocess.run(
-        [sys.executable, "-m", "svc_shared.cli", "--local", *args],
+        [sys.executable, "-m", "svc_local.ops", "--local", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

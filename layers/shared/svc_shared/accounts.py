@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
 from svc_shared.dal import Table, TransactionConflict
 from svc_shared.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
@@ -113,12 +114,12 @@ class Accounts:
             self._table.transact(
                 [
                     self._table.put_action(
-                        {"pk": f"EMAIL#{email}", "sk": "EMAIL", "user_id": user_id}, condition=absent
+                        {"pk": keys.email(email), "sk": keys.EMAIL, "user_id": user_id}, condition=absent
                     ),
                     self._table.put_action(
                         {
-                            "pk": f"USER#{user_id}",
-                            "sk": "PROFILE",
+                            "pk": keys.user(user_id),
+                            "sk": keys.PROFILE,
                             "user_id": user_id,
                             "email": email,
                             "display_name": name,
@@ -132,8 +133,8 @@ class Accounts:
                     ),
                     self._table.put_action(
                         {
-                            "pk": f"WS#{workspace_id}",
-                            "sk": "META",
+                            "pk": keys.workspace(workspace_id),
+                            "sk": keys.META,
                             "workspace_id": workspace_id,
                             "name": f"{name}'s workspace",
                             "owner_id": user_id,
@@ -155,7 +156,7 @@ class Accounts:
         return self.get_user(user_id)
 
     def get_user(self, user_id: str) -> User:
-        item = self._table.get(f"USER#{user_id}", "PROFILE")
+        item = self._table.get(keys.user(user_id), keys.PROFILE)
         if item is None:
             raise NotFound("user not found")
         return _user(item)
@@ -165,7 +166,7 @@ class Accounts:
             key = normalize_email(email)
         except InvalidInput:
             return None
-        item = self._table.get(f"EMAIL#{key}", "EMAIL")
+        item = self._table.get(keys.email(key), keys.EMAIL)
         return item["user_id"] if item else None
 
     def get_user_by_email(self, email: str) -> User:
@@ -177,7 +178,7 @@ class Accounts:
     def authenticate(self, email: str, password: str) -> User:
         """The user with these credentials; one message for an unknown email and a wrong password."""
         user_id = self.find_user_id(email)
-        item = self._table.get(f"USER#{user_id}", "PROFILE") if user_id else None
+        item = self._table.get(keys.user(user_id), keys.PROFILE) if user_id else None
         stored = item["password_hash"] if item else DUMMY_HASH
         if not verify_password(password[:MAX_PASSWORD_LENGTH], stored) or item is None:
             raise Unauthenticated(INVALID_CREDENTIALS, code="invalid_credentials")
@@ -190,8 +191,8 @@ class Accounts:
 
         try:
             item = self._table.update(
-                f"USER#{user_id}",
-                "PROFILE",
+                keys.user(user_id),
+                keys.PROFILE,
                 "SET #plan = :plan",
                 condition="attribute_exists(pk)",
                 names={"#plan": "plan"},
@@ -208,8 +209,8 @@ class Accounts:
 
         try:
             self._table.update(
-                f"USER#{user_id}",
-                "PROFILE",
+                keys.user(user_id),
+                keys.PROFILE,
                 "SET password_hash = :h",
                 condition="attribute_exists(pk)",
                 values={":h": hash_password(password)},
@@ -223,8 +224,8 @@ class Accounts:
 
         try:
             self._table.update(
-                f"USER#{user_id}",
-                "PROFILE",
+                keys.user(user_id),
+                keys.PROFILE,
                 "SET repo_host_connected = :c, repo_host_username = :u",
                 condition="attribute_exists(pk)",
                 values={":c": connected, ":u": username},
@@ -233,7 +234,7 @@ class Accounts:
             raise NotFound("user not found") from exc
 
     def workspace_knowledge(self, workspace_id: str) -> str:
-        item = self._table.get(f"WS#{workspace_id}", "META")
+        item = self._table.get(keys.workspace(workspace_id), keys.META)
         if item is None:
             raise NotFound("workspace not found")
         return str(item.get("knowledge", ""))
@@ -245,8 +246,8 @@ class Accounts:
         update = "SET knowledge = :k" if text else "REMOVE knowledge"
         try:
             self._table.update(
-                f"WS#{workspace_id}",
-                "META",
+                keys.workspace(workspace_id),
+                keys.META,
                 update,
                 condition="attribute_exists(pk)",
                 values={":k": text} if text else None,
@@ -258,10 +259,10 @@ class Accounts:
     @staticmethod
     def _membership(user_id: str, workspace_id: str, role: str, now: int) -> dict[str, Any]:
         return {
-            "pk": f"USER#{user_id}",
-            "sk": f"MEMBER#{workspace_id}",
-            "gsi1pk": f"WS#{workspace_id}",
-            "gsi1sk": f"MEMBER#{user_id}",
+            "pk": keys.user(user_id),
+            "sk": keys.member(workspace_id),
+            "gsi1pk": keys.workspace(workspace_id),
+            "gsi1sk": keys.member(user_id),
             "user_id": user_id,
             "workspace_id": workspace_id,
             "role": role,
@@ -272,17 +273,19 @@ class Accounts:
         """Join `user_id` to a workspace with a role (idempotent: a second call updates the role)."""
         if role not in WORKSPACE_ROLES or role == "owner":
             raise InvalidInput("role must be admin or member")
-        if self._table.get(f"WS#{workspace_id}", "META") is None:
+        if self._table.get(keys.workspace(workspace_id), keys.META) is None:
             raise NotFound("workspace not found")
         self.get_user(user_id)
         self._table.put(self._membership(user_id, workspace_id, role, int(self._clock.now())))
 
     def list_workspaces(self, user_id: str) -> list[Workspace]:
         """Workspaces the user belongs to: the personal one first, then the others by name."""
-        memberships = list(self._table.query(f"USER#{user_id}", sk_prefix="MEMBER#"))
+        memberships = list(self._table.query(keys.user(user_id), sk_prefix=keys.MEMBER_PREFIX))
         metas = {
             m["workspace_id"]: m
-            for m in self._table.batch_get([(f"WS#{m['workspace_id']}", "META") for m in memberships])
+            for m in self._table.batch_get(
+                [(keys.workspace(m["workspace_id"]), keys.META) for m in memberships]
+            )
         }
         spaces = [
             Workspace(
@@ -301,8 +304,8 @@ class Accounts:
     def get_workspace(self, user: User, workspace_id: str | None = None) -> Workspace:
         """One workspace the user belongs to (default: the personal one); NotFound for any other."""
         wanted = workspace_id or user.default_workspace_id
-        member = self._table.get(f"USER#{user.id}", f"MEMBER#{wanted}")
-        meta = self._table.get(f"WS#{wanted}", "META") if member else None
+        member = self._table.get(keys.user(user.id), keys.member(wanted))
+        meta = self._table.get(keys.workspace(wanted), keys.META) if member else None
         if member is None or meta is None:
             raise NotFound("workspace not found")
         return Workspace(

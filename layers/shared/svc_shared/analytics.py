@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import InvalidInput
@@ -85,8 +86,8 @@ class Analytics:
         with contextlib.suppress(ConditionFailed):  # created by an earlier event
             self._table.put(
                 {
-                    "pk": f"STATS#{project_id}",
-                    "sk": f"D#{day}",
+                    "pk": keys.stats(project_id),
+                    "sk": keys.day(day),
                     "pageviews": 0,
                     "pages": {},
                     "referrers": {},
@@ -102,17 +103,17 @@ class Analytics:
         now = self._clock.now()
         moment = datetime.fromtimestamp(now, UTC)
         day = moment.strftime("%Y-%m-%d")
-        pk = f"STATS#{beacon.project_id}"
+        pk = keys.stats(beacon.project_id)
         self._day(beacon.project_id, day)
         # The pageview is counted by the same write that counts its page.
-        self._count(pk, f"D#{day}", "pages", beacon.path, also=" ADD pageviews :one")
-        self._count(pk, f"D#{day}", "referrers", referrer_host(beacon.referrer))
-        self._count(pk, f"D#{day}", "countries", beacon.country)
+        self._count(pk, keys.day(day), "pages", beacon.path, also=" ADD pageviews :one")
+        self._count(pk, keys.day(day), "referrers", referrer_host(beacon.referrer))
+        self._count(pk, keys.day(day), "countries", beacon.country)
         index, rank = _register(f"{beacon.project_id}:{beacon.visitor}")
         with contextlib.suppress(ConditionFailed):  # the register already holds this rank or more
             self._table.update(
                 pk,
-                f"D#{day}",
+                keys.day(day),
                 "SET hll.#r = :rank",
                 condition="attribute_not_exists(hll.#r) OR hll.#r < :rank",
                 names={"#r": str(index)},
@@ -121,7 +122,11 @@ class Analytics:
         minute = moment.strftime("%Y%m%d%H%M")
         session = hashlib.sha256(f"{beacon.project_id}:{beacon.session}".encode()).hexdigest()[:24]
         self._table.put(
-            {"pk": f"LIVE#{beacon.project_id}", "sk": f"{minute}#{session}", "expires_at": int(now) + 3600}
+            {
+                "pk": keys.live(beacon.project_id),
+                "sk": keys.live_visit(minute, session),
+                "expires_at": int(now) + 3600,
+            }
         )
 
     def _count(self, pk: str, sk: str, group: str, key: str, also: str = "") -> None:
@@ -164,7 +169,7 @@ class Analytics:
             raise InvalidInput(f"the date range is at most {MAX_RANGE_DAYS} days")
         days = list(
             self._table.query(
-                f"STATS#{project_id}", sk_between=(f"D#{start.isoformat()}", f"D#{end.isoformat()}")
+                keys.stats(project_id), sk_between=(keys.day(start.isoformat()), keys.day(end.isoformat()))
             )
         )
         pages: Counter[str] = Counter()
@@ -195,8 +200,8 @@ class Analytics:
         minutes = [now - timedelta(minutes=i) for i in range(TREND_MINUTES - 1, -1, -1)]
         first, last = minutes[0].strftime("%Y%m%d%H%M"), minutes[-1].strftime("%Y%m%d%H%M")
         per_minute: dict[str, set[str]] = {m.strftime("%Y%m%d%H%M"): set() for m in minutes}
-        for item in self._table.query(f"LIVE#{project_id}", sk_between=(f"{first}#", f"{last}#~")):
-            minute, _, session = item["sk"].partition("#")
+        for item in self._table.query(keys.live(project_id), sk_between=keys.live_minutes(first, last)):
+            minute, session = keys.live_minute(item["sk"])
             if minute in per_minute:
                 per_minute[minute].add(session)
         return {

@@ -1,4 +1,5 @@
-"""`svc`: operator command line for any environment (the local stack, or a deployed stack's table).
+"""`svc`: operator command line for a deployed stack's table (the `svc` script of a development install adds
+`--local`, the local stack, from svc_local.ops: this layer never imports the local stack).
 
 svc --local users create --email a@b.c --password ... --plan paid
 svc --stack svc-platform users set-plan --email a@b.c --plan free
@@ -12,34 +13,20 @@ import getpass
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from svc_shared.accounts import PLANS, Accounts
 from svc_shared.dal import Table
 from svc_shared.errors import DomainError
 
-LOCAL_AWS_PORT = "4566"
+# Resolves the local stack's environment: {"table": ..., "state_machine": ...}.
+LocalEnvironment = Callable[[], dict[str, str]]
 
 
-def _environment(args: argparse.Namespace) -> dict[str, str]:
+def _environment(args: argparse.Namespace, local: LocalEnvironment | None) -> dict[str, str]:
     """The app table and the publish state machine of the chosen environment."""
-    if args.local:
-        os.environ.setdefault(
-            "AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}"
-        )
-        os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
-        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
-        os.environ.setdefault("AWS_REGION", "us-east-1")
-        os.environ.setdefault("AWS_DEFAULT_REGION", os.environ["AWS_REGION"])
-        from pathlib import Path
-
-        import svc_local  # development install only
-        from svc_local.template import Template
-
-        template = Template(Path(svc_local.__file__).parents[2] / "template.yaml")
-        tables = {t.logical_id: t.table_name for t in template.tables()}
-        machines = template.state_machines()
-        return {"table": tables["AppTable"], "state_machine": machines[0].arn if machines else ""}
+    if getattr(args, "local", False) and local is not None:
+        return local()
     if args.stack:
         from svc_shared import aws
 
@@ -50,14 +37,17 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
         return {"table": outputs["AppTableName"], "state_machine": outputs.get("PublishStateMachineArn", "")}
     name = args.table or os.environ.get("TABLE_NAME")
     if not name:
-        raise SystemExit("say which environment: --local, --stack NAME, --table NAME or TABLE_NAME")
+        raise SystemExit(
+            f"say which environment: {'--local, ' if local else ''}--stack NAME, --table NAME or TABLE_NAME"
+        )
     return {"table": name, "state_machine": os.environ.get("PUBLISH_STATE_MACHINE_ARN", "")}
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(*, local: bool) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svc", description="Manage the svc platform.")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--local", action="store_true", help="the running local stack (make dev)")
+    if local:
+        where.add_argument("--local", action="store_true", help="the running local stack (make dev)")
     where.add_argument("--stack", help="a deployed CloudFormation stack name")
     where.add_argument("--table", help="a DynamoDB table name")
     groups = parser.add_subparsers(dest="group", required=True)
@@ -119,9 +109,9 @@ def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    env = _environment(args)
+def main(argv: Sequence[str] | None = None, *, local: LocalEnvironment | None = None) -> int:
+    args = _parser(local=local is not None).parse_args(argv)
+    env = _environment(args, local)
     if args.group == "publish":
         try:
             return _publish(args, env)

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from svc_shared import keys
 from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock
 from svc_shared.crypto import DecryptionFailed, Envelope
@@ -136,7 +137,7 @@ class Connections:
             self._tokens.put(
                 {
                     "user_id": user_id,
-                    "provider": f"STATE#{nonce}",
+                    "provider": keys.connection_state(nonce),
                     "expires_at": int(self._clock.now()) + STATE_TTL,
                 },
                 condition="attribute_not_exists(user_id)",

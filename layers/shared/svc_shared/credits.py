@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import Table, TransactionConflict
 from svc_shared.errors import InvalidInput
@@ -53,7 +54,7 @@ class Credits:
         self._clock = clock
 
     def balance(self, user_id: str) -> int:
-        item = self._table.get(f"USER#{user_id}", "CREDITS", consistent=True)
+        item = self._table.get(keys.user(user_id), keys.CREDITS, consistent=True)
         return int(item["balance"]) if item else 0
 
     def grant_once(self, *, user_id: str, checkout_session_id: str, amount_cents: int, event_id: str) -> bool:
@@ -65,8 +66,8 @@ class Credits:
                 [
                     self._table.put_action(
                         {
-                            "pk": f"CHECKOUT#{checkout_session_id}",
-                            "sk": "CREDITED",
+                            "pk": keys.checkout(checkout_session_id),
+                            "sk": keys.CREDITED,
                             "user_id": user_id,
                             "amount_cents": amount_cents,
                             "credits": credits,
@@ -76,8 +77,8 @@ class Credits:
                         condition="attribute_not_exists(pk)",
                     ),
                     self._table.update_action(
-                        f"USER#{user_id}",
-                        "CREDITS",
+                        keys.user(user_id),
+                        keys.CREDITS,
                         "ADD balance :c SET updated_at = :now",
                         values={":c": credits, ":now": now},
                     ),

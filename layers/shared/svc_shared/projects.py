@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import Conflict, InvalidInput, NotFound
@@ -184,10 +185,10 @@ class Projects:
         project_id = str(uuid.uuid4())
         slug = f"{slugify(project_name, 40)}-{project_id[:6]}"
         item = {
-            "pk": f"PROJECT#{project_id}",
-            "sk": "META",
-            "gsi1pk": f"OWNER#{owner_id}",
-            "gsi1sk": f"PROJECT#{now:012d}#{project_id}",
+            "pk": keys.project(project_id),
+            "sk": keys.META,
+            "gsi1pk": keys.owner(owner_id),
+            "gsi1sk": keys.owned_project(now, project_id),
             "id": project_id,
             "owner_id": owner_id,
             "workspace_id": workspace_id,
@@ -206,8 +207,8 @@ class Projects:
             [
                 self._table.put_action(item, condition="attribute_not_exists(pk)"),
                 self._table.update_action(
-                    f"WS#{workspace_id}",
-                    "META",
+                    keys.workspace(workspace_id),
+                    keys.META,
                     "ADD project_count :one",
                     condition="attribute_exists(pk)",
                     values={":one": 1},
@@ -219,7 +220,7 @@ class Projects:
     def get(self, project_id: str, *, consistent: bool = False) -> Project:
         if not isinstance(project_id, str) or not project_id or len(project_id) > 64:
             raise NotFound("project not found")
-        item = self._table.get(f"PROJECT#{project_id}", "META", consistent=consistent)
+        item = self._table.get(keys.project(project_id), keys.META, consistent=consistent)
         if item is None:
             raise NotFound("project not found")
         return _project(item)
@@ -235,7 +236,7 @@ class Projects:
         return [
             _project(i)
             for i in self._table.query(
-                f"OWNER#{user_id}", sk_prefix="PROJECT#", index="gsi1", newest_first=True
+                keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1", newest_first=True
             )
         ]
 
@@ -264,8 +265,8 @@ class Projects:
         full_condition = "attribute_exists(pk)" + (f" AND ({condition})" if condition else "")
         try:
             item = self._table.update(
-                f"PROJECT#{project.id}",
-                "META",
+                keys.project(project.id),
+                keys.META,
                 expression,
                 condition=full_condition,
                 names=names,

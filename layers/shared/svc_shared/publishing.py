@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections, ReconnectRequired
 from svc_shared.crypto import Envelope
@@ -192,8 +193,8 @@ class Publisher:
         now = int(self._clock.now())
         try:
             self._table.update(
-                f"PROJECT#{project.id}",
-                "META",
+                keys.project(project.id),
+                keys.META,
                 "SET publish_lease = :e, publish_lease_until = :until",
                 condition="attribute_not_exists(publish_lease) OR publish_lease = :e OR publish_lease_until < :now",
                 values={":e": execution, ":until": now + LEASE_SECONDS, ":now": now},

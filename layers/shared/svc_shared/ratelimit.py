@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
 from svc_shared.dal import Table
 from svc_shared.tokens import hash_token
@@ -22,14 +23,14 @@ class RateLimiter:
     @staticmethod
     def _pk(scope: str, key: str) -> str:
         # Keys may be emails or addresses: store a digest, not the value.
-        return f"RATE#{scope}#{hash_token(key)[:32]}"
+        return keys.rate(scope, hash_token(key)[:32])
 
     def hit(self, scope: str, key: str, window: int) -> tuple[int, int]:
         """Count one event; returns (count in this window including it, seconds until the window ends)."""
         start, remaining = self._window(window)
         item = self._table.update(
             self._pk(scope, key),
-            f"W#{start}",
+            keys.window(start),
             "ADD #n :one SET expires_at = if_not_exists(expires_at, :exp)",
             names={"#n": "count"},
             values={":one": 1, ":exp": start + window + 60},
@@ -47,7 +48,7 @@ class RateLimiter:
         try:
             self._table.update(
                 self._pk(scope, key),
-                f"W#{start}",
+                keys.window(start),
                 "ADD #n :amount SET expires_at = if_not_exists(expires_at, :exp)",
                 condition="attribute_not_exists(#n) OR #n <= :room",
                 names={"#n": "count"},
@@ -60,5 +61,5 @@ class RateLimiter:
     def count(self, scope: str, key: str, window: int) -> tuple[int, int]:
         """Events counted so far in the current window, and seconds until it ends."""
         start, remaining = self._window(window)
-        item = self._table.get(self._pk(scope, key), f"W#{start}", consistent=True)
+        item = self._table.get(self._pk(scope, key), keys.window(start), consistent=True)
         return (int(item["count"]) if item else 0), remaining

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
 from svc_shared.dal import Table
 from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
@@ -34,8 +35,8 @@ class Sessions:
         expires_at = now + self._ttl
         self._table.put(
             {
-                "pk": f"SESSION#{hash_token(sid)}",
-                "sk": "SESSION",
+                "pk": keys.session(hash_token(sid)),
+                "sk": keys.SESSION,
                 "user_id": user_id,
                 "created_at": now,
                 "expires_at": expires_at,
@@ -61,7 +62,7 @@ class Sessions:
         claims = self._claims(cookie)
         if claims is None:
             return None
-        item = self._table.get(f"SESSION#{hash_token(str(claims['sid']))}", "SESSION")
+        item = self._table.get(keys.session(hash_token(str(claims["sid"]))), keys.SESSION)
         if item is None or item["expires_at"] <= self._clock.now() or item["user_id"] != claims.get("uid"):
             return None
         return str(item["user_id"])
@@ -69,4 +70,4 @@ class Sessions:
     def revoke(self, cookie: str | None) -> None:
         claims = self._claims(cookie)
         if claims is not None:
-            self._table.delete(f"SESSION#{hash_token(str(claims['sid']))}", "SESSION")
+            self._table.delete(keys.session(hash_token(str(claims["sid"]))), keys.SESSION)

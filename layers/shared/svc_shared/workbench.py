@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from svc_shared import keys
 from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections
@@ -71,12 +72,16 @@ class Workbench:
         for slot in range(FREE_DEPLOYS):
             with contextlib.suppress(ConditionFailed):
                 self._table.put(
-                    {"pk": f"DEPLOY_SLOT#{user_id}", "sk": f"SLOT#{slot}", "expires_at": now + DEPLOY_WINDOW},
+                    {
+                        "pk": keys.deploy_slots(user_id),
+                        "sk": keys.slot(slot),
+                        "expires_at": now + DEPLOY_WINDOW,
+                    },
                     condition="attribute_not_exists(pk) OR expires_at <= :now",
                     values={":now": now},
                 )
-                return f"SLOT#{slot}"
-        slots = list(self._table.query(f"DEPLOY_SLOT#{user_id}", sk_prefix="SLOT#"))
+                return keys.slot(slot)
+        slots = list(self._table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
         free_at = min((int(s["expires_at"]) for s in slots), default=now)
         raise QuotaExceeded(
             f"Deploy quota reached: the Free plan includes {FREE_DEPLOYS} deploys per 30 days (the first deploy "
@@ -96,7 +101,7 @@ class Workbench:
             build = host.start_build(project.static_site_id)
         except Exception:
             if slot:  # a deploy that never started does not count
-                self._table.delete(f"DEPLOY_SLOT#{user_id}", slot)
+                self._table.delete(keys.deploy_slots(user_id), slot)
             raise
         deploy_id = str(build.get("deploy_id") or build.get("id"))
         self._projects.update(
@@ -157,8 +162,8 @@ class Workbench:
         message_id = str(sent["message_id"])
         self._table.put(
             {
-                "pk": f"MESSAGE#{message_id}",
-                "sk": "MESSAGE",
+                "pk": keys.message(message_id),
+                "sk": keys.MESSAGE,
                 "user_id": user_id,
                 "project_id": project.id,
                 "created_at": int(self._clock.now()),
@@ -179,7 +184,7 @@ class Workbench:
             time.sleep(POLL_SECONDS)
 
     def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
-        record = self._table.get(f"MESSAGE#{message_id}", "MESSAGE")
+        record = self._table.get(keys.message(message_id), keys.MESSAGE)
         if record is None or record["user_id"] != user_id:
             raise NotFound("message not found")
         return self._message_view(self._builder().message(message_id))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
@@ -114,8 +115,8 @@ class Clients:
         secret = new_token() if method != "none" else None
         self._table.put(
             {
-                "pk": f"OAUTH_CLIENT#{client_id}",
-                "sk": "CLIENT",
+                "pk": keys.oauth_client(client_id),
+                "sk": keys.CLIENT,
                 "client_id": client_id,
                 "redirect_uris": list(dict.fromkeys(uris)),
                 "auth_method": method,
@@ -146,7 +147,7 @@ class Clients:
     def get(self, client_id: object) -> Client | None:
         if not isinstance(client_id, str) or not client_id or len(client_id) > 100:
             return None
-        item = self._table.get(f"OAUTH_CLIENT#{client_id}", "CLIENT")
+        item = self._table.get(keys.oauth_client(client_id), keys.CLIENT)
         if item is None:
             return None
         if not item.get("used") and item.get("expires_at", 0) <= self._clock.now():
@@ -159,8 +160,8 @@ class Clients:
             return
         with contextlib.suppress(ConditionFailed):  # deleted meanwhile: nothing to keep
             self._table.update(
-                f"OAUTH_CLIENT#{client.client_id}",
-                "CLIENT",
+                keys.oauth_client(client.client_id),
+                keys.CLIENT,
                 "SET used = :t REMOVE expires_at",
                 condition="attribute_exists(pk)",
                 values={":t": True},

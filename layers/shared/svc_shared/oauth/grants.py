@@ -20,6 +20,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table, TransactionConflict
 from svc_shared.oauth.clients import Client
@@ -93,8 +94,8 @@ class Grants:
         now = int(self._clock.now())
         self._table.put(
             {
-                "pk": f"OAUTH_CODE#{hash_token(code)}",
-                "sk": "CODE",
+                "pk": keys.oauth_code(hash_token(code)),
+                "sk": keys.CODE,
                 "client_id": client.client_id,
                 "redirect_uri": redirect_uri,
                 "redirect_explicit": redirect_explicit,
@@ -114,13 +115,13 @@ class Grants:
             raise OAuthError("invalid_request", "code is required")
         if not verifier:
             raise OAuthError("invalid_request", "code_verifier is required")
-        key = f"OAUTH_CODE#{hash_token(code)}"
+        key = keys.oauth_code(hash_token(code))
         now = self._clock.now()
         family_id = str(uuid.uuid4())
         try:
             item = self._table.update(
                 key,
-                "CODE",
+                keys.CODE,
                 "SET used = :t, family_id = :f",
                 condition="attribute_exists(pk) AND attribute_not_exists(used) AND expires_at > :now",
                 values={":t": True, ":f": family_id, ":now": now},
@@ -141,7 +142,7 @@ class Grants:
 
     def _revoke_replayed_code(self, key: str) -> None:
         """A code presented twice: revoke the tokens the first exchange issued (RFC 6749 §4.1.2)."""
-        item = self._table.get(key, "CODE", consistent=True)
+        item = self._table.get(key, keys.CODE, consistent=True)
         if item and item.get("family_id"):
             self.revoke_family(item["family_id"])
 
@@ -162,14 +163,14 @@ class Grants:
             "created_at": now,
         }
         access = {
-            "pk": f"OAUTH_AT#{hash_token(pair.access_token)}",
-            "sk": "AT",
+            "pk": keys.oauth_access(hash_token(pair.access_token)),
+            "sk": keys.ACCESS,
             **common,
             "expires_at": now + ACCESS_TTL,
         }
         refresh = {
-            "pk": f"OAUTH_RT#{hash_token(pair.refresh_token)}",
-            "sk": "RT",
+            "pk": keys.oauth_refresh(hash_token(pair.refresh_token)),
+            "sk": keys.REFRESH,
             **common,
             "status": "active",
             "access_hash": hash_token(pair.access_token),
@@ -188,8 +189,8 @@ class Grants:
                 self._table.put_action(refresh),
                 self._table.put_action(
                     {
-                        "pk": f"OAUTH_FAMILY#{family_id}",
-                        "sk": "FAMILY",
+                        "pk": keys.oauth_family(family_id),
+                        "sk": keys.FAMILY,
                         "family_id": family_id,
                         "client_id": client_id,
                         "user_id": user_id,
@@ -212,9 +213,9 @@ class Grants:
             raise OAuthError("invalid_request", "refresh_token is required")
         if form.get("scope") and set(form["scope"].split()) - {SCOPE}:
             raise OAuthError("invalid_scope", f"scope must be {SCOPE}")
-        key = f"OAUTH_RT#{hash_token(token)}"
+        key = keys.oauth_refresh(hash_token(token))
         for _ in range(_MAX_ROTATION_ATTEMPTS):
-            item = self._table.get(key, "RT", consistent=True)
+            item = self._table.get(key, keys.REFRESH, consistent=True)
             now = self._clock.now()
             if item is None or item["expires_at"] <= now or item["client_id"] != client.client_id:
                 raise OAuthError("invalid_grant", INVALID_REFRESH)
@@ -244,7 +245,7 @@ class Grants:
             [
                 self._table.update_action(
                     old["pk"],
-                    "RT",
+                    keys.REFRESH,
                     "SET #s = :rotated, rotated_at = :now, successor = :next",
                     condition="#s = :active",
                     names={"#s": "status"},
@@ -253,7 +254,7 @@ class Grants:
                 {
                     "Delete": {
                         "TableName": self._table.name,
-                        "Key": self._table.key(f"OAUTH_AT#{old['access_hash']}", "AT"),
+                        "Key": self._table.key(keys.oauth_access(old["access_hash"]), keys.ACCESS),
                     }
                 },
                 self._table.put_action(access),
@@ -267,7 +268,7 @@ class Grants:
         """A rotated refresh token replayed within the grace window: supersede its successor (which the
         client never received, or lost) with a new pair, and keep the family alive."""
         successor_pk = old["successor"]
-        successor = self._table.get(successor_pk, "RT", consistent=True)
+        successor = self._table.get(successor_pk, keys.REFRESH, consistent=True)
         if successor is None:  # the family was revoked
             raise OAuthError("invalid_grant", INVALID_REFRESH)
         if successor["status"] == "rotated":
@@ -285,14 +286,14 @@ class Grants:
             [
                 self._table.update_action(
                     old["pk"],
-                    "RT",
+                    keys.REFRESH,
                     "SET successor = :next",
                     condition="successor = :prev",
                     values={":next": refresh["pk"], ":prev": successor_pk},
                 ),
                 self._table.update_action(
                     successor_pk,
-                    "RT",
+                    keys.REFRESH,
                     "SET #s = :superseded, rotated_at = :now",
                     condition="#s = :active",
                     names={"#s": "status"},
@@ -301,7 +302,7 @@ class Grants:
                 {
                     "Delete": {
                         "TableName": self._table.name,
-                        "Key": self._table.key(f"OAUTH_AT#{successor['access_hash']}", "AT"),
+                        "Key": self._table.key(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
                     }
                 },
                 self._table.put_action(access),
@@ -313,8 +314,8 @@ class Grants:
 
     def _family_move(self, family_id: str, from_rt: str, to_rt: str, to_at: str, now: int) -> dict[str, Any]:
         return self._table.update_action(
-            f"OAUTH_FAMILY#{family_id}",
-            "FAMILY",
+            keys.oauth_family(family_id),
+            keys.FAMILY,
             "SET current_rt = :to, current_at = :at, expires_at = :exp",
             condition="current_rt = :from AND attribute_not_exists(revoked_at)",
             values={":to": to_rt, ":at": to_at, ":exp": now + REFRESH_TTL, ":from": from_rt},
@@ -324,7 +325,7 @@ class Grants:
         """Kill every live token of a family: mark it revoked and delete its live access and refresh tokens
         (earlier ones were already deleted or rotated)."""
         for _ in range(_MAX_ROTATION_ATTEMPTS):
-            family = self._table.get(f"OAUTH_FAMILY#{family_id}", "FAMILY", consistent=True)
+            family = self._table.get(keys.oauth_family(family_id), keys.FAMILY, consistent=True)
             if family is None or family.get("revoked_at"):
                 return
             now = int(self._clock.now())
@@ -333,7 +334,7 @@ class Grants:
                     [
                         self._table.update_action(
                             family["pk"],
-                            "FAMILY",
+                            keys.FAMILY,
                             "SET revoked_at = :now",
                             condition="current_rt = :rt AND attribute_not_exists(revoked_at)",
                             values={":now": now, ":rt": family["current_rt"]},
@@ -341,13 +342,13 @@ class Grants:
                         {
                             "Delete": {
                                 "TableName": self._table.name,
-                                "Key": self._table.key(family["current_at"], "AT"),
+                                "Key": self._table.key(family["current_at"], keys.ACCESS),
                             }
                         },
                         {
                             "Delete": {
                                 "TableName": self._table.name,
-                                "Key": self._table.key(family["current_rt"], "RT"),
+                                "Key": self._table.key(family["current_rt"], keys.REFRESH),
                             }
                         },
                     ]
@@ -361,7 +362,7 @@ class Grants:
         """The grant behind a bearer token, or None; one read. Revocation deletes the item."""
         if not token or not token.startswith("svcat_") or len(token) > 200:
             return None
-        item = self._table.get(f"OAUTH_AT#{hash_token(token)}", "AT")
+        item = self._table.get(keys.oauth_access(hash_token(token)), keys.ACCESS)
         if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:
             return None
         return AccessGrant(

@@ -1,0 +1,145 @@
+"""Every partition and sort key of the platform table (and the tokens table's state marker), built in one place.
+
+The table is single-table design: an item's kind is the prefix of its `pk` (`USER#<id>`, `PROJECT#<id>`, ...)
+and its `sk` says which item of that partition it is. No other module spells a key prefix
+(tests/unit/test_keys.py checks it), so the layout of the table can be read here whole.
+"""
+
+from __future__ import annotations
+
+# -- fixed sort keys -------------------------------------------------------------------------------------
+PROFILE = "PROFILE"  # USER#<id>: the account
+CREDITS = "CREDITS"  # USER#<id>: the credit balance
+EMAIL = "EMAIL"  # EMAIL#<address>: the address's owner (one account per address)
+META = "META"  # WS#<id> and PROJECT#<id>: the workspace or project itself
+SESSION = "SESSION"
+MESSAGE = "MESSAGE"
+CREDITED = "CREDITED"  # CHECKOUT#<id>: a paid checkout session already credited
+CLIENT = "CLIENT"
+CODE = "CODE"
+ACCESS = "AT"
+REFRESH = "RT"
+FAMILY = "FAMILY"
+
+# -- prefixes used in range queries ----------------------------------------------------------------------
+MEMBER_PREFIX = "MEMBER#"
+SLOT_PREFIX = "SLOT#"
+PROJECT_PREFIX = "PROJECT#"
+
+
+# -- accounts and workspaces -----------------------------------------------------------------------------
+def user(user_id: str) -> str:
+    return f"USER#{user_id}"
+
+
+def email(address: str) -> str:
+    return f"EMAIL#{address}"
+
+
+def workspace(workspace_id: str) -> str:
+    return f"WS#{workspace_id}"
+
+
+def member(workspace_or_user_id: str) -> str:
+    """Sort key of a membership: `MEMBER#<workspace>` under the user, `MEMBER#<user>` in the workspace index."""
+    return f"{MEMBER_PREFIX}{workspace_or_user_id}"
+
+
+def session(token_hash: str) -> str:
+    return f"SESSION#{token_hash}"
+
+
+def checkout(checkout_session_id: str) -> str:
+    return f"CHECKOUT#{checkout_session_id}"
+
+
+# -- projects --------------------------------------------------------------------------------------------
+def project(project_id: str) -> str:
+    return f"{PROJECT_PREFIX}{project_id}"
+
+
+def owner(user_id: str) -> str:
+    """gsi1 partition of a user's projects."""
+    return f"OWNER#{user_id}"
+
+
+def owned_project(created_at: int, project_id: str) -> str:
+    """gsi1 sort key of a project under its owner: newest first by creation time."""
+    return f"{PROJECT_PREFIX}{created_at:012d}#{project_id}"
+
+
+# -- workbench -------------------------------------------------------------------------------------------
+def deploy_slots(user_id: str) -> str:
+    return f"DEPLOY_SLOT#{user_id}"
+
+
+def slot(number: int) -> str:
+    return f"{SLOT_PREFIX}{number}"
+
+
+def message(message_id: str) -> str:
+    return f"MESSAGE#{message_id}"
+
+
+# -- analytics -------------------------------------------------------------------------------------------
+def stats(project_id: str) -> str:
+    return f"STATS#{project_id}"
+
+
+def day(iso_day: str) -> str:
+    return f"D#{iso_day}"
+
+
+def live(project_id: str) -> str:
+    return f"LIVE#{project_id}"
+
+
+def live_visit(minute: str, session_digest: str) -> str:
+    return f"{minute}#{session_digest}"
+
+
+def live_minutes(first: str, last: str) -> tuple[str, str]:
+    """Sort-key range of the live markers from minute `first` to minute `last`, both included."""
+    return f"{first}#", f"{last}#~"
+
+
+def live_minute(sort_key: str) -> tuple[str, str]:
+    """(minute, session digest) of a live marker's sort key."""
+    minute, _, session_digest = sort_key.partition("#")
+    return minute, session_digest
+
+
+# -- rate limits -----------------------------------------------------------------------------------------
+def rate(scope: str, key_digest: str) -> str:
+    return f"RATE#{scope}#{key_digest}"
+
+
+def window(start: int) -> str:
+    return f"W#{start}"
+
+
+# -- OAuth -----------------------------------------------------------------------------------------------
+def oauth_client(client_id: str) -> str:
+    return f"OAUTH_CLIENT#{client_id}"
+
+
+def oauth_code(code_hash: str) -> str:
+    return f"OAUTH_CODE#{code_hash}"
+
+
+def oauth_access(token_hash: str) -> str:
+    return f"OAUTH_AT#{token_hash}"
+
+
+def oauth_refresh(token_hash: str) -> str:
+    return f"OAUTH_RT#{token_hash}"
+
+
+def oauth_family(family_id: str) -> str:
+    return f"OAUTH_FAMILY#{family_id}"
+
+
+# -- tokens table (pk user_id, sk provider) --------------------------------------------------------------
+def connection_state(nonce: str) -> str:
+    """The `provider` sort key that marks a connection state as spent."""
+    return f"STATE#{nonce}"
