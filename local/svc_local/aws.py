@@ -50,7 +50,7 @@ def invoke_function(
     """Run a handler in-process as Lambda would: (payload, function error or None)."""
     context = LambdaContext.for_function(spec, request_id)
     try:
-        result = registry.handler(spec)(event, context)
+        result = registry.invoke(spec, event, context)
     except Exception as exc:  # noqa: BLE001 - any handler error becomes a Lambda function error
         # What CloudWatch Logs would show.
         print(f"[{spec.logical_id} {request_id}] unhandled error", file=sys.stderr)

@@ -381,6 +381,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The listen backlog (socketserver's default is 5): past it, parallel clients' connections are refused
+    # or reset before a thread can accept them.
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], gateway: Gateway) -> None:
         self.gateway = gateway
@@ -477,7 +480,7 @@ class Gateway(BackgroundServer):
         spec = route.function
         context = LambdaContext.for_function(spec, request_id)
         try:
-            result = self.registry.handler(spec)(event, context)
+            result = self.registry.invoke(spec, event, context)
         except Exception:  # noqa: BLE001 - a failing handler is a 500, as on API Gateway
             self.log(f"[{spec.logical_id} {request_id}] unhandled error\n{traceback.format_exc()}")
             answer = _json_answer(500, {"error": "internal_error", "request_id": request_id})

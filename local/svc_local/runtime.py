@@ -1,15 +1,25 @@
-"""In-process Lambda runtime: load a function's handler by module path and build its context object."""
+"""In-process Lambda runtime: load a function's handler by module path and build its context object.
+
+As on Lambda, an instance of a function serves one request at a time: a request that arrives while every
+instance of its function is busy gets a new instance (a fresh copy of the handler module, so module-level
+state such as a Powertools resolver's current event is never shared by requests that run at the same time),
+and each invocation runs in its own `contextvars` context (per-request log keys and deadlines).
+"""
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+import importlib.util
+import sys
 import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from svc_local.template import FunctionSpec
 
@@ -55,6 +65,9 @@ class FunctionRegistry:
     def __init__(self, functions: Iterable[FunctionSpec] = ()) -> None:
         self._by_name: dict[str, FunctionSpec] = {}
         self._handlers: dict[str, Handler] = {}
+        self._injected: set[str] = set()
+        self._idle: dict[str, list[Handler]] = {}
+        self._instances: dict[str, int] = {}
         self._lock = threading.Lock()
         for spec in functions:
             self.add(spec)
@@ -66,6 +79,7 @@ class FunctionRegistry:
                 self._by_name[key] = spec
             if handler is not None:
                 self._handlers[spec.logical_id] = handler
+                self._injected.add(spec.logical_id)
 
     def find(self, name_or_arn: str) -> FunctionSpec | None:
         """Accepts a name, a full or partial ARN, with or without a :qualifier."""
@@ -93,6 +107,64 @@ class FunctionRegistry:
         with self._lock:
             self._handlers[spec.logical_id] = handler
         return handler
+
+    def instance_count(self, spec: FunctionSpec) -> int:
+        """How many instances of the function exist (each serves one request at a time)."""
+        with self._lock:
+            return self._instances.get(spec.logical_id, 0)
+
+    @contextmanager
+    def instance(self, spec: FunctionSpec) -> Iterator[Handler]:
+        """An idle instance of the function, held for one request; a new one when all are busy."""
+        key = spec.logical_id
+        with self._lock:
+            idle = self._idle.setdefault(key, [])
+            handler = idle.pop() if idle else None
+            number = self._instances.get(key, 0)
+            if handler is None:
+                self._instances[key] = number + 1
+        if handler is None:
+            try:
+                handler = self._new_instance(spec, number)
+            except BaseException:
+                with self._lock:
+                    self._instances[key] -= 1
+                raise
+        try:
+            yield handler
+        finally:
+            with self._lock:
+                self._idle[key].append(handler)
+
+    def _new_instance(self, spec: FunctionSpec, number: int) -> Handler:
+        # The first instance is the module as imported (what tests patch); handlers registered as callables
+        # cannot be copied and serve every instance.
+        first = self.handler(spec)
+        if number == 0 or spec.logical_id in self._injected:
+            return first
+        original = sys.modules[spec.module]
+        origin = original.__spec__.origin if original.__spec__ else None
+        name = f"{spec.module}__instance{number}"
+        module_spec = importlib.util.spec_from_file_location(name, origin) if origin else None
+        if module_spec is None or module_spec.loader is None:
+            return first
+        module = importlib.util.module_from_spec(module_spec)
+        module.__package__ = original.__package__
+        sys.modules[name] = module  # dataclasses and pickling look their module up by name
+        try:
+            module_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        handler = getattr(module, spec.attribute)
+        if not callable(handler):
+            raise TypeError(f"{spec.module}.{spec.attribute} is not callable")
+        return cast(Handler, handler)
+
+    def invoke(self, spec: FunctionSpec, event: Any, context: Any) -> Any:
+        """Run one request on an instance of its own, in a fresh context (as Lambda runs each request)."""
+        with self.instance(spec) as handler:
+            return contextvars.Context().run(handler, event, context)
 
 
 def error_payload(exc: BaseException, request_id: str) -> dict[str, Any]:

@@ -64,6 +64,7 @@ Resources:
         Image: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /image, Method: GET}}}}
         Size: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /size, Method: POST}}}}
         Together: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /together, Method: GET}}}}
+        State: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /state, Method: POST}}}}
 """
 
 ECHO = """
@@ -84,9 +85,11 @@ def handler(event, context):
 TOOLS = """
 import base64
 import json
-import threading
+import time
 
-TOGETHER = threading.Barrier(2, timeout=5)
+from gwtest_fns.sync import TOGETHER  # shared by every instance, as a resource outside the function
+
+CURRENT = {}  # module state, like a Powertools resolver's current event
 PNG = bytes(range(256))
 GARBAGE = {
     "none": None,
@@ -118,6 +121,10 @@ def handler(event, context):
     if resource == "/together":
         TOGETHER.wait()
         return {"statusCode": 204}
+    if resource == "/state":
+        CURRENT["body"] = event["body"]
+        time.sleep(0.002)  # another request running now in this instance would overwrite it
+        return {"statusCode": 200, "body": CURRENT["body"]}
     return {"statusCode": 500, "body": "unexpected"}
 """
 
@@ -129,6 +136,7 @@ def write_app(root: Path) -> Path:
         (folder / "__init__.py").write_text("")
         (folder / "app.py").write_text(textwrap.dedent(source))
     (root / PACKAGE / "__init__.py").write_text("")
+    (root / PACKAGE / "sync.py").write_text("import threading\nTOGETHER = threading.Barrier(2, timeout=5)\n")
     template = root / "template.yaml"
     template.write_text(TEMPLATE)
     return template
@@ -392,6 +400,22 @@ def test_handlers_run_concurrently(gateway: Gateway):
 
     with ThreadPoolExecutor(2) as pool:
         assert list(pool.map(lambda _: call(), range(2))) == [204, 204]
+
+
+def test_concurrent_requests_never_share_handler_state(gateway: Gateway):
+    # As on Lambda, an instance serves one request at a time: module state set by one request is never
+    # overwritten by another running at the same moment, and parallel requests get instances of their own.
+    def client(number: int) -> list[tuple[str, str]]:
+        with httpx.Client(base_url=gateway.url, timeout=10) as http:
+            sent = [f"{number}-{i}" for i in range(6)]
+            return [(body, http.post("/state", content=body).text) for body in sent]
+
+    with ThreadPoolExecutor(32) as pool:
+        outcomes = [pair for result in pool.map(client, range(32)) for pair in result]
+    assert len(outcomes) == 32 * 6
+    assert [sent for sent, got in outcomes if sent != got] == []
+    tools = next(route.function for route in gateway.routes if route.path == "/state")
+    assert gateway.registry.instance_count(tools) > 1
 
 
 def test_every_request_is_logged_on_one_line(client: httpx.Client, gateway_log: io.StringIO):

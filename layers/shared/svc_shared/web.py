@@ -4,6 +4,8 @@ cookie helpers. Domain errors become HTTP answers here and nowhere else."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from contextvars import ContextVar
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
@@ -89,10 +91,42 @@ PUBLIC_CORS = CORSConfig(
 )
 
 
+_current_event: ContextVar[Any] = ContextVar("svc_current_event", default=None)
+_lambda_context: ContextVar[Any] = ContextVar("svc_lambda_context", default=None)
+
+
+class _RequestLocalResolver(APIGatewayRestResolver):
+    """Powertools keeps the current event and Lambda context as class attributes of its routers (one
+    request per process on Lambda). This resolver keeps them per `contextvars` context, so requests served
+    side by side in one process (the local gateway) each see their own event."""
+
+    @property
+    def current_event(self) -> Any:
+        return _current_event.get()
+
+    @current_event.setter
+    def current_event(self, value: Any) -> None:
+        _current_event.set(value)
+
+    @property
+    def lambda_context(self) -> Any:
+        return _lambda_context.get()
+
+    @lambda_context.setter
+    def lambda_context(self, value: Any) -> None:
+        _lambda_context.set(value)
+
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        if isinstance(event, dict):
+            _current_event.set(self._to_proxy_event(event))
+        _lambda_context.set(context)
+        return super().resolve(event, context)
+
+
 def create_resolver(cors: CORSConfig | None = None) -> APIGatewayRestResolver:
     """A REST resolver whose errors are JSON: domain errors by the table above, anything else a 500 that
     names the request id while the log keeps the trace."""
-    app = APIGatewayRestResolver(cors=cors)
+    app = _RequestLocalResolver(cors=cors)
 
     @app.exception_handler(errors.DomainError)
     def _domain_error(exc: errors.DomainError) -> Response:
