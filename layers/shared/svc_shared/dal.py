@@ -15,7 +15,12 @@ from svc_shared.dynamo_types import deserialize, serialize
 
 
 class ConditionFailed(Exception):
-    """A conditional write found the item in a state other than the one required."""
+    """A conditional write found the item in a state other than the one required; `item` is that state when
+    the write asked for it (`old_on_failure`), else None (also when there was no item)."""
+
+    def __init__(self, message: str = "", item: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.item = item
 
 
 class TransactionConflict(Exception):
@@ -92,7 +97,8 @@ class Table:
         try:
             return call(**kwargs)
         except self.client.exceptions.ConditionalCheckFailedException as exc:
-            raise ConditionFailed(str(exc)) from exc
+            raw = getattr(exc, "response", {}).get("Item")
+            raise ConditionFailed(str(exc), self._plain(raw) if raw else None) from exc
 
     # -- single items -------------------------------------------------------------------------------------
     def get(self, pk: str, sk: str, *, consistent: bool = False) -> dict[str, Any] | None:
@@ -124,14 +130,19 @@ class Table:
         condition: str | None = None,
         names: Mapping[str, str] | None = None,
         values: Mapping[str, Any] | None = None,
+        returns: str = "ALL_NEW",
+        old_on_failure: bool = False,
     ) -> dict[str, Any]:
-        """Apply an update expression; returns the item as it is afterwards."""
+        """Apply an update expression; returns the item as it is afterwards (or what `returns` asks for:
+        "NONE" keeps the answer small). With `old_on_failure`, a failed condition carries the item."""
+        extra = {"ReturnValuesOnConditionCheckFailure": "ALL_OLD"} if old_on_failure else {}
         out = self._conditional(
             self.client.update_item,
             TableName=self.name,
             Key=self.key(pk, sk),
             UpdateExpression=update,
-            ReturnValues="ALL_NEW",
+            ReturnValues=returns,
+            **extra,
             **self._expr(condition, names, values),
         )
         return self._plain(out.get("Attributes", {}))

@@ -1,0 +1,77 @@
+"""The sliding-window limit: no span of `window` seconds accepts more than `limit`, and Retry-After is honest
+(the fake clock moves; nothing sleeps)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+
+@pytest.fixture
+def limiter(clock):
+    from svc_shared import services
+
+    return services.rate_limiter()
+
+
+def test_sixtieth_passes_sixty_first_refused_until_the_window_slides(clock, limiter):
+    first = clock.now()
+    for i in range(60):
+        assert limiter.take("t", "user-1", 60, 60) == (True, 0), i
+        clock.advance(0.5)  # 60 events over 30 s
+    allowed, wait = limiter.take("t", "user-1", 60, 60)
+    assert not allowed
+    # The first event leaves the window at first + 60: 30 s from now.
+    assert wait == math.ceil(first + 60 - clock.now()) == 30
+    clock.advance(wait - 0.001)
+    assert limiter.take("t", "user-1", 60, 60)[0] is False  # just before: still 60 in the last 60 s
+    clock.advance(0.001)
+    assert limiter.take("t", "user-1", 60, 60) == (True, 0)  # the first one slid out
+    # The second one left 0.5 s later, not before.
+    assert limiter.take("t", "user-1", 60, 60) == (False, 1)
+    clock.advance(0.5)
+    assert limiter.take("t", "user-1", 60, 60) == (True, 0)
+
+
+def test_a_minute_boundary_lets_no_extra_requests_through(clock, limiter):
+    # 60 requests in the last seconds of a calendar minute, then the next minute starts: a fixed window
+    # would accept 60 more at once (120 within a few seconds).
+    clock.advance(60 - clock.now() % 60 - 3)
+    for _ in range(60):
+        assert limiter.take("t", "user-2", 60, 60)[0]
+    clock.advance(4)  # one second into the next calendar minute
+    allowed, wait = limiter.take("t", "user-2", 60, 60)
+    assert not allowed and wait == 56
+    clock.advance(55.9)
+    assert not limiter.take("t", "user-2", 60, 60)[0]
+    clock.advance(0.1)
+    assert limiter.take("t", "user-2", 60, 60)[0]
+
+
+def test_any_sixty_second_span_holds_at_most_sixty(clock, limiter):
+    accepted = []
+    for step in range(240):  # an irregular stream over about 2.5 minutes
+        clock.advance(0.1 if step % 5 else 2.7)
+        if limiter.take("t", "user-3", 60, 60)[0]:
+            accepted.append(round(clock.now(), 3))  # the limiter keeps milliseconds
+    assert len(accepted) > 120  # the stream did fill more than two windows
+    for i, start in enumerate(accepted):
+        assert sum(1 for t in accepted[i:] if t < start + 60) <= 60
+
+
+def test_a_batch_is_accepted_whole_or_not_at_all(clock, limiter):
+    assert limiter.take("t", "user-4", 60, 60, 61) == (False, 60)
+    assert limiter.take("t", "user-4", 60, 60, 50)[0]
+    clock.advance(10)
+    assert limiter.take("t", "user-4", 60, 60, 11) == (False, 50)  # only 10 fit: none is spent
+    assert limiter.take("t", "user-4", 60, 60, 10)[0]
+    assert limiter.take("t", "user-4", 60, 60, 1) == (False, 50)
+
+
+def test_keys_and_scopes_are_limited_apart(clock, limiter):
+    for _ in range(3):
+        assert limiter.take("a", "k", 60, 3)[0]
+    assert not limiter.take("a", "k", 60, 3)[0]
+    assert limiter.take("a", "other", 60, 3)[0]
+    assert limiter.take("b", "k", 60, 3)[0]
