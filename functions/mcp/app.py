@@ -17,12 +17,12 @@ from svc_shared.logs import get_logger
 from svc_shared.mcp import protocol
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
-from svc_shared.oauth.metadata import www_authenticate
+from svc_shared.mcpauth import RATE_LIMIT, AccessClaims, is_signed_format, read_access_token
+from svc_shared.oauth.metadata import resource_url, www_authenticate
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 
 logger = get_logger()
 dispatcher = protocol.Dispatcher(registry)
-RATE_LIMIT, RATE_WINDOW = 60, 60
 MAX_BODY = 1024 * 1024
 NOT_ALLOWED = "Method not allowed: POST a JSON-RPC 2.0 request with a Bearer access token to this URL."
 # Browser-based clients call /mcp cross-origin (the same policy as web.PUBLIC_CORS).
@@ -84,26 +84,43 @@ def _trusted_origin(request: Request) -> bool:
     return origin is None or urlsplit(origin).netloc.lower() in allowed
 
 
+def _unauthorized(request: Request) -> dict[str, Any]:
+    challenge = www_authenticate(
+        get_settings().public_base_url, token_sent=bool(request.headers.get("authorization"))
+    )
+    message = "Unauthorized: a valid Bearer access token is required."
+    return _reply(
+        request, 401, protocol.error(None, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
+    )
+
+
+def _claims(request: Request) -> AccessClaims | None:
+    """Who the bearer token says the caller is. Signed tokens are checked with no I/O (the gate then checks
+    that the grant still holds them); a token of the earlier format is looked up by its hash."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return None
+    resource = resource_url(get_settings().public_base_url)
+    if is_signed_format(token):
+        key = services.signing_key("mcp-access")
+        return read_access_token(token, key, resource, services.clock().now())
+    grant = services.grants().verify_access_token(token)
+    if grant is None:
+        return None
+    return AccessClaims(grant.user_id, "", "", grant.client_id, grant.expires_at)
+
+
 def rpc(request: Request) -> dict[str, Any]:
-    settings = get_settings()
     if not _trusted_origin(request):
         return _reply(
             request,
             403,
             protocol.error(None, protocol.INVALID_REQUEST, "Forbidden: untrusted Host or Origin."),
         )
-    auth = request.headers.get("authorization", "")
-    scheme, _, token = auth.partition(" ")
-    grant = services.grants().verify_access_token(token.strip()) if scheme.lower() == "bearer" else None
-    if grant is None:
-        challenge = www_authenticate(settings.public_base_url, token_sent=bool(auth))
-        message = "Unauthorized: a valid Bearer access token is required."
-        return _reply(
-            request,
-            401,
-            protocol.error(None, protocol.UNAUTHORIZED, message),
-            {"WWW-Authenticate": challenge},
-        )
+    claims = _claims(request)
+    if claims is None:
+        return _unauthorized(request)
     if len(request.body.encode()) > MAX_BODY:
         return _reply(
             request,
@@ -113,14 +130,19 @@ def rpc(request: Request) -> dict[str, Any]:
     parsed = protocol.parse(request.body)
     if parsed.failure is not None:
         return _reply(request, 400, parsed.failure)
-    # Each message of a batch counts as one request; a batch that does not fit is refused whole.
-    allowed, wait = services.rate_limiter().take(
-        "mcp", grant.user_id, RATE_WINDOW, RATE_LIMIT, len(parsed.messages)
+    # One conditional write: the token is still its grant's current one (not revoked, not rotated away),
+    # and the request fits the user's sliding window. Each message of a batch counts as one request; a
+    # batch that does not fit is refused whole.
+    admission = services.grants().gate.admit(
+        claims.user_id, claims.grant_id or None, claims.token_id or None, len(parsed.messages)
     )
-    if not allowed:
+    if admission.revoked:
+        return _unauthorized(request)
+    if not admission.allowed:
+        wait = admission.retry_after
         message = f"Rate limit exceeded: {RATE_LIMIT} requests/min per user. Retry in {wait}s."
         return _reply(request, 429, protocol.error(None, -32000, message), {"Retry-After": str(wait)})
-    context = ToolContext(user_id=grant.user_id, client_id=grant.client_id)
+    context = ToolContext(user_id=claims.user_id, client_id=claims.client_id)
     replies = [r for r in (dispatcher.handle(m, context) for m in parsed.messages) if r is not None]
     if not replies:
         return _reply(request, 202)

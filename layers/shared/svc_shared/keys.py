@@ -20,6 +20,7 @@ CODE = "CODE"
 ACCESS = "AT"
 REFRESH = "RT"
 FAMILY = "FAMILY"
+MCP_GATE = "MCP"  # USER#<id>: current access token, client and last use of each grant; the /mcp rate log
 
 # -- prefixes used in range queries ----------------------------------------------------------------------
 MEMBER_PREFIX = "MEMBER#"
@@ -137,6 +138,20 @@ def oauth_refresh(token_hash: str) -> str:
 
 def oauth_family(family_id: str) -> str:
     return f"OAUTH_FAMILY#{family_id}"
+
+
+# -- attributes of a user's MCP gate item (USER#<id> / MCP_GATE), one set per grant ---------------------------
+GATE_CLIENT_PREFIX = "CLIENT#"
+
+
+def gate_attributes(grant_id: str) -> dict[str, str]:
+    """The grant's attribute names: its current access token id, client, authorization and last-use times."""
+    return {
+        "token": f"TOKEN#{grant_id}",
+        "client": f"{GATE_CLIENT_PREFIX}{grant_id}",
+        "authorized": f"AUTHORIZED#{grant_id}",
+        "used": f"USED#{grant_id}",
+    }
 
 
 # -- tokens table (pk user_id, sk provider) --------------------------------------------------------------

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from svc_shared.dal import Table
     from svc_shared.handoff import Handoffs
     from svc_shared.integrations import Integrations
+    from svc_shared.mcpauth import McpClients
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
@@ -116,7 +117,17 @@ def grants() -> Grants:
     from svc_shared.oauth.grants import Grants
     from svc_shared.oauth.metadata import resource_url
 
-    return Grants(table(), clock(), resource_url(get_settings().public_base_url))
+    return Grants(
+        table(), clock(), resource_url(get_settings().public_base_url), lambda: signing_key("mcp-access")
+    )
+
+
+@functools.cache
+def mcp_clients() -> McpClients:
+    """The workspace's list of authorized MCP clients, and Revoke."""
+    from svc_shared.mcpauth import McpClients
+
+    return McpClients(grants(), oauth_clients())
 
 
 @functools.cache

@@ -17,12 +17,14 @@ import random
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table, TransactionConflict
+from svc_shared.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
 from svc_shared.oauth.clients import Client
 from svc_shared.oauth.errors import INVALID_CODE, INVALID_REFRESH, PKCE_MISMATCH, OAuthError
 from svc_shared.oauth.metadata import SCOPE
@@ -73,10 +75,41 @@ class AccessGrant:
 
 
 class Grants:
-    def __init__(self, table: Table, clock: Clock, resource: str) -> None:
+    def __init__(
+        self, table: Table, clock: Clock, resource: str, access_key: Callable[[], bytes] | None = None
+    ) -> None:
         self._table = table
         self._clock = clock
         self._resource = resource
+        # Signed access tokens and the user's /mcp gate (svc_shared.mcpauth); without a key, random tokens.
+        self._access_key = access_key
+        self.gate = Gate(table, clock)
+
+    def _access_token(self, user_id: str, family_id: str, client_id: str, expires_at: int) -> tuple[str, str]:
+        if self._access_key is None:
+            return f"svcat_{new_token()}", ""
+        return issue_access_token(
+            self._access_key(),
+            resource=self._resource,
+            user_id=user_id,
+            grant_id=family_id,
+            client_id=client_id,
+            expires_at=expires_at,
+        )
+
+    def _gate_grant(self, access: dict[str, Any]) -> list[dict[str, Any]]:
+        """The gate update that makes a newly written access token its grant's current one."""
+        if not access.get("token_id"):
+            return []
+        return [
+            self.gate.grant_action(
+                access["user_id"],
+                access["family_id"],
+                access["client_id"],
+                access["token_id"],
+                access["created_at"],
+            )
+        ]
 
     # -- authorization codes ------------------------------------------------------------------------------
     def issue_code(
@@ -151,9 +184,8 @@ class Grants:
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
         now = int(self._clock.now())
-        pair = TokenPair(
-            access_token=f"svcat_{new_token()}", refresh_token=f"svcrt_{new_token()}", scope=scope
-        )
+        access_token, token_id = self._access_token(user_id, family_id, client_id, now + ACCESS_TTL)
+        pair = TokenPair(access_token=access_token, refresh_token=f"svcrt_{new_token()}", scope=scope)
         common = {
             "family_id": family_id,
             "client_id": client_id,
@@ -166,6 +198,7 @@ class Grants:
             "pk": keys.oauth_access(hash_token(pair.access_token)),
             "sk": keys.ACCESS,
             **common,
+            "token_id": token_id or None,
             "expires_at": now + ACCESS_TTL,
         }
         refresh = {
@@ -183,28 +216,35 @@ class Grants:
     ) -> TokenPair:
         pair, access, refresh = self._token_items(family_id, client_id, user_id, resource, scope)
         now = int(self._clock.now())
-        self._table.transact(
-            [
-                self._table.put_action(access),
-                self._table.put_action(refresh),
-                self._table.put_action(
-                    {
-                        "pk": keys.oauth_family(family_id),
-                        "sk": keys.FAMILY,
-                        "family_id": family_id,
-                        "client_id": client_id,
-                        "user_id": user_id,
-                        "resource": resource,
-                        "scope": scope,
-                        "current_rt": refresh["pk"],
-                        "current_at": access["pk"],
-                        "created_at": now,
-                        "expires_at": now + REFRESH_TTL,
-                    },
-                    condition="attribute_not_exists(pk)",
-                ),
-            ]
-        )
+        actions = [
+            self._table.put_action(access),
+            self._table.put_action(refresh),
+            *self._gate_grant(access),
+            self._table.put_action(
+                {
+                    "pk": keys.oauth_family(family_id),
+                    "sk": keys.FAMILY,
+                    "family_id": family_id,
+                    "client_id": client_id,
+                    "user_id": user_id,
+                    "resource": resource,
+                    "scope": scope,
+                    "current_rt": refresh["pk"],
+                    "current_at": access["pk"],
+                    "created_at": now,
+                    "expires_at": now + REFRESH_TTL,
+                },
+                condition="attribute_not_exists(pk)",
+            ),
+        ]
+        for attempt in range(3):  # a /mcp request of the same user may be writing the gate item right now
+            try:
+                self._table.transact(actions)
+                break
+            except TransactionConflict as conflict:
+                if attempt == 2 or "ConditionalCheckFailed" in conflict.reasons:
+                    raise
+                time.sleep(random.uniform(0.005, 0.03))
         return pair
 
     def refresh(self, client: Client, form: dict[str, str]) -> TokenPair:
@@ -259,6 +299,7 @@ class Grants:
                 },
                 self._table.put_action(access),
                 self._table.put_action(refresh),
+                *self._gate_grant(access),
                 self._family_move(old["family_id"], old["pk"], refresh["pk"], access["pk"], now),
             ]
         )
@@ -307,6 +348,7 @@ class Grants:
                 },
                 self._table.put_action(access),
                 self._table.put_action(refresh),
+                *self._gate_grant(access),
                 self._family_move(old["family_id"], successor_pk, refresh["pk"], access["pk"], now),
             ]
         )
@@ -351,6 +393,7 @@ class Grants:
                                 "Key": self._table.key(family["current_rt"], keys.REFRESH),
                             }
                         },
+                        self.gate.revoke_action(family["user_id"], family_id),
                     ]
                 )
                 return
@@ -360,7 +403,7 @@ class Grants:
     # -- verification -------------------------------------------------------------------------------------
     def verify_access_token(self, token: str | None) -> AccessGrant | None:
         """The grant behind a bearer token, or None; one read. Revocation deletes the item."""
-        if not token or not token.startswith("svcat_") or len(token) > 200:
+        if not token or not token.startswith("svcat_") or len(token) > MAX_ACCESS_TOKEN:
             return None
         item = self._table.get(keys.oauth_access(hash_token(token)), keys.ACCESS)
         if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:

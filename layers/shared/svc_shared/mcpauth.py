@@ -1,0 +1,241 @@
+"""The /mcp hot path: an authenticated, rate-limited request in one DynamoDB round trip.
+
+An access token names its user, grant (the OAuth token family) and its own id under an HMAC signature (a key
+derived from the session secret in Secrets Manager, fetched once per instance). Reading it is pure
+computation: a malformed, forged, expired or other-resource token is refused with no I/O at all.
+
+Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
+token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
+the user's /mcp requests (t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
+request: the condition requires the token to be its grant's current one and the log to have room; the update
+counts the request and records "last used". Issuing or rotating tokens sets `TOKEN#<grant>` in the same
+transaction that writes the tokens, and revoking a grant removes it, so a revoked or rotated-away access
+token is refused by the very next request, on every instance.
+
+The stored access-token hash items stay as they were (RFC 7009 revocation finds a token's grant by its hash).
+Tokens issued before this format (`svcat_<random>`) are still honoured until they expire: their hash item is
+read, then the gate counts the request (two round trips, for at most a day).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from svc_shared import keys
+from svc_shared.clock import Clock
+from svc_shared.dal import ConditionFailed, Table
+from svc_shared.ratelimit import log_time, seconds_until_room, sliding_log
+from svc_shared.tokens import BadSignature, new_token, sign, unsign
+
+ACCESS_PREFIX = "svcat_"
+MAX_ACCESS_TOKEN = 512
+RATE_LIMIT, RATE_WINDOW = 60, 60
+_FIELDS = {"u": str, "g": str, "j": str, "c": str, "e": int}
+
+
+def _purpose(resource: str) -> str:
+    # The resource is part of the signature: a token issued for another resource does not verify here.
+    return f"mcp-access {resource}"
+
+
+@dataclass(frozen=True)
+class AccessClaims:
+    """What a signed access token says (before the gate has checked that its grant still holds it)."""
+
+    user_id: str
+    grant_id: str
+    token_id: str
+    client_id: str
+    expires_at: int
+
+
+def issue_access_token(
+    key: bytes, *, resource: str, user_id: str, grant_id: str, client_id: str, expires_at: int
+) -> tuple[str, str]:
+    """(access token, its id)."""
+    token_id = new_token(12)
+    payload = {"u": user_id, "g": grant_id, "j": token_id, "c": client_id, "e": int(expires_at)}
+    return ACCESS_PREFIX + sign(payload, key, _purpose(resource)), token_id
+
+
+def read_access_token(token: str | None, key: bytes, resource: str, now: float) -> AccessClaims | None:
+    """The claims of a well-formed, authentic, unexpired token for `resource`; None otherwise. No I/O."""
+    if not token or len(token) > MAX_ACCESS_TOKEN or not token.startswith(ACCESS_PREFIX):
+        return None
+    try:
+        payload = unsign(token[len(ACCESS_PREFIX) :], key, _purpose(resource))
+    except BadSignature:
+        return None
+    if any(not isinstance(payload.get(name), kind) for name, kind in _FIELDS.items()):
+        return None
+    if payload["e"] <= now:
+        return None
+    return AccessClaims(payload["u"], payload["g"], payload["j"], payload["c"], payload["e"])
+
+
+def is_signed_format(token: str) -> bool:
+    """Signed tokens carry a `.` between payload and signature; tokens of the earlier format never do."""
+    return "." in token
+
+
+@dataclass(frozen=True)
+class Admission:
+    allowed: bool
+    revoked: bool = False
+    retry_after: int = 0
+
+
+@dataclass(frozen=True)
+class AuthorizedClient:
+    """One grant of a user, as the workspace lists it."""
+
+    grant_id: str
+    client_id: str
+    authorized_at: int
+    last_used_at: float | None
+
+
+def _names(grant_id: str) -> dict[str, str]:
+    attributes = keys.gate_attributes(grant_id)
+    return {
+        "#j": attributes["token"],
+        "#c": attributes["client"],
+        "#a": attributes["authorized"],
+        "#u": attributes["used"],
+    }
+
+
+class Gate:
+    def __init__(
+        self, table: Table, clock: Clock, limit: int = RATE_LIMIT, window: int = RATE_WINDOW
+    ) -> None:
+        self._table = table
+        self._clock = clock
+        self.limit = limit
+        self.window = window
+
+    def admit(self, user_id: str, grant_id: str | None, token_id: str | None, amount: int = 1) -> Admission:
+        """Count `amount` requests of the user if they fit in the sliding window and the token is its
+        grant's current one (grant None: an earlier-format token already checked by its hash). One
+        UpdateItem."""
+        now = log_time(self._clock)
+        if amount > self.limit:
+            return Admission(False, retry_after=self.window)
+        clauses, condition, values = sliding_log(self.limit, self.window, now, amount)
+        names: dict[str, str] = {}
+        if grant_id is not None:
+            every = _names(grant_id)
+            names = {"#j": every["#j"], "#u": every["#u"]}
+            clauses.append("#u = :now")
+            condition = f"#j = :token AND {condition}"
+            values[":token"] = token_id
+        try:
+            self._table.update(
+                keys.user(user_id),
+                keys.MCP_GATE,
+                "SET " + ", ".join(clauses),
+                condition=condition,
+                names=names or None,
+                values=values,
+                returns="NONE",
+                old_on_failure=True,
+            )
+        except ConditionFailed as refused:
+            item = refused.item or {}
+            if grant_id is not None and item.get(keys.gate_attributes(grant_id)["token"]) != token_id:
+                return Admission(False, revoked=True)
+            return Admission(False, retry_after=seconds_until_room(item, self.window, now, amount))
+        return Admission(True)
+
+    # -- what token issuance and revocation add to their transactions ------------------------------------
+    def grant_action(
+        self, user_id: str, grant_id: str, client_id: str, token_id: str, now: int
+    ) -> dict[str, Any]:
+        """Make `token_id` the grant's current access token (a new grant, or a rotation)."""
+        names = _names(grant_id)
+        return self._table.update_action(
+            keys.user(user_id),
+            keys.MCP_GATE,
+            "SET #j = :j, #c = :c, #a = if_not_exists(#a, :now)",
+            names={k: names[k] for k in ("#j", "#c", "#a")},
+            values={":j": token_id, ":c": client_id, ":now": now},
+        )
+
+    def revoke_action(self, user_id: str, grant_id: str) -> dict[str, Any]:
+        """Forget the grant: its access token is refused from the next request on."""
+        return self._table.update_action(
+            keys.user(user_id), keys.MCP_GATE, "REMOVE #j, #c, #a, #u", names=_names(grant_id)
+        )
+
+    # -- the workspace's list ------------------------------------------------------------------------------
+    def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
+        """The user's live grants, most recently used first (never used: by authorization time)."""
+        item = self._table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        found = []
+        for name, client_id in item.items():
+            if not name.startswith(keys.GATE_CLIENT_PREFIX):
+                continue
+            grant_id = name[len(keys.GATE_CLIENT_PREFIX) :]
+            attributes = keys.gate_attributes(grant_id)
+            if attributes["token"] not in item:
+                continue
+            used = item.get(attributes["used"])
+            found.append(
+                AuthorizedClient(
+                    grant_id=grant_id,
+                    client_id=str(client_id),
+                    authorized_at=int(item.get(attributes["authorized"], 0)),
+                    last_used_at=float(used) if used is not None else None,
+                )
+            )
+        return sorted(found, key=lambda c: (c.last_used_at or -math.inf, c.authorized_at), reverse=True)
+
+
+# -- the workspace page: authorized MCP clients ------------------------------------------------------------
+@dataclass(frozen=True)
+class AuthorizedClientView:
+    grant_id: str
+    client_id: str
+    client_name: str
+    authorized_at: int
+    last_used_at: float | None
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "grant_id": self.grant_id,
+            "client_id": self.client_id,
+            "client_name": self.client_name,
+            "authorized_at": self.authorized_at,
+            "last_used_at": int(self.last_used_at) if self.last_used_at is not None else None,
+        }
+
+
+class McpClients:
+    """A user's authorized MCP clients (one per grant), and revoking one. "Last used" is written by the
+    /mcp request's own gate update: listing costs no extra write on the hot path."""
+
+    def __init__(self, grants: Any, clients: Any) -> None:
+        self._grants = grants  # oauth.grants.Grants
+        self._clients = clients  # oauth.clients.Clients
+
+    def list(self, user_id: str) -> list[AuthorizedClientView]:
+        views = []
+        for found in self._grants.gate.authorized_clients(user_id):
+            client = self._clients.get(found.client_id)
+            name = (client.name if client else None) or "MCP client"
+            views.append(
+                AuthorizedClientView(
+                    found.grant_id, found.client_id, name, found.authorized_at, found.last_used_at
+                )
+            )
+        return views
+
+    def revoke(self, user_id: str, grant_id: str) -> bool:
+        """Revoke one of the user's grants: its access token is refused from the next request on and its
+        refresh token no longer works. False when the user holds no such grant (nothing is changed)."""
+        if not any(c.grant_id == grant_id for c in self._grants.gate.authorized_clients(user_id)):
+            return False
+        self._grants.revoke_family(grant_id)
+        return True
