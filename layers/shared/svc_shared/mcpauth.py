@@ -6,7 +6,7 @@ computation: a malformed, forged, expired or other-resource token is refused wit
 
 Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
 token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
-the user's /mcp requests (t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
+the user's /mcp requests (slots t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
 request: the condition requires the token to be its grant's current one and the log to have room; the update
 counts the request and records "last used". Issuing or rotating tokens sets `TOKEN#<grant>` in the same
 transaction that writes the tokens, and revoking a grant removes it, so a revoked or rotated-away access
@@ -25,8 +25,8 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table
-from svc_shared.ratelimit import log_time, seconds_until_room, sliding_log
+from svc_shared.dal import Table
+from svc_shared.ratelimit import SlidingLog, log_time
 from svc_shared.tokens import BadSignature, new_token, sign, unsign
 
 ACCESS_PREFIX = "svcat_"
@@ -113,41 +113,43 @@ class Gate:
     ) -> None:
         self._table = table
         self._clock = clock
-        self.limit = limit
-        self.window = window
+        self._log = SlidingLog(limit, window)
 
     def admit(self, user_id: str, grant_id: str | None, token_id: str | None, amount: int = 1) -> Admission:
         """Count `amount` requests of the user if they fit in the sliding window and the token is its
         grant's current one (grant None: an earlier-format token already checked by its hash). One
-        UpdateItem."""
+        UpdateItem when this instance's view of the user's log is current (see ratelimit.py)."""
         now = log_time(self._clock)
-        if amount > self.limit:
-            return Admission(False, retry_after=self.window)
-        clauses, condition, values = sliding_log(self.limit, self.window, now, amount)
+        pk = keys.user(user_id)
         names: dict[str, str] = {}
+        extra_clauses: list[str] = []
+        guard = ""
         if grant_id is not None:
             every = _names(grant_id)
             names = {"#j": every["#j"], "#u": every["#u"]}
-            clauses.append("#u = :now")
-            condition = f"#j = :token AND {condition}"
-            values[":token"] = token_id
-        try:
-            self._table.update(
-                keys.user(user_id),
+            extra_clauses = ["#u = :now"]
+            guard = "#j = :token AND "
+
+        def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
+            if grant_id is not None:
+                values = {**values, ":token": token_id}
+            return self._table.update(
+                pk,
                 keys.MCP_GATE,
-                "SET " + ", ".join(clauses),
-                condition=condition,
+                "SET " + ", ".join([*clauses, *extra_clauses]),
+                condition=guard + condition,
                 names=names or None,
                 values=values,
-                returns="NONE",
                 old_on_failure=True,
             )
-        except ConditionFailed as refused:
-            item = refused.item or {}
-            if grant_id is not None and item.get(keys.gate_attributes(grant_id)["token"]) != token_id:
-                return Admission(False, revoked=True)
-            return Admission(False, retry_after=seconds_until_room(item, self.window, now, amount))
-        return Admission(True)
+
+        def holds(item: dict[str, Any]) -> bool:
+            return grant_id is None or item.get(names["#j"]) == token_id
+
+        allowed, wait, revoked = self._log.admit(pk, now, amount, send, holds)
+        if revoked:
+            return Admission(False, revoked=True)
+        return Admission(allowed, retry_after=wait)
 
     # -- what token issuance and revocation add to their transactions ------------------------------------
     def grant_action(

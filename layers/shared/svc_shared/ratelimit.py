@@ -1,11 +1,17 @@
-"""Rate limits in DynamoDB, each decided by one conditional write.
+"""Rate limits in DynamoDB, each decided by one conditional write (when the instance's view is current).
 
-`take` keeps a sliding log: the times of the last `limit` accepted events, oldest first, in attributes
-t0..t{limit-1} of one item. An event is accepted only if the oldest of them is at least `window` seconds old,
-so no span of `window` seconds ever holds more than `limit` accepted events (a fixed calendar window lets
-twice the limit through across its boundary), and a refusal knows exactly when the next event will pass.
-Accepting shifts the log by one in the same UpdateItem (`SET t0 = t1, ...`: the right-hand sides read the
-item as it was), so concurrent requests on any number of instances are serialised by DynamoDB.
+`take` (and the /mcp gate, svc_shared.mcpauth) keep a sliding log: `limit` slots t0..t{limit-1} on one item,
+each holding the time of an accepted event. An event is accepted by writing its time into a slot whose time
+is at least `window` seconds old (or empty), under exactly that condition; so the log always holds every
+event accepted in the last `window` seconds, no span of `window` seconds ever accepts more than `limit` (a
+fixed calendar window lets twice the limit through across its boundary), and a refusal knows exactly when
+the next event will pass: when the oldest event in the window leaves it.
+
+Which slot to write is chosen from the item as this instance last saw it (every write returns it): a slot
+that was free then is free now unless another instance took it since. Then the write fails, its answer
+carries the item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round
+trip when the view is current, two when another instance wrote in between. A refusal is always decided on
+the item as it is, never on a cached view.
 
 `hit` and `count` are fixed-window counters, for limits that count failures (sign-in).
 """
@@ -13,39 +19,22 @@ item as it was), so concurrent requests on any number of instances are serialise
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable
 from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
-from svc_shared.dal import Table
+from svc_shared.dal import ConditionFailed, Table
 from svc_shared.tokens import hash_token
 
-MAX_LOG = 100  # the longest sliding log (the update expression grows with it; 4 KB is DynamoDB's limit)
+MAX_LOG = 100  # the most slots a log has (one attribute each)
+_ATTEMPTS = 4  # writes before giving up on a slot race (another instance writing the same item each time)
+_REMEMBERED = 10_000  # item views kept per instance
 
-
-def sliding_log(
-    limit: int, window: int, now: float, amount: int = 1
-) -> tuple[list[str], str, dict[str, Any]]:
-    """The parts of a conditional update that accepts `amount` events at `now` into a log of `limit`:
-    (SET clauses, condition, values). 0 < amount <= limit <= MAX_LOG."""
-    if not 0 < amount <= limit <= MAX_LOG:
-        raise ValueError("amount must be 1..limit and limit at most MAX_LOG")
-    keep = limit - amount
-    clauses = [f"t{i} = if_not_exists(t{i + amount}, :zero)" for i in range(keep)]
-    clauses += [f"t{i} = :now" for i in range(keep, limit)]
-    oldest = f"t{amount - 1}"
-    condition = f"(attribute_not_exists({oldest}) OR {oldest} <= :cutoff)"
-    values: dict[str, Any] = {":now": now, ":cutoff": round(now - window, 3)}
-    if keep:
-        values[":zero"] = 0
-    return clauses, condition, values
-
-
-def seconds_until_room(item: dict[str, Any] | None, window: int, now: float, amount: int = 1) -> int:
-    """Whole seconds until a refused `amount` fits in the log again (at least 1): when its
-    `amount`-th oldest entry leaves the window."""
-    oldest = float((item or {}).get(f"t{amount - 1}", 0))
-    return max(1, math.ceil(oldest + window - now))
+# send(SET clauses, condition, values) performs the conditional UpdateItem and returns the item afterwards;
+# it raises ConditionFailed carrying the item as it is.
+Send = Callable[[list[str], str, dict[str, Any]], dict[str, Any]]
 
 
 def log_time(clock: Clock) -> float:
@@ -53,10 +42,92 @@ def log_time(clock: Clock) -> float:
     return round(clock.now(), 3)
 
 
+def _log_of(item: dict[str, Any] | None) -> dict[int, float]:
+    return {
+        int(name[1:]): float(value)
+        for name, value in (item or {}).items()
+        if name[:1] == "t" and name[1:].isdigit()
+    }
+
+
+class SlidingLog:
+    """The slot choice and refusal arithmetic of one kind of sliding-log limit, with this instance's view
+    of each log it has written."""
+
+    def __init__(self, limit: int, window: int) -> None:
+        if not 0 < limit <= MAX_LOG:
+            raise ValueError(f"a sliding log has 1 to {MAX_LOG} slots")
+        self.limit = limit
+        self.window = window
+        self._seen: dict[str, dict[int, float]] = {}
+
+    def _free(self, log: dict[int, float], cutoff: float) -> list[int]:
+        return [i for i in range(self.limit) if log.get(i, 0.0) <= cutoff]
+
+    def _choose(self, log: dict[int, float] | None, cutoff: float, amount: int) -> list[int]:
+        if log is None:  # never seen: any slot may be free
+            return random.sample(range(self.limit), amount)
+        free = self._free(log, cutoff)
+        if len(free) >= amount:
+            return random.sample(free, amount)  # at random: instances racing for one item rarely collide
+        # Full as far as this view goes (views are only ever behind): the write fails and brings the item
+        # as it is, so the refusal and its Retry-After rest on the item itself.
+        return sorted(range(self.limit), key=lambda i: log.get(i, 0.0))[:amount]
+
+    def _remember(self, key: str, log: dict[int, float]) -> None:
+        if len(self._seen) >= _REMEMBERED:
+            self._seen.clear()
+        self._seen[key] = log
+
+    def retry_after(self, log: dict[int, float], now: float, amount: int) -> int:
+        """Whole seconds until `amount` events fit (at least 1): when enough of the window's events left."""
+        cutoff = round(now - self.window, 3)
+        busy = sorted(t for t in log.values() if t > cutoff)
+        need = amount - (self.limit - len(busy))
+        if need <= 0:
+            return 1
+        return max(1, math.ceil(busy[need - 1] + self.window - now))
+
+    def admit(
+        self,
+        key: str,
+        now: float,
+        amount: int,
+        send: Send,
+        holds: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> tuple[bool, int, bool]:
+        """Accept `amount` events at `now` if they fit: (allowed, retry after, False); (False, 0, True) when
+        the caller's own part of the condition failed (`holds(item)` is false on the item as it is)."""
+        if amount > self.limit:
+            return False, self.window, False
+        cutoff = round(now - self.window, 3)
+        slots = self._choose(self._seen.get(key), cutoff, amount)
+        for _ in range(_ATTEMPTS):
+            condition = " AND ".join(f"(attribute_not_exists(t{i}) OR t{i} <= :cutoff)" for i in slots)
+            clauses = [f"t{i} = :now" for i in slots]
+            try:
+                item = send(clauses, condition, {":now": now, ":cutoff": cutoff})
+            except ConditionFailed as refused:
+                actual = refused.item or {}
+                if holds is not None and not holds(actual):
+                    return False, 0, True
+                log = _log_of(actual)
+                self._remember(key, log)
+                free = self._free(log, cutoff)
+                if len(free) < amount:
+                    return False, self.retry_after(log, now, amount), False
+                slots = random.sample(free, amount)
+                continue
+            self._remember(key, _log_of(item))
+            return True, 0, False
+        return False, 1, False  # lost every race for a free slot: the client may try again at once
+
+
 class RateLimiter:
     def __init__(self, table: Table, clock: Clock = system_clock) -> None:
         self._table = table
         self._clock = clock
+        self._logs: dict[tuple[int, int], SlidingLog] = {}
 
     def _window(self, window: int) -> tuple[int, int]:
         now = self._clock.now()
@@ -82,26 +153,26 @@ class RateLimiter:
 
     def take(self, scope: str, key: str, window: int, limit: int, amount: int = 1) -> tuple[bool, int]:
         """Accept `amount` events if they all fit in the last `window` seconds' `limit` (nothing is counted
-        otherwise); returns (allowed, seconds until they would fit: 0 when allowed). One UpdateItem."""
-        from svc_shared.dal import ConditionFailed
-
-        if amount > limit:
-            return False, window
+        otherwise); returns (allowed, seconds until they would fit: 0 when allowed)."""
+        log = self._logs.get((limit, window))
+        if log is None:
+            log = self._logs[(limit, window)] = SlidingLog(limit, window)
+        pk = self._pk(scope, key)
+        sk = keys.window(window)  # one log per scope, key and window length
         now = log_time(self._clock)
-        clauses, condition, values = sliding_log(limit, window, now, amount)
-        try:
-            self._table.update(
-                self._pk(scope, key),
-                keys.window(window),  # one log per scope, key and window length
+
+        def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
+            return self._table.update(
+                pk,
+                sk,
                 "SET " + ", ".join([*clauses, "expires_at = :exp"]),
                 condition=condition,
                 values={**values, ":exp": int(now) + window + 60},
-                returns="NONE",
                 old_on_failure=True,
             )
-        except ConditionFailed as refused:
-            return False, seconds_until_room(refused.item, window, now, amount)
-        return True, 0
+
+        allowed, wait, _ = log.admit(f"{pk}/{sk}", now, amount, send)
+        return allowed, wait
 
     def count(self, scope: str, key: str, window: int) -> tuple[int, int]:
         """Events counted so far in the current window, and seconds until it ends."""
