@@ -140,6 +140,7 @@ class Gate:
                 condition=guard + condition,
                 names=names or None,
                 values=values,
+                returns="UPDATED_NEW",
                 old_on_failure=True,
             )
 

@@ -7,11 +7,11 @@ event accepted in the last `window` seconds, no span of `window` seconds ever ac
 fixed calendar window lets twice the limit through across its boundary), and a refusal knows exactly when
 the next event will pass: when the oldest event in the window leaves it.
 
-Which slot to write is chosen from the item as this instance last saw it (every write returns it): a slot
-that was free then is free now unless another instance took it since. Then the write fails, its answer
-carries the item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round
-trip when the view is current, two when another instance wrote in between. A refusal is always decided on
-the item as it is, never on a cached view.
+Which slot to write is chosen from the item as this instance last saw it (its own writes, and the whole item
+whenever a write failed): a slot that was free then is free now unless another instance took it since. Then
+the write fails, its answer carries the item as it is (ReturnValuesOnConditionCheckFailure), and the next
+attempt uses it: one round trip when the view is current, two when another instance wrote in between. A
+refusal is always decided on the item as it is, never on a cached view.
 
 `hit` and `count` are fixed-window counters, for limits that count failures (sign-in).
 """
@@ -32,8 +32,9 @@ MAX_LOG = 100  # the most slots a log has (one attribute each)
 _ATTEMPTS = 4  # writes before giving up on a slot race (another instance writing the same item each time)
 _REMEMBERED = 10_000  # item views kept per instance
 
-# send(SET clauses, condition, values) performs the conditional UpdateItem and returns the item afterwards;
-# it raises ConditionFailed carrying the item as it is.
+# send(SET clauses, condition, values) performs the conditional UpdateItem and returns what it wrote
+# (ReturnValues UPDATED_NEW: the whole item would cost more to send back); it raises ConditionFailed carrying
+# the item as it is.
 Send = Callable[[list[str], str, dict[str, Any]], dict[str, Any]]
 
 
@@ -118,7 +119,7 @@ class SlidingLog:
                     return False, self.retry_after(log, now, amount), False
                 slots = random.sample(free, amount)
                 continue
-            self._remember(key, _log_of(item))
+            self._remember(key, {**self._seen.get(key, {}), **_log_of(item)})
             return True, 0, False
         return False, 1, False  # lost every race for a free slot: the client may try again at once
 
@@ -168,6 +169,7 @@ class RateLimiter:
                 "SET " + ", ".join([*clauses, "expires_at = :exp"]),
                 condition=condition,
                 values={**values, ":exp": int(now) + window + 60},
+                returns="UPDATED_NEW",
                 old_on_failure=True,
             )
 
