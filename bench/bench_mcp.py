@@ -299,7 +299,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
     sdk_version = metadata.version("mcp")
 
     with platform(ctx.root, aws_in_child=True) as stack, _root_logging():
-        from svc_shared import aws, services
+        from svc_shared import services
 
         spec = next(f for f in stack.template.functions() if f.logical_id == MCP_FUNCTION)
         token = stack.bearer_token()
@@ -358,13 +358,13 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         # moves a minute ahead between blocks of requests
         clock = SkewedClock()
         clock.advance(120)  # past the window the cold-start children used
-        services.use_clock(clock)
+        services.wire(clock=clock)
         handler = importlib.import_module(spec.module).handler
 
         # Time inside DynamoDB client calls (botocore's first event of a call, provide-client-params, to its
         # after-call: parameter validation, serialisation, signing, the loopback round trip to moto and the
         # parsing of the answer), to split our per-request time into the handler's own work and its storage.
-        dynamodb = aws.client("dynamodb")
+        dynamodb = services.current().aws.client("dynamodb")
         marks: list[float] = []
 
         def mark(**_: Any) -> None:
@@ -604,7 +604,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "result that is not isError.",
         f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours, then the "
         "SDK, per case, so drift on the machine hits both. Our rate limit (60 requests/min per user) stays "
-        "on: the clock the services use (svc_shared.services.use_clock) moves 61 s ahead between blocks. "
+        "on: the clock the services use (svc_shared.services.wire(clock=...)) moves 61 s ahead between blocks. "
         "Percentiles nearest-rank.",
         f"Cold start: {cold_runs} fresh interpreters per server, alternating, after one uncounted run each "
         "(bytecode caches "
@@ -618,7 +618,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         + (", ".join(f"{name} {us / 1000:.0f}" for name, us in late_imports) or "-")
         + ".",
         "DynamoDB calls: a botocore `before-call.dynamodb` hook on the shared client "
-        '(svc_shared.aws.client("dynamodb")) during one warm request each: '
+        '(services.current().aws.client("dynamodb")) during one warm request each: '
         + "; ".join(f"{label}: {len(ops)} ({', '.join(ops)})" for label, ops in ddb_rows)
         + f". Target for get_me: ≤ {DDB_TARGET}.",
         "Targets (from the issue): ours under half the SDK's per-request time and cold start "

@@ -27,11 +27,9 @@ PUBLISH_TIMEOUT = 90.0
 
 def _close_provider_clients() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared.providers import http as provider_http
+        from svc_shared import services
 
-        for client in provider_http._clients.values():
-            client.close()
-        provider_http._clients.clear()
+        services.current().http.close()
 
 
 @contextlib.contextmanager
@@ -185,7 +183,7 @@ def publish_run(ctx: Context) -> Result:
     from bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
 
     with platform(ctx.root, with_sandbox=True, project_ready_delay=PROJECT_READY_DELAY) as stack:
-        from svc_shared import aws, services
+        from svc_shared import services
 
         api = stack.api
         login = api.post("/login", form={"email": DEMO_EMAIL, "password": DEMO_PASSWORD})
@@ -221,7 +219,7 @@ def publish_run(ctx: Context) -> Result:
 
         stored = services.projects().get(project.id)
         arn = stored.extra["publish_execution_arn"]
-        sfn = aws.client("stepfunctions")
+        sfn = services.current().aws.client("stepfunctions")
         described = sfn.describe_execution(executionArn=arn)
         executions = sfn.list_executions(stateMachineArn=described["stateMachineArn"])
         events = _history(sfn, arn)

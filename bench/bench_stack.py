@@ -63,16 +63,10 @@ class Platform:
 
 def _reset_shared_state() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared import aws, services
+        from svc_shared import services
 
-        services.use_clock(None)  # also forgets the built services and the settings
-        aws.reset_clients()
-    with contextlib.suppress(ImportError):
-        from svc_shared.providers import http as provider_http
-
-        for client in provider_http._clients.values():
-            client.close()
-        provider_http._clients.clear()
+        services.current().http.close()
+        services.wire()  # new settings, AWS clients and HTTP pool
 
 
 # Embedded AWS in a process of its own: it prints its endpoint, then serves until its stdin closes.
