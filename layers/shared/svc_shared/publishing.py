@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from svc_shared import keys
 from svc_shared.clock import Clock
@@ -223,6 +223,9 @@ class Publisher:
         )
 
     def step(self, project_id: str, stage: str, execution: str) -> dict[str, str]:
+        run = self.STEPS.get(stage)
+        if run is None:
+            raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
         project = self._projects.get(project_id, consistent=True)
         recorded = project.extra.get("publish_stage")
         if recorded != stage:
@@ -232,8 +235,7 @@ class Publisher:
             }  # another run moved it on: follow the record
         self._lease(project, execution)
         try:
-            handler = getattr(self, f"_{stage}")
-            next_stage = handler(project, execution)
+            next_stage = run(self, project, execution)
         except (UpstreamError, RateLimited) as exc:
             raise PublishTransient(exc.message) from exc
         except ReconnectRequired as exc:
@@ -425,6 +427,16 @@ class Publisher:
             )
             env["DATABASE_URL"] = f"postgresql://postgres:{password}@db.{ref}.supabase.co:5432/postgres"
         return env
+
+    # Each stage's step, by the name the state machine and the project record use (every stage but "ready").
+    STEPS: ClassVar[dict[str, Callable[[Publisher, Project, str], str]]] = {
+        "db_creating": _db_creating,
+        "db_waiting_ready": _db_waiting_ready,
+        "db_applying_migrations": _db_applying_migrations,
+        "repo_host_creating_repo": _repo_host_creating_repo,
+        "repo_host_pushing_template": _repo_host_pushing_template,
+        "host_triggering_build": _host_triggering_build,
+    }
 
 
 def _error_message(error: dict[str, Any] | None) -> str:
