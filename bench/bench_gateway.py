@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 REQUESTS = 500
 QUICK_REQUESTS = 50

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-from bench_cold_import import _IMPORTTIME, function_env
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.bench_cold_import import _IMPORTTIME, function_env
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 REQUESTS = 400  # per case and per server
 QUICK_REQUESTS = 20
@@ -287,8 +287,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         from mcp.server.mcpserver import MCPServer  # noqa: F401
     except ImportError as exc:
         return Result.unavailable(f"the MCP Python SDK (mcp>=2) is not importable ({exc})")
-    from bench_stack import SkewedClock, platform
-
+    from bench.bench_stack import SkewedClock, platform
     from svc_local.gateway import build_event
     from svc_local.runtime import LambdaContext
 

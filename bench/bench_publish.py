@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness import Context, Result, benchmark, median, ms
+from bench.harness import Context, Result, benchmark, median, ms
 
 PUSH_RUNS = 5
 QUICK_PUSH_RUNS = 1
@@ -180,7 +180,7 @@ def _history(sfn: Any, arn: str) -> list[dict[str, Any]]:
     "publish-run", "One happy-path publish: state transitions and wall time without the readiness waits"
 )
 def publish_run(ctx: Context) -> Result:
-    from bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
+    from bench.bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
 
     with platform(ctx.root, with_sandbox=True, project_ready_delay=PROJECT_READY_DELAY) as stack:
         from svc_shared import services
