@@ -10,6 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
+from svc_shared.bodies import SignInForm
 from svc_shared.config import get_settings
 from svc_shared.logs import get_logger
 from svc_shared.sessions import SESSION_COOKIE
@@ -34,11 +35,11 @@ def login_form() -> Response:
 def login() -> Response:
     settings = get_settings()
     try:
-        form = web.form_body(app)
+        form = web.parse(SignInForm, web.form_body(app))
     except errors.InvalidInput as exc:
         return _login_form(400, next_path="/", error=exc.message)
-    next_path = web.safe_next(form.get("next"))
-    email, password = form.get("email", "").strip(), form.get("password", "")
+    next_path = web.safe_next(form.next)
+    email, password = form.email.strip(), form.password
     if not email or not password:
         return _login_form(400, next_path=next_path, error="Enter your email and password.", email=email)
     try:

@@ -49,6 +49,28 @@ def git(*args: str) -> str:
     return subprocess.run(["git", *args], check=True, capture_output=True, text=True, timeout=60).stdout
 
 
+@pytest.mark.parametrize("action", ["stauts", "", 3, None])
+def test_an_unknown_action_is_400_naming_the_allowed_ones_and_starts_nothing(merchant, action):
+    api, project = merchant["api"], merchant["project"]
+    answer = api.post(f"/api/projects/{project.id}/provision", json_body={"action": action})
+    assert answer.status == 400
+    assert answer.json() == {
+        "error": "invalid_action",
+        "message": "action: Input should be 'start' or 'status'",
+    }
+    stored = services.projects().get(project.id, consistent=True)
+    assert stored.extra.get("publish_stage") is None
+    assert stored.extra.get("publish_status") is None
+
+
+def test_an_empty_provision_body_starts_publishing(merchant):
+    api, project = merchant["api"], merchant["project"]
+    answer = api.post(f"/api/projects/{project.id}/provision")
+    assert answer.status == 200, answer.text
+    assert answer.json()["stage"] == "db_creating"
+    assert wait_until_done(api, project.id)["status"] == "ready"
+
+
 def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     api, project, env = merchant["api"], merchant["project"], merchant["env"]
     first = provision(api, project.id)
