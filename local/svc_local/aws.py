@@ -23,11 +23,14 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from svc_local import s3presign
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
 from svc_local.state import StateDir, atomic_write
 from svc_local.template import LOCAL_REGION, FunctionSpec, Template
 
 DEFAULT_PORT = 4566
+# The one key pair the local stack hands out (functions, CLI, tests): what S3 would check presigned URLs with.
+LOCAL_CREDENTIALS = {"testing": "testing"}
 SNAPSHOT_INTERVAL_SECONDS = 5.0
 _INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations/?$")
 # JSON-protocol actions that only read: they do not make the snapshot stale.
@@ -75,6 +78,12 @@ class LambdaInvokeMiddleware:
         match = _INVOKE_PATH.match(environ.get("PATH_INFO", ""))
         if match and environ.get("REQUEST_METHOD") == "POST":
             return self._invoke(unquote(match["name"]), environ, start_response)
+        if s3presign.is_presigned(environ):
+            try:
+                s3presign.verify(environ, LOCAL_CREDENTIALS)
+            except s3presign.PresignError as exc:
+                _drain(environ)
+                return s3presign.refuse(exc, start_response)
         if environ.get("HTTP_X_AMZ_TARGET", "") in _START_EXECUTION_TARGETS:
             _name_unnamed_execution(environ)
         if self.on_write is not None and _is_write(environ):
@@ -136,6 +145,17 @@ def _reply(
         ],
     )
     return [data]
+
+
+def _drain(environ: dict[str, Any]) -> None:
+    """Read a refused request's body so the client, still sending, gets the answer rather than a reset."""
+    remaining = int(environ.get("CONTENT_LENGTH") or 0)
+    stream = environ["wsgi.input"]
+    while remaining > 0:
+        chunk = stream.read(min(remaining, 1 << 16))
+        if not chunk:
+            break
+        remaining -= len(chunk)
 
 
 def _name_unnamed_execution(environ: dict[str, Any]) -> None:

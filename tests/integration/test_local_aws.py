@@ -4,13 +4,17 @@ restarts."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import boto3
+import httpx
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from svc_local.aws import EmbeddedAws
@@ -204,3 +208,71 @@ def test_local_secrets_are_generated_once_with_private_mode(tmp_path: Path):
     assert stat.S_IMODE((tmp_path / "master.key").stat().st_mode) == 0o600
     assert StateDir(tmp_path).secret("SessionSecret") == first.secret("SessionSecret")
     assert stat.S_IMODE((tmp_path / "secret.SessionSecret").stat().st_mode) == 0o600
+
+
+def presigned_put(aws: EmbeddedAws, key: str, size: int, expires: int = 3600) -> str:
+    # As the platform's S3 client signs: Signature Version 4, with Content-Length and Content-Type signed.
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=aws.endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(signature_version="s3v4", s3={"addressing_style": "path"}),
+    )
+    bucket = aws.ensure_bucket("presign-checks")
+    return str(
+        s3.generate_presigned_url(
+            "put_object",
+            Params={"Bucket": bucket, "Key": key, "ContentLength": size, "ContentType": "text/plain"},
+            ExpiresIn=expires,
+            HttpMethod="PUT",
+        )
+    )
+
+
+def s3_error_code(response: httpx.Response) -> str:
+    match = re.search(r"<Code>([^<]+)</Code>", response.text)
+    return match[1] if match else ""
+
+
+def test_presigned_put_within_its_signed_size_is_stored(aws: EmbeddedAws):
+    url = presigned_put(aws, "ok.txt", 1000)
+    put = httpx.put(url, content=b"x" * 1000, headers={"Content-Type": "text/plain"})
+    assert put.status_code == 200, put.text
+    got = aws.client("s3").get_object(Bucket="presign-checks", Key="ok.txt")
+    assert got["ContentLength"] == 1000
+
+
+def test_presigned_put_larger_than_signed_is_refused_like_s3(aws: EmbeddedAws):
+    url = presigned_put(aws, "big.txt", 1000)
+    put = httpx.put(url, content=b"x" * (11 * 1024 * 1024), headers={"Content-Type": "text/plain"})
+    assert put.status_code == 403
+    assert s3_error_code(put) == "SignatureDoesNotMatch"
+    with pytest.raises(ClientError):
+        aws.client("s3").head_object(Bucket="presign-checks", Key="big.txt")
+
+
+def test_presigned_put_with_an_altered_signature_or_header_is_refused(aws: EmbeddedAws):
+    url = presigned_put(aws, "altered.txt", 4)
+    signature = httpx.URL(url).params["X-Amz-Signature"]
+    forged = url.replace(signature, ("0" if signature[0] != "0" else "1") + signature[1:])
+    assert s3_error_code(httpx.put(forged, content=b"abcd", headers={"Content-Type": "text/plain"})) == (
+        "SignatureDoesNotMatch"
+    )
+    other_type = httpx.put(url, content=b"abcd", headers={"Content-Type": "text/html"})
+    assert other_type.status_code == 403
+    assert s3_error_code(other_type) == "SignatureDoesNotMatch"
+    other_key = url.replace("altered.txt", "elsewhere.txt")
+    assert s3_error_code(httpx.put(other_key, content=b"abcd", headers={"Content-Type": "text/plain"})) == (
+        "SignatureDoesNotMatch"
+    )
+
+
+def test_expired_presigned_url_is_refused(aws: EmbeddedAws):
+    url = presigned_put(aws, "late.txt", 4, expires=1)
+    time.sleep(1.1)
+    put = httpx.put(url, content=b"abcd", headers={"Content-Type": "text/plain"})
+    assert put.status_code == 403
+    assert s3_error_code(put) == "AccessDenied"
+    assert "expired" in put.text

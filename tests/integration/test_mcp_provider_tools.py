@@ -258,7 +258,13 @@ def test_upload_url_is_a_presigned_put_capped_at_10_mb(shop):
     assert put.status_code == 200, put.text
     assert "X-Amz-Expires=3600" in upload["upload_url"]
     assert "content-length" in httpx.URL(upload["upload_url"]).params["X-Amz-SignedHeaders"]
-    # S3 refuses a PUT whose Content-Length differs from the signed one (moto does not check signatures).
+    # S3 (and the local stack's check in front of moto) refuses a PUT whose Content-Length differs from the
+    # signed one.
+    oversized = httpx.put(
+        upload["upload_url"], content=b"123456", headers={**upload["headers"], "Content-Length": "6"}
+    )
+    assert oversized.status_code == 403
+    assert "SignatureDoesNotMatch" in oversized.text
     assert "size_bytes" in error_text(
         call_tool(
             api,
@@ -347,4 +353,29 @@ def test_a_hanging_provider_cannot_hold_a_tool_call_past_the_request_budget(shop
     result = call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"])
     httpx.delete(f"{sandbox}/__admin/faults")
     # Without the budget the 5 s delay would simply be waited out (the read timeout is 10 s).
-    assert "unavailable" in error_text(result)
+    assert error_text(result) == "GitHub is not answering right now. Try again in a few minutes."
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        (404, "GitHub could not find it in the connected account"),
+        (401, "GitHub refused the saved connection. Reconnect GitHub in the workspace"),
+        (422, "GitHub refused the change because it conflicts with what is already there"),
+        (400, "GitHub refused the request."),
+    ],
+)
+def test_provider_failures_reach_the_client_in_the_products_words(shop, status, words):
+    """What the provider answered (status, its own text) goes to the log; the client reads what to do."""
+    sandbox = shop["env"]["sandbox"].url
+    httpx.post(
+        f"{sandbox}/__admin/faults",
+        json={"method": "GET", "path": "/github/api/repos/*", "status": status, "times": 10},
+    )
+    try:
+        result = call_tool(shop["api"], shop["bearer"], "list_files", project_id=shop["project_id"])
+    finally:
+        httpx.delete(f"{sandbox}/__admin/faults")
+    text = error_text(result)
+    assert text.startswith(words), text
+    assert "answered" not in text and "repo_host" not in text and str(status) not in text

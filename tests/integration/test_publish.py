@@ -3,6 +3,7 @@ publish-steps function), the stages run against the sandbox, and the results are
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 
@@ -11,7 +12,8 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import services
+from svc_shared import aws, services
+from svc_shared.config import get_settings
 from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
 
 
@@ -73,6 +75,8 @@ def test_an_empty_provision_body_starts_publishing(merchant):
 
 def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     api, project, env = merchant["api"], merchant["project"], merchant["env"]
+    never = provision(api, project.id, "status").json()
+    assert (never["status"], never["done"]) == ("not_started", False)
     first = provision(api, project.id)
     assert first.status == 200, first.text
     assert first.json()["stage"] == "db_creating"
@@ -127,6 +131,21 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
 
     # Publishing again does nothing more.
     assert provision(api, project.id).json()["stage"] == "ready"
+
+    # An operator starting the state machine by hand on a published project: it succeeds and stays ready.
+    sfn = aws.client("stepfunctions")
+    execution = sfn.start_execution(
+        stateMachineArn=get_settings().publish_state_machine_arn, input=json.dumps({"projectId": project.id})
+    )["executionArn"]
+    deadline = time.monotonic() + 30
+    while (
+        sfn.describe_execution(executionArn=execution)["status"] == "RUNNING" and time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+    assert sfn.describe_execution(executionArn=execution)["status"] == "SUCCEEDED"
+    after = provision(api, project.id, "status").json()
+    assert (after["stage"], after["status"], after["done"]) == ("ready", "ready", True)
+    assert after["live_url"] == stored.live_url
 
 
 def test_free_plan_gets_402_upgrade_required(merchant):

@@ -84,8 +84,11 @@ class Provisioning:
 
     @staticmethod
     def report(project: Project) -> dict[str, Any]:
+        if not project.extra.get("publish_attempt") and not project.extra.get("publish_stage"):
+            status = "not_started"  # never published: nothing claimed, nothing run
+        else:
+            status = project.extra.get("publish_status") or "starting"
         stage = project.extra.get("publish_stage") or STAGES[0]
-        status = project.extra.get("publish_status") or "starting"
         error = project.extra.get("publish_error")
         if error and stage in REPO_STAGES:
             logger.info("repo_host stage failed", extra={"project_id": project.id, "raw_error": error})

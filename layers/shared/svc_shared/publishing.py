@@ -170,6 +170,18 @@ class Publisher:
         stage = project.extra.get("publish_stage") or STAGES[0]
         if not project.extra.get("publish_stage"):
             self._advance(project, None, STAGES[0], execution)
+        if stage == "ready":
+            # A published project started again (an operator's resume): nothing to do, and it stays ready.
+            self._projects.update(
+                project,
+                {
+                    "publish_status": "ready",
+                    "publish_error": None,
+                    "publish_lease": None,
+                    "publish_lease_until": None,
+                },
+            )
+            return {"projectId": project.id, "stage": "ready"}
         self._projects.update(
             project, {"publish_status": "running", "publish_error": None, "publish_execution": execution}
         )

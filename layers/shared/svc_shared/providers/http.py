@@ -13,6 +13,7 @@ from typing import Any
 
 from svc_shared.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.logs import get_logger
+from svc_shared.providers import label
 
 logger = get_logger()
 
@@ -23,39 +24,56 @@ IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 
 
 class ProviderError(DomainError):
-    """A provider answered with an error. `status` and `body` say what it answered."""
+    """A provider answered with an error. The message is the product's words for it (what a person can do
+    about it); what the provider answered (`status`, `detail`, `body`) is for the log, never for a client."""
 
     code = "provider_error"
+    words = (
+        "{label} refused the request. Try again; if it keeps failing, check the connection in the workspace."
+    )
 
-    def __init__(self, provider: str, status: int, message: str, body: Any = None) -> None:
-        super().__init__(f"{provider} answered {status}: {message}")
+    def __init__(self, provider: str, status: int, detail: str, body: Any = None) -> None:
+        super().__init__(self.words.format(label=label(provider)))
         self.provider = provider
         self.status = status
+        self.detail = detail
         self.body = body
+        logger.info("provider error", extra={"provider": provider, "status": status, "detail": detail[:300]})
 
 
 class ProviderAuthError(ProviderError):
     """The stored token was refused (401/403 without rate limiting): the user must reconnect."""
 
     code = "provider_unauthorized"
+    words = "{label} refused the saved connection. Reconnect {label} in the workspace, then try again."
 
 
 class ProviderNotFound(ProviderError):
     code = "provider_not_found"
+    words = (
+        "{label} could not find it in the connected account: it may have been deleted, renamed or moved, "
+        "or the account may not give access to it."
+    )
 
 
 class ProviderConflict(ProviderError):
     """409 or 422: the request conflicts with the provider's state (a name taken, an empty repository)."""
 
     code = "provider_conflict"
+    words = (
+        "{label} refused the change because it conflicts with what is already there (a name already taken, "
+        "for example)."
+    )
 
 
 class ProviderUnavailable(UpstreamError):
     """5xx, a timeout or a dropped connection: the operation may be retried."""
 
-    def __init__(self, provider: str, message: str) -> None:
-        super().__init__(f"{provider} is unavailable: {message}")
+    def __init__(self, provider: str, detail: str) -> None:
+        super().__init__(f"{label(provider)} is not answering right now. Try again in a few minutes.")
         self.provider = provider
+        self.detail = detail
+        logger.warning("provider unavailable", extra={"provider": provider, "detail": detail[:300]})
 
 
 # The moment (time.monotonic) by which the current request must be answered; provider calls never wait past
@@ -228,14 +246,14 @@ class Provider:
         if status == 429:
             wait = response.headers.get("retry-after", "60")
             raise RateLimited(
-                f"{self.name} is rate limiting requests; retry later.",
+                f"{label(self.name)} is limiting requests right now. Try again in a minute.",
                 retry_after=int(wait) if wait.isdigit() else 60,
                 code="provider_rate_limited",
             )
         if status in (401, 403):
             if status == 403 and response.headers.get("x-ratelimit-remaining") == "0":
                 raise RateLimited(
-                    f"{self.name} is rate limiting requests; retry later.",
+                    f"{label(self.name)} is limiting requests right now. Try again in a minute.",
                     retry_after=60,
                     code="provider_rate_limited",
                 )
