@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import aws, services
+from svc_shared import services
 from svc_shared.config import get_settings
 from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
 
@@ -133,7 +133,7 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     assert provision(api, project.id).json()["stage"] == "ready"
 
     # An operator starting the state machine by hand on a published project: it succeeds and stays ready.
-    sfn = aws.client("stepfunctions")
+    sfn = services.current().aws.client("stepfunctions")
     execution = sfn.start_execution(
         stateMachineArn=get_settings().publish_state_machine_arn, input=json.dumps({"projectId": project.id})
     )["executionArn"]
