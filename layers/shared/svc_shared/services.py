@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
     from svc_shared.providers.checkout import Checkout
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
     from svc_shared.provisioning import Provisioning
     from svc_shared.publishing import Publisher
     from svc_shared.ratelimit import RateLimiter
@@ -54,6 +57,22 @@ class Services:
         self.aws = aws or AwsClients()
         self.http = http or HttpPool()
         self._signing_keys: dict[str, bytes] = {}
+
+    # Provider adapters for a user's token, on the container's HTTP pool.
+    def repo_host(self, token: str) -> RepoHost:
+        from svc_shared.providers.repo_host import RepoHost
+
+        return RepoHost(self.settings.repo_host_api_url, token, http=self.http)
+
+    def db_host(self, token: str) -> DbHost:
+        from svc_shared.providers.db_host import DbHost
+
+        return DbHost(self.settings.db_host_api_url, token, http=self.http)
+
+    def static_host(self, token: str) -> StaticHost:
+        from svc_shared.providers.static_host import StaticHost
+
+        return StaticHost(self.settings.static_host_api_url, token, http=self.http)
 
     @property
     def settings(self) -> Settings:
@@ -163,7 +182,7 @@ class Services:
     def connections(self) -> Connections:
         from svc_shared.connections import Connections, ProviderApp
         from svc_shared.providers.db_host import DbHostOAuth
-        from svc_shared.providers.repo_host import RepoHost, RepoHostOAuth
+        from svc_shared.providers.repo_host import RepoHostOAuth
         from svc_shared.providers.static_host import StaticHostOAuth
 
         settings = self.settings
@@ -194,7 +213,7 @@ class Services:
             state_key=self.signing_key("provider-oauth-state"),
             redirect_uri=f"{settings.public_base_url}/api/oauth/callback",
             clock=self.clock,
-            repo_host_api=lambda token: RepoHost(settings.repo_host_api_url, token, http=self.http),
+            repo_host_api=self.repo_host,
         )
 
     @functools.cached_property
@@ -228,25 +247,20 @@ class Services:
     @functools.cached_property
     def integrations(self) -> Integrations:
         from svc_shared.integrations import Integrations
-        from svc_shared.providers.db_host import DbHost
-        from svc_shared.providers.repo_host import RepoHost
 
-        settings = self.settings
         return Integrations(
             self.projects,
             self.connections,
             self.rate_limiter,
             self.envelope,
             self.clock,
-            repo_host=lambda token: RepoHost(settings.repo_host_api_url, token, http=self.http),
-            db_host=lambda token: DbHost(settings.db_host_api_url, token, http=self.http),
+            repo_host=self.repo_host,
+            db_host=self.db_host,
         )
 
     @functools.cached_property
     def workbench(self) -> Workbench:
         from svc_shared.providers.builder import Builder
-        from svc_shared.providers.repo_host import RepoHost
-        from svc_shared.providers.static_host import StaticHost
         from svc_shared.secrets import get_secret
         from svc_shared.workbench import Workbench
 
@@ -257,8 +271,8 @@ class Services:
             self.accounts,
             self.connections,
             self.clock,
-            repo_host=lambda token: RepoHost(settings.repo_host_api_url, token, http=self.http),
-            static_host=lambda token: StaticHost(settings.static_host_api_url, token, http=self.http),
+            repo_host=self.repo_host,
+            static_host=self.static_host,
             builder=lambda: Builder(
                 settings.builder_api_url, get_secret(settings.builder_api_key_arn), http=self.http
             ),
@@ -268,16 +282,13 @@ class Services:
 
     @functools.cached_property
     def publisher(self) -> Publisher:
-        from svc_shared.providers.db_host import DbHost
-        from svc_shared.providers.repo_host import RepoHost
-        from svc_shared.providers.static_host import StaticHost
         from svc_shared.publishing import Adapters, Publisher, template_root
 
         settings = self.settings
         adapters = Adapters(
-            repo_host=lambda token: RepoHost(settings.repo_host_api_url, token, http=self.http),
-            db_host=lambda token: DbHost(settings.db_host_api_url, token, http=self.http),
-            static_host=lambda token: StaticHost(settings.static_host_api_url, token, http=self.http),
+            repo_host=self.repo_host,
+            db_host=self.db_host,
+            static_host=self.static_host,
         )
         crash_points = frozenset(p for p in settings.crash_points.split(",") if p)
         return Publisher(
