@@ -12,7 +12,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, services, web
 from svc_shared.bodies import CheckoutEvent, CheckoutMetadata
-from svc_shared.config import get_settings
 from svc_shared.logs import get_logger
 from svc_shared.providers.checkout import SignatureError, verify_signature
 from svc_shared.secrets import get_secret
@@ -32,7 +31,10 @@ def checkout_webhook() -> Response:
         return web.json_response(400, {"error": "missing_signature"})
     try:
         verify_signature(
-            raw, header, get_secret(get_settings().checkout_webhook_secret_arn), now=services.clock().now()
+            raw,
+            header,
+            get_secret(services.settings().checkout_webhook_secret_arn),
+            now=services.clock().now(),
         )
     except SignatureError as exc:
         logger.warning("checkout webhook refused", extra={"reason": str(exc)})

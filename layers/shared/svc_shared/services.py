@@ -362,6 +362,10 @@ def clock() -> Clock:
     return current().clock
 
 
+def settings() -> Settings:
+    return current().settings
+
+
 def table() -> Table:
     return current().table
 
