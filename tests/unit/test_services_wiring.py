@@ -56,3 +56,21 @@ def test_publishing_takes_its_crash_points_from_the_settings_and_never_in_produc
         wired = services.wire(settings=SETTINGS.model_copy(update={"env_name": env_name}))
         wired._signing_keys["provider-oauth-state"] = b"k" * 32  # instead of the secret in Secrets Manager
         assert services.publisher()._crash_points == honoured
+
+
+def test_only_the_services_read_the_settings_from_the_environment():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readers = sorted(
+        str(path.relative_to(root))
+        for top in ("layers/shared/svc_shared", "functions")
+        for path in (root / top).rglob("*.py")
+        if "get_settings(" in path.read_text() or "os.environ" in path.read_text()
+    )
+    # cli.py is the operator's command line (TABLE_NAME, PUBLISH_STATE_MACHINE_ARN), no Lambda function.
+    assert readers == [
+        "layers/shared/svc_shared/cli.py",
+        "layers/shared/svc_shared/config.py",
+        "layers/shared/svc_shared/services.py",
+    ]
