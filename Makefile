@@ -3,11 +3,11 @@
 #
 #   make install         dev venv (.venv), SAM CLI venv (.venv-sam), node tools (node_modules)
 #   make test            lint-templates, then the whole pytest suite
-#   make check           ruff check, ruff format --check, mypy
+#   make check           ruff check, ruff format --check, mypy (layers, functions, local, backoffice)
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
 #   make dev             the local stack (svc-local)
-#   make bench           bench/run.py, results in bench/RESULTS.md
+#   make bench           python -m bench.run, results in bench/RESULTS.md
 #   make clean           build output and caches (make distclean also drops the environments)
 #
 # Installs are guarded by stamp files inside each environment, so a second `make install` (or any target
@@ -48,7 +48,7 @@ OFFLINE_AWS := env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN \
 	AWS_EC2_METADATA_DISABLED=true SAM_CLI_TELEMETRY=0
 
 # mypy cannot follow setuptools' editable-install import hook; point it at the package roots.
-MYPY_ENV := MYPYPATH=layers/shared:local
+MYPY_ENV := MYPYPATH=layers/shared:local:backoffice/shared
 
 .PHONY: help install install-python install-sam install-node dev test pytest lint-templates lint-asl \
 	check build build-backoffice bench clean distclean
@@ -94,7 +94,7 @@ dev: $(VENV_STAMP)
 	$(VENV)/bin/svc-local
 
 bench: $(VENV_STAMP)
-	$(PY) bench/run.py
+	$(PY) -m bench.run
 
 # ---------------------------------------------------------------- quality gates
 

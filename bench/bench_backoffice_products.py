@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from harness import Context, Result, benchmark
+from bench.harness import Context, Result, benchmark
 
 
 @benchmark("backoffice-products", "Backoffice GET /api/products at 100,000 products, per filter and sort")
 def backoffice_products(ctx: Context) -> Result:
     try:
-        from bench_backoffice import run
+        from bench.bench_backoffice import run
     except ImportError as exc:
         return Result.unavailable(f"the backoffice is not importable ({exc})")
     figures = run()

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 RUNS = 15
 QUICK_RUNS = 3

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 REQUESTS = 500
 QUICK_REQUESTS = 50
@@ -90,9 +90,9 @@ def gateway_latency(ctx: Context) -> Result:
             os.environ.pop("KMS_KEY_ID", None)
             os.environ.update(env)
             with contextlib.suppress(ImportError):
-                from svc_shared import config
+                from svc_shared import services
 
-                config.reset_settings()
+                services.wire()  # the settings and AWS endpoint of the environment just set
 
             samples: list[float] = []
             statuses: dict[int, int] = {}
@@ -116,9 +116,9 @@ def gateway_latency(ctx: Context) -> Result:
             if aws is not None:
                 aws.stop()
             with contextlib.suppress(ImportError):
-                from svc_shared import config
+                from svc_shared import services
 
-                config.reset_settings()
+                services.wire()  # the settings and AWS endpoint of the environment just set
 
     result = Result(
         columns=[

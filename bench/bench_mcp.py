@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-from bench_cold_import import _IMPORTTIME, function_env
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.bench_cold_import import _IMPORTTIME, function_env
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 REQUESTS = 400  # per case and per server
 QUICK_REQUESTS = 20
@@ -360,8 +360,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         from mcp.server.mcpserver import MCPServer  # noqa: F401
     except ImportError as exc:
         return Result.unavailable(f"the MCP Python SDK (mcp>=2) is not importable ({exc})")
-    from bench_stack import SkewedClock, platform
-
+    from bench.bench_stack import SkewedClock, platform
     from svc_local.gateway import build_event
     from svc_local.runtime import LambdaContext
 
@@ -372,7 +371,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
     sdk_version = metadata.version("mcp")
 
     with platform(ctx.root, aws_in_child=True) as stack, _root_logging():
-        from svc_shared import aws, services
+        from svc_shared import services
 
         spec = next(f for f in stack.template.functions() if f.logical_id == MCP_FUNCTION)
         token = stack.bearer_token()
@@ -431,13 +430,13 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         # moves a minute ahead between blocks of requests
         clock = SkewedClock()
         clock.advance(120)  # past the window the cold-start children used
-        services.use_clock(clock)
+        services.wire(clock=clock)
         handler = importlib.import_module(spec.module).handler
 
         # Time inside DynamoDB client calls (botocore's first event of a call, provide-client-params, to its
         # after-call: parameter validation, serialisation, signing, the loopback round trip to moto and the
         # parsing of the answer), to split our per-request time into the handler's own work and its storage.
-        dynamodb = aws.client("dynamodb")
+        dynamodb = services.current().aws.client("dynamodb")
         marks: list[float] = []
 
         def mark(**_: Any) -> None:
@@ -718,7 +717,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "result that is not isError.",
         f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours, the peer "
         "with auth, the bare peer, per case, so drift on the machine hits all three. Rate limits stay on: the "
-        "clock both limits use (svc_shared.services.use_clock; the peer's verifier reads the same clock) moves "
+        "clock both limits use (svc_shared.services.wire(clock=...); the peer's verifier reads the same clock) moves "
         "61 s ahead between blocks. Percentiles nearest-rank (p99 of n=400 is the 4th slowest).",
         f"Cold start (vs the bare peer): {cold_runs} fresh interpreters per server, alternating, after one "
         "uncounted run each (bytecode caches exist; Lambda's do not). Ours: CodeUri functions/mcp and "

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from harness import Context, Result, benchmark, median, ms
+from bench.harness import Context, Result, benchmark, median, ms
 
 PUSH_RUNS = 5
 QUICK_PUSH_RUNS = 1
@@ -27,11 +27,9 @@ PUBLISH_TIMEOUT = 90.0
 
 def _close_provider_clients() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared.providers import http as provider_http
+        from svc_shared import services
 
-        for client in provider_http._clients.values():
-            client.close()
-        provider_http._clients.clear()
+        services.current().http.close()
 
 
 @contextlib.contextmanager
@@ -182,10 +180,10 @@ def _history(sfn: Any, arn: str) -> list[dict[str, Any]]:
     "publish-run", "One happy-path publish: state transitions and wall time without the readiness waits"
 )
 def publish_run(ctx: Context) -> Result:
-    from bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
+    from bench.bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
 
     with platform(ctx.root, with_sandbox=True, project_ready_delay=PROJECT_READY_DELAY) as stack:
-        from svc_shared import aws, services
+        from svc_shared import services
 
         api = stack.api
         login = api.post("/login", form={"email": DEMO_EMAIL, "password": DEMO_PASSWORD})
@@ -221,7 +219,7 @@ def publish_run(ctx: Context) -> Result:
 
         stored = services.projects().get(project.id)
         arn = stored.extra["publish_execution_arn"]
-        sfn = aws.client("stepfunctions")
+        sfn = services.current().aws.client("stepfunctions")
         described = sfn.describe_execution(executionArn=arn)
         executions = sfn.list_executions(stateMachineArn=described["stateMachineArn"])
         events = _history(sfn, arn)

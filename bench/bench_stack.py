@@ -27,6 +27,22 @@ DEMO_EMAIL = "bench@example.com"
 DEMO_PASSWORD = "bench-password-1"  # noqa: S105 - a throwaway user in a throwaway embedded AWS
 
 
+def _apiclient() -> Any:
+    """tests/apiclient.py (the tests' HTTP client and OAuth flow), loaded from its file: tests/ is no package."""
+    import importlib.util
+
+    name = "svc_tests_apiclient"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).resolve().parents[1] / "tests/apiclient.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 class SkewedClock:
     """The system clock plus an offset the benchmark moves (past a rate-limit window), as tests move time."""
 
@@ -54,25 +70,17 @@ class Platform:
 
     def bearer_token(self) -> str:
         """An access token of the demo user through the real OAuth flow (register, sign in, consent, code)."""
-        from apiclient import authorize_client
-
-        tokens = authorize_client(self.api, DEMO_EMAIL, DEMO_PASSWORD)
+        tokens = _apiclient().authorize_client(self.api, DEMO_EMAIL, DEMO_PASSWORD)
         self.api.cookies.clear()
         return str(tokens["access_token"])
 
 
 def _reset_shared_state() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared import aws, services
+        from svc_shared import services
 
-        services.use_clock(None)  # also forgets the built services and the settings
-        aws.reset_clients()
-    with contextlib.suppress(ImportError):
-        from svc_shared.providers import http as provider_http
-
-        for client in provider_http._clients.values():
-            client.close()
-        provider_http._clients.clear()
+        services.current().http.close()
+        services.wire()  # new settings, AWS clients and HTTP pool
 
 
 # Embedded AWS in a process of its own: it prints its endpoint, then serves until its stdin closes.
@@ -140,10 +148,7 @@ def platform(
         raise ValueError(
             "the sandbox's secrets are written to the in-process embedded AWS: not with aws_in_child"
         )
-    tests_dir = str(root / "tests")
-    if tests_dir not in sys.path:
-        sys.path.append(tests_dir)  # apiclient.py
-    from apiclient import ApiClient
+    ApiClient = _apiclient().ApiClient
     from svc_local.aws import EmbeddedAws
     from svc_local.runtime import FunctionRegistry
     from svc_local.template import Template

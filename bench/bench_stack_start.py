@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import Context, Result, benchmark, median
+from bench.harness import Context, Result, benchmark, median
 
 
 def _start(root: Path, state: Path) -> float:

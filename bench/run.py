@@ -1,11 +1,11 @@
 """Benchmark runner: runs the benchmarks registered in bench/bench_*.py and records each one's figures, with
 the command and the machine, in its own section of bench/RESULTS.md (replaced on a re-run, appended when new).
 
-    .venv/bin/python bench/run.py                  # every benchmark
-    .venv/bin/python bench/run.py cold-import      # some of them
-    .venv/bin/python bench/run.py --list
-    .venv/bin/python bench/run.py --quick --no-write   # smoke test: fewer runs, RESULTS.md untouched
-    .venv/bin/python bench/run.py gateway-latency -o requests=2000
+    .venv/bin/python -m bench.run                  # every benchmark
+    .venv/bin/python -m bench.run cold-import      # some of them
+    .venv/bin/python -m bench.run --list
+    .venv/bin/python -m bench.run --quick --no-write   # smoke test: fewer runs, RESULTS.md untouched
+    .venv/bin/python -m bench.run gateway-latency -o requests=2000
 """
 
 from __future__ import annotations
@@ -19,23 +19,21 @@ import time
 import traceback
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+from bench.harness import REGISTRY, ROOT, Benchmark, Context, Result, machine
 
-from harness import REGISTRY, ROOT, Benchmark, Context, Result, machine  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 RESULTS = HERE / "RESULTS.md"
 HEADER = (
     "# Benchmark results\n\n"
-    "Written by `bench/run.py` (see bench/README.md); a section is replaced when its benchmark runs again.\n"
+    "Written by `python -m bench.run` (see bench/README.md); a section is replaced when its benchmark runs again.\n"
     "Figures are from one machine at one time: compare runs made on the same machine.\n"
 )
 
 
 def load_benchmarks() -> None:
     for module in sorted(HERE.glob("bench_*.py")):
-        importlib.import_module(module.stem)
+        importlib.import_module(f"bench.{module.stem}")
 
 
 def run_one(bench: Benchmark, ctx: Context) -> tuple[Result, float]:
@@ -116,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
     options = dict(item.split("=", 1) for item in args.option if "=" in item)
     ctx = Context(root=ROOT, quick=args.quick, options=options)
-    command = shlex.join(["python", "bench/run.py", *(argv if argv is not None else sys.argv[1:])])
+    command = shlex.join(["python", "-m", "bench.run", *(argv if argv is not None else sys.argv[1:])])
     host = machine()
 
     failed = False

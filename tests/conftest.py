@@ -49,9 +49,9 @@ def moto_endpoint() -> Iterator[str]:
         )
         os.environ["PUBLISH_STATE_MACHINE_ARN"] = machine.arn
     os.environ["AWS_ENDPOINT_URL"] = endpoint
-    from svc_shared import aws
+    from svc_shared import services
 
-    aws.reset_clients()
+    services.wire()  # new AWS clients, on this endpoint
     yield endpoint
     server.stop()
 
@@ -87,11 +87,11 @@ def table_specs():
 @pytest.fixture
 def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh app table (from template.yaml), session secret and settings for the functions."""
-    from svc_shared import aws, services
+    from svc_shared import services
 
     # moto's state is global to the process: another embedded AWS started by a test resets it, so the state
     # machine is (re)created when missing.
-    sfn = aws.client("stepfunctions")
+    sfn = admin_client("stepfunctions")
     existing = {m["name"] for m in sfn.list_state_machines()["stateMachines"]}
     for machine in _state_machines():
         if machine.name not in existing:
@@ -104,13 +104,13 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     suffix = uuid.uuid4().hex[:8]
     names = {logical: f"{spec.table_name}-{suffix}" for logical, spec in table_specs.items()}
     table_name = names["AppTable"]
-    dynamodb = aws.client("dynamodb")
+    dynamodb = admin_client("dynamodb")
     for logical, spec in table_specs.items():
         dynamodb.create_table(**{**spec.create_kwargs, "TableName": names[logical]})
     sm = admin_client("secretsmanager")
     secret = sm.create_secret(Name=f"session-{table_name}", SecretString=uuid.uuid4().hex)
     bucket = f"uploads-{suffix}"
-    aws.client("s3").create_bucket(Bucket=bucket)
+    admin_client("s3").create_bucket(Bucket=bucket)
     webhook_secret = f"whsec_{uuid.uuid4().hex}"
     checkout_webhook = sm.create_secret(Name=f"checkout-webhook-{table_name}", SecretString=webhook_secret)
     env = {
@@ -127,9 +127,9 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("KMS_KEY_ID", raising=False)
-    services.use_clock(None)
+    services.wire()
     yield {**env, "dynamodb": dynamodb, "checkout_webhook_secret": webhook_secret}
-    services.use_clock(None)
+    services.wire()
     for name in names.values():
         dynamodb.delete_table(TableName=name)
 
@@ -142,7 +142,7 @@ def clock(app_env: dict[str, Any]):
     from svc_shared.clock import FrozenClock
 
     frozen = FrozenClock(start=float(int(time.time())))
-    services.use_clock(frozen)
+    services.wire(clock=frozen)
     return frozen
 
 
@@ -217,11 +217,9 @@ def sandbox(sandbox_credentials, tmp_path_factory):
     )
     with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
         yield running
-    from svc_shared.providers import http as provider_http
+    from svc_shared import services
 
-    for client in provider_http._clients.values():
-        client.close()
-    provider_http._clients.clear()
+    services.current().http.close()
     supabase = next(p for p in providers if isinstance(p, Supabase))
     import psycopg
 
@@ -256,5 +254,5 @@ def provider_env(app_env, sandbox, sandbox_credentials, monkeypatch: pytest.Monk
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    services.reset()
+    services.wire(clock=services.clock())  # the settings of the environment just set, on the same clock
     return {**app_env, **env, "sandbox": sandbox}

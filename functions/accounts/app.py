@@ -10,7 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
-from svc_shared.config import get_settings
+from svc_shared.bodies import SignInForm
 from svc_shared.logs import get_logger
 from svc_shared.sessions import SESSION_COOKIE
 
@@ -19,7 +19,7 @@ app = web.create_resolver()
 
 
 def _login_form(status: int, *, next_path: str, error: str | None = None, email: str = "") -> Response:
-    base = get_settings().public_base_url
+    base = services.settings().public_base_url
     return web.html_response(
         status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email)
     )
@@ -32,13 +32,13 @@ def login_form() -> Response:
 
 @app.post("/login")
 def login() -> Response:
-    settings = get_settings()
+    settings = services.settings()
     try:
-        form = web.form_body(app)
+        form = web.parse(SignInForm, web.form_body(app))
     except errors.InvalidInput as exc:
         return _login_form(400, next_path="/", error=exc.message)
-    next_path = web.safe_next(form.get("next"))
-    email, password = form.get("email", "").strip(), form.get("password", "")
+    next_path = web.safe_next(form.next)
+    email, password = form.email.strip(), form.password
     if not email or not password:
         return _login_form(400, next_path=next_path, error="Enter your email and password.", email=email)
     try:
@@ -58,7 +58,7 @@ def login() -> Response:
 
 @app.post("/logout")
 def logout() -> Response:
-    settings = get_settings()
+    settings = services.settings()
     services.signin().sign_out(web.cookie(app, SESSION_COOKIE))
     gone = web.expired_cookie(SESSION_COOKIE, secure=settings.cookie_secure)
     return web.redirect(f"{settings.public_base_url}/login", cookies=[gone])
@@ -80,7 +80,7 @@ def workspaces() -> Response:
 @app.get("/backoffice/sso")
 def backoffice_sign_in() -> Response:
     """Open a project's backoffice signed in (owner or workspace member): a redirect with a 60 s token."""
-    settings = get_settings()
+    settings = services.settings()
     project_id = app.current_event.get_query_string_value("project") or ""
     user_id = services.sessions().resolve(web.cookie(app, SESSION_COOKIE))
     if user_id is None:

@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import services, web
-from svc_shared.config import get_settings
+from svc_shared import errors, services, web
+from svc_shared.bodies import CheckoutEvent, CheckoutMetadata
 from svc_shared.logs import get_logger
 from svc_shared.providers.checkout import SignatureError, verify_signature
 from svc_shared.secrets import get_secret
@@ -31,27 +31,31 @@ def checkout_webhook() -> Response:
         return web.json_response(400, {"error": "missing_signature"})
     try:
         verify_signature(
-            raw, header, get_secret(get_settings().checkout_webhook_secret_arn), now=services.clock().now()
+            raw,
+            header,
+            get_secret(services.settings().checkout_webhook_secret_arn),
+            now=services.clock().now(),
         )
     except SignatureError as exc:
         logger.warning("checkout webhook refused", extra={"reason": str(exc)})
         return web.json_response(400, {"error": "signature_failed"})
     try:
-        event = json.loads(raw)
-        session = event["data"]["object"]
-        kind, event_id = event["type"], event["id"]
-    except (ValueError, KeyError, TypeError):
+        event = web.parse(CheckoutEvent, json.loads(raw))
+    except (ValueError, errors.InvalidInput):
         return web.json_response(400, {"error": "invalid_event"})
-    metadata = session.get("metadata") or {}
-    if kind != "checkout.session.completed" or metadata.get("purpose") != "credit_top_up":
+    session = event.data.object
+    metadata = session.metadata or CheckoutMetadata()
+    if event.type != "checkout.session.completed" or metadata.purpose != "credit_top_up":
         return web.json_response(200, {"received": True, "credited": False})
-    if session.get("payment_status") != "paid" or not metadata.get("user_id"):
+    if session.payment_status != "paid" or not metadata.user_id:
         return web.json_response(200, {"received": True, "credited": False})
+    if session.amount_total is None:
+        return web.json_response(400, {"error": "invalid_event"})
     credited = services.credits().grant_once(
-        user_id=metadata["user_id"],
-        checkout_session_id=session["id"],
-        amount_cents=int(session["amount_total"]),
-        event_id=event_id,
+        user_id=metadata.user_id,
+        checkout_session_id=session.id,
+        amount_cents=session.amount_total,
+        event_id=event.id,
     )
     return web.json_response(200, {"received": True, "credited": credited})
 

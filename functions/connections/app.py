@@ -10,6 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
+from svc_shared.bodies import DisconnectRequest
 from svc_shared.connections import ConnectionFailed, check_provider
 from svc_shared.logs import get_logger
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
@@ -56,8 +57,7 @@ def check_connections() -> Response:
 
 @app.post("/api/oauth/disconnect")
 def disconnect() -> Response:
-    body = web.json_body(app)
-    provider = check_provider(body.get("provider"))
+    provider = web.parse_body(app, DisconnectRequest).provider
     services.connections().disconnect(_user_id(), provider)
     return web.json_response(200, {"success": True, "provider": provider})
 

@@ -9,7 +9,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, services, web
+from svc_shared import services, web
+from svc_shared.bodies import ConnectRepoRequest, LinkDbProjectRequest, PushRequest
 from svc_shared.logs import get_logger
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.sessions import SESSION_COOKIE
@@ -22,13 +23,6 @@ def _user_id() -> str:
     return services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
 
 
-def _project_id(body: dict[str, Any]) -> str:
-    project_id = body.get("projectId")
-    if not isinstance(project_id, str) or not project_id:
-        raise errors.InvalidInput("projectId is required", code="project_id_invalid")
-    return project_id
-
-
 @app.get("/api/integrations/db-host/projects/list")
 def db_projects() -> Response:
     return web.json_response(
@@ -38,8 +32,8 @@ def db_projects() -> Response:
 
 @app.post("/api/integrations/db-host/link")
 def link_db_project() -> Response:
-    body = web.json_body(app)
-    project = services.integrations().link_db_project(_user_id(), _project_id(body), body.get("ref"))
+    body = web.parse_body(app, LinkDbProjectRequest)
+    project = services.integrations().link_db_project(_user_id(), body.project_id, body.ref)
     return web.json_response(200, {"success": True, "projectId": project.id, "ref": project.db_project_ref})
 
 
@@ -54,8 +48,8 @@ def list_repos() -> Response:
 
 @app.post("/api/repo-host/connect-repo")
 def connect_repo() -> Response:
-    body = web.json_body(app)
-    project = services.integrations().connect_repo(_user_id(), _project_id(body), body)
+    body = web.parse_body(app, ConnectRepoRequest)
+    project = services.integrations().connect_repo(_user_id(), body)
     return web.json_response(
         200,
         {
@@ -69,8 +63,8 @@ def connect_repo() -> Response:
 
 @app.post("/api/repo-host/push")
 def push() -> Response:
-    body = web.json_body(app)
-    result = services.integrations().push(_user_id(), _project_id(body), body)
+    body = web.parse_body(app, PushRequest)
+    result = services.integrations().push(_user_id(), body)
     return web.json_response(
         200,
         {

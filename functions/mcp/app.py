@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from svc_shared import services
-from svc_shared.config import get_settings, is_loopback_url
+from svc_shared.config import is_loopback_url
 from svc_shared.logs import get_logger
 from svc_shared.mcp import protocol
 from svc_shared.mcp.registry import ToolContext
@@ -76,7 +76,7 @@ def _allowed_hosts(base: str) -> frozenset[str]:
 
 def _trusted_origin(request: Request) -> bool:
     """DNS-rebinding protection: Host (and Origin when sent) must be the public host; loopback in local runs."""
-    allowed = _allowed_hosts(get_settings().public_base_url)
+    allowed = _allowed_hosts(services.settings().public_base_url)
     host = request.headers.get("host", "").lower()
     origin = request.headers.get("origin")
     if host not in allowed:
@@ -86,7 +86,7 @@ def _trusted_origin(request: Request) -> bool:
 
 def _unauthorized(request: Request) -> dict[str, Any]:
     challenge = www_authenticate(
-        get_settings().public_base_url, token_sent=bool(request.headers.get("authorization"))
+        services.settings().public_base_url, token_sent=bool(request.headers.get("authorization"))
     )
     message = "Unauthorized: a valid Bearer access token is required."
     return _reply(
@@ -101,7 +101,7 @@ def _claims(request: Request) -> AccessClaims | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         return None
-    resource = resource_url(get_settings().public_base_url)
+    resource = resource_url(services.settings().public_base_url)
     if is_signed_format(token):
         key = services.signing_key("mcp-access")
         return read_access_token(token, key, resource, services.clock().now())

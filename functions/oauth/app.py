@@ -11,7 +11,6 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
-from svc_shared.config import get_settings
 from svc_shared.logs import get_logger
 from svc_shared.oauth import metadata
 from svc_shared.oauth.authorize import (
@@ -53,13 +52,13 @@ def _authorize_page_error(exc: AuthorizeRequestError) -> Response:
 # -- discovery ---------------------------------------------------------------------------------------------
 @app.get("/.well-known/oauth-authorization-server")
 def authorization_server_metadata() -> Response:
-    return _public_json(metadata.authorization_server(get_settings().public_base_url))
+    return _public_json(metadata.authorization_server(services.settings().public_base_url))
 
 
 @app.get("/.well-known/oauth-protected-resource")
 @app.get("/.well-known/oauth-protected-resource/mcp")
 def protected_resource_metadata() -> Response:
-    return _public_json(metadata.protected_resource(get_settings().public_base_url))
+    return _public_json(metadata.protected_resource(services.settings().public_base_url))
 
 
 def _public_json(body: dict[str, Any]) -> Response:
@@ -114,7 +113,7 @@ def _redirect_error(exc: RedirectError) -> Response:
             "error": exc.code,
             "error_description": exc.message,
             "state": exc.state,
-            "iss": metadata.issuer(get_settings().public_base_url),
+            "iss": metadata.issuer(services.settings().public_base_url),
         },
     )
     return web.redirect(location, 302)
@@ -123,7 +122,7 @@ def _redirect_error(exc: RedirectError) -> Response:
 @app.get("/oauth/authorize", cors=False)
 @app.get("/authorize", cors=False)
 def authorize() -> Response:
-    settings = get_settings()
+    settings = services.settings()
     params = _query()
     try:
         request = check_request(
@@ -164,7 +163,7 @@ def authorize() -> Response:
 @app.post("/oauth/authorize", cors=False)
 @app.post("/authorize", cors=False)
 def authorize_decision() -> Response:
-    settings = get_settings()
+    settings = services.settings()
     form = web.form_body(app)
     session_cookie = web.cookie(app, SESSION_COOKIE)
     user_id = services.sessions().resolve(session_cookie)

@@ -10,6 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import services, web
+from svc_shared.bodies import ProvisionRequest
 from svc_shared.logs import get_logger
 from svc_shared.sessions import SESSION_COOKIE
 
@@ -20,9 +21,8 @@ app = web.create_resolver()
 @app.post("/api/projects/<projectId>/provision")
 def provision(projectId: str) -> Response:
     user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
-    body = web.json_body(app) if (app.current_event.decoded_body or "").strip() else {}
-    action = body.get("action", "start")
-    report = services.provisioning().provision(user, projectId, start=action != "status")
+    body = web.parse_body(app, ProvisionRequest, optional=True)
+    report = services.provisioning().provision(user, projectId, start=body.action == "start")
     return web.json_response(200, report)
 
 

@@ -264,11 +264,11 @@ class LocalStack:
     def seed_demo_users(self) -> None:
         """Create the paid and the Free-plan demo users unless they exist."""
         try:
-            from svc_shared import config, errors, services
+            from svc_shared import errors, services
         except ImportError as exc:
             print(f"demo users not seeded: {exc}", file=sys.stderr, flush=True)
             return
-        config.reset_settings()
+        services.wire()  # the settings of the environment just set
         env = os.environ
         users = [
             (

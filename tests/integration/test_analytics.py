@@ -143,5 +143,21 @@ def test_bad_or_unknown_beacons_are_refused(api, body):
     assert api.post("/api/analytics/collect", json_body=body).status in (400, 404)
 
 
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"visitor": "v"}, "visitor"),
+        ({"session": 12345678}, "session"),
+        ({"path": "no-slash"}, "path"),
+        ({"country": "FRA"}, "country"),
+    ],
+)
+def test_a_wrong_beacon_field_is_400_naming_it(api, project, change, field):
+    body = {"site": project.id, "visitor": "visitor-0001", "session": "session-0001", **change}
+    answer = api.post("/api/analytics/collect", json_body=body)
+    assert answer.status == 400
+    assert answer.json()["message"].startswith(f"{field}: ")
+
+
 def test_oversize_beacon_is_413(api, project):
     assert beacon(api, project, referrer="x" * 5000).status == 413

@@ -48,6 +48,19 @@ def test_unknown_provider_is_400(signed_in):
     assert answer.json()["error"] == "invalid_provider"
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"provider": "dropbox"}, "provider: Input should be 'repo_host', 'db_host' or 'static_host'"),
+        ({}, "provider: Field required"),
+    ],
+)
+def test_disconnect_names_the_wrong_field_and_the_providers(signed_in, body, message):
+    answer = signed_in.post("/api/oauth/disconnect", json_body=body)
+    assert answer.status == 400
+    assert answer.json() == {"error": "invalid_provider", "message": message}
+
+
 def test_routes_need_a_workspace_session(api, provider_env):
     assert api.get("/api/oauth/check-connections").status == 401
     assert api.get("/api/oauth/initiate", params={"provider": "repo_host"}).status == 401

@@ -12,6 +12,7 @@ from unittest.mock import patch
 import pytest
 
 from svc_shared import aws, services
+from svc_shared.aws import AwsClients
 from svc_shared.mcpauth import issue_access_token, read_access_token
 from svc_shared.oauth.grants import Grants
 from svc_shared.oauth.metadata import resource_url
@@ -43,19 +44,30 @@ def with_token(bearer, token):
 
 
 @pytest.fixture
-def storage_calls(app_env) -> Iterator[list[str]]:
-    """Every AWS API call the code under test makes from now on (DynamoDB, Secrets Manager, KMS...)."""
+def storage_calls(app_env, monkeypatch) -> Iterator[list[str]]:
+    """Every AWS API call the code under test makes from now on (DynamoDB, Secrets Manager, KMS...): a
+    botocore hook on each client the services hand out, whichever wiring they belong to."""
     seen: list[str] = []
 
     def count(model, **_):
         seen.append(f"{model.service_model.service_name}.{model.name}")
 
-    clients = [aws.client(name) for name in aws.SERVICES]
-    for client in clients:
-        client.meta.events.register("before-call", count, unique_id="test-storage-calls")
+    hooked: list[object] = []
+    original = AwsClients.client
+
+    def client(self, service):
+        made = original(self, service)
+        if made not in hooked:
+            made.meta.events.register("before-call", count, unique_id="test-storage-calls")
+            hooked.append(made)
+        return made
+
+    monkeypatch.setattr(AwsClients, "client", client)
+    for name in aws.SERVICES:
+        services.current().aws.client(name)
     yield seen
-    for client in clients:
-        client.meta.events.unregister("before-call", unique_id="test-storage-calls")
+    for made in hooked:
+        made.meta.events.unregister("before-call", unique_id="test-storage-calls")
 
 
 @pytest.fixture
@@ -178,8 +190,7 @@ def test_sixty_per_sixty_seconds_across_a_minute_boundary_and_across_instances(a
     clock.advance(60 - clock.now() % 60 - 2)  # two seconds before a calendar minute ends
     for i in range(30):
         assert rpc(api, bearer, call("ping", i)).status == 200
-    services.reset()  # another instance: nothing of the count is kept in memory
-    services.use_clock(clock)
+    services.wire(clock=clock)  # another instance: nothing of the count is kept in memory
     clock.advance(1)
     for i in range(30):
         assert rpc(api, bearer, call("ping", i)).status == 200

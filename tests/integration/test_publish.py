@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import aws, services
+from svc_shared import services
 from svc_shared.config import get_settings
 from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
 
@@ -49,6 +49,28 @@ def wait_until_done(api, project_id: str, timeout: float = 60.0) -> dict:
 
 def git(*args: str) -> str:
     return subprocess.run(["git", *args], check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.mark.parametrize("action", ["stauts", "", 3, None])
+def test_an_unknown_action_is_400_naming_the_allowed_ones_and_starts_nothing(merchant, action):
+    api, project = merchant["api"], merchant["project"]
+    answer = api.post(f"/api/projects/{project.id}/provision", json_body={"action": action})
+    assert answer.status == 400
+    assert answer.json() == {
+        "error": "invalid_action",
+        "message": "action: Input should be 'start' or 'status'",
+    }
+    stored = services.projects().get(project.id, consistent=True)
+    assert stored.extra.get("publish_stage") is None
+    assert stored.extra.get("publish_status") is None
+
+
+def test_an_empty_provision_body_starts_publishing(merchant):
+    api, project = merchant["api"], merchant["project"]
+    answer = api.post(f"/api/projects/{project.id}/provision")
+    assert answer.status == 200, answer.text
+    assert answer.json()["stage"] == "db_creating"
+    assert wait_until_done(api, project.id)["status"] == "ready"
 
 
 def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
@@ -111,7 +133,7 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     assert provision(api, project.id).json()["stage"] == "ready"
 
     # An operator starting the state machine by hand on a published project: it succeeds and stays ready.
-    sfn = aws.client("stepfunctions")
+    sfn = services.current().aws.client("stepfunctions")
     execution = sfn.start_execution(
         stateMachineArn=get_settings().publish_state_machine_arn, input=json.dumps({"projectId": project.id})
     )["executionArn"]

@@ -130,6 +130,7 @@ def test_a_transient_provider_failure_is_retried_to_ready(merchant, scenario, me
 @pytest.mark.parametrize("point", ["db_created", "template_pushed", "site_created"])
 def test_a_crash_after_the_provider_call_is_retried_without_duplicates(merchant, monkeypatch, point):
     monkeypatch.setenv("SVC_CRASH_POINTS", point)
+    services.wire(clock=services.clock())  # the functions read their settings anew
     report = run_to_end(merchant["api"], merchant["project"].id)
     assert report["status"] == "ready", report
     assert_published_once(merchant)
@@ -151,23 +152,29 @@ def test_a_lasting_failure_stops_at_its_stage_and_publishing_again_resumes_there
 
 
 def _executions(app_env, project_id: str) -> list[dict]:
-    from svc_shared import aws
+    from svc_shared import services
 
-    listed = aws.client("stepfunctions").list_executions(stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"])
+    listed = (
+        services.current()
+        .aws.client("stepfunctions")
+        .list_executions(stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"])
+    )
     return [e for e in listed["executions"] if e["name"].startswith(project_id)]
 
 
 def test_a_press_that_finds_a_claimed_attempt_adds_no_execution(merchant, app_env):
     """Two presses, stepped by hand: the first has claimed attempt 1 and started its run, but not yet recorded
     it, when the second reads the project. The second ends with the same single run, and records it."""
-    from svc_shared import aws
-
     api, project = merchant["api"], merchant["project"]
     services.projects().update(project, {"publish_attempt": 1, "publish_status": "starting"})
-    first = aws.client("stepfunctions").start_execution(
-        stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"],
-        name=f"{project.id}-1",
-        input=json.dumps({"projectId": project.id}),
+    first = (
+        services.current()
+        .aws.client("stepfunctions")
+        .start_execution(
+            stateMachineArn=app_env["PUBLISH_STATE_MACHINE_ARN"],
+            name=f"{project.id}-1",
+            input=json.dumps({"projectId": project.id}),
+        )
     )
     provision(api, project.id)
     assert [e["executionArn"] for e in _executions(app_env, project.id)] == [first["executionArn"]]

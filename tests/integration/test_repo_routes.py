@@ -122,6 +122,36 @@ def test_link_mode_verifies_the_repository_exists(workspace):
     assert missing.status == 404
 
 
+@pytest.mark.parametrize(
+    ("body", "error", "field"),
+    [
+        ({"files": []}, "invalid_files", "files"),
+        ({"files": "index.html"}, "invalid_files", "files"),
+        (
+            {"files": [{"path": "a.txt", "content": "x", "encoding": "utf-16"}]},
+            "invalid_files",
+            "files.0.encoding",
+        ),
+        ({"files": [{"path": "a.txt", "content": "x"}], "message": 7}, "invalid_message", "message"),
+    ],
+)
+def test_a_wrong_push_field_is_400_naming_it(workspace, body, error, field):
+    answer = workspace["api"].post(
+        "/api/repo-host/push", json_body={"projectId": workspace["project"].id, **body}
+    )
+    assert answer.status == 400
+    assert answer.json()["error"] == error
+    assert answer.json()["message"].startswith(f"{field}: ")
+
+
+def test_push_without_project_id_names_it(workspace):
+    answer = workspace["api"].post(
+        "/api/repo-host/push", json_body={"files": [{"path": "a", "content": "x"}]}
+    )
+    assert answer.status == 400
+    assert answer.json() == {"error": "project_id_invalid", "message": "projectId: Field required"}
+
+
 def test_push_before_a_repo_is_linked(workspace):
     answer = workspace["api"].post(
         "/api/repo-host/push",

@@ -17,9 +17,7 @@ def fresh_clients(monkeypatch):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-3")
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    aws.reset_clients()
-    yield
-    aws.reset_clients()
+    return aws.AwsClients()
 
 
 def test_the_shipped_endpoints_file_is_botocores_cut_to_our_services():
@@ -39,17 +37,17 @@ def test_the_shipped_endpoints_file_is_botocores_cut_to_our_services():
 def test_clients_resolve_the_same_endpoints_as_stock_botocore(fresh_clients, service):
     import botocore.session
 
-    ours = aws.client(service)
+    ours = fresh_clients.client(service)
     stock = botocore.session.get_session().create_client(service, region_name="eu-west-3")
     assert ours.meta.endpoint_url == stock.meta.endpoint_url
     assert ours.meta.region_name == stock.meta.region_name == "eu-west-3"
     assert ours.meta.service_model.signing_name == stock.meta.service_model.signing_name
-    assert aws.client(service) is ours
+    assert fresh_clients.client(service) is ours
 
 
 def test_a_service_outside_the_list_is_refused_by_name(fresh_clients):
     with pytest.raises(ValueError, match="'sqs'"):
-        aws.client("sqs")
+        fresh_clients.client("sqs")
 
 
 def test_every_client_the_code_asks_for_is_in_the_list():

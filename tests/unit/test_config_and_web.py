@@ -6,7 +6,7 @@ import pytest
 from svc_shared import errors
 from svc_shared.config import ConfigurationError, Settings, get_settings, reset_settings
 from svc_shared.logs import REDACTED, get_logger, redact
-from svc_shared.web import safe_next, status_for
+from svc_shared.web import STATUS_BY_ERROR, safe_next, status_for
 
 BASE_ENV = {
     "PUBLIC_BASE_URL": "https://api.example.com/",
@@ -76,12 +76,73 @@ def test_next_is_never_an_open_redirect(target, expected):
     assert safe_next(target) == expected
 
 
-def test_every_domain_error_has_a_status():
+def _domain_errors() -> set[type[errors.DomainError]]:
+    """Every DomainError subclass the platform package defines (its modules imported, none left out)."""
+    import importlib
+    import pkgutil
+
+    import svc_shared
+
+    for module in pkgutil.walk_packages(svc_shared.__path__, "svc_shared."):
+        importlib.import_module(module.name)
+    found: set[type[errors.DomainError]] = set()
+    todo = [errors.DomainError]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub.__module__.startswith("svc_shared.") and sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return found
+
+
+# The status a client sees for each domain error. Those marked "default" have no row of their own in
+# STATUS_BY_ERROR and are answered 400 (their own channel reports them: OAuth error pages and JSON, MCP tool
+# results, the publish state machine, connection pages). A new error class fails this test until it is placed.
+EXPECTED_STATUS = {
+    "InvalidInput": 400,
+    "NotFound": 404,
+    "AlreadyExists": 409,
+    "Conflict": 409,
+    "Unauthenticated": 401,
+    "Forbidden": 403,
+    "PaymentRequired": 402,
+    "PayloadTooLarge": 413,
+    "RateLimited": 429,
+    "UpstreamError": 502,
+    "ProviderUnavailable": 502,
+    "ConnectionFailed": "default",
+    "ReconnectRequired": "default",
+    "DecryptionFailed": "default",
+    "OAuthError": "default",
+    "AuthorizeRequestError": "default",
+    "RedirectError": "default",
+    "ProviderError": "default",
+    "ProviderAuthError": "default",
+    "ProviderNotFound": "default",
+    "ProviderConflict": "default",
+    "PublishBusy": "default",
+    "PublishTransient": "default",
+    "PublishFailed": "default",
+    "QuotaExceeded": "default",
+}
+
+
+def test_every_domain_error_is_placed_in_the_status_table():
+    placed = {}
+    for error in _domain_errors():
+        row = next((STATUS_BY_ERROR[c] for c in error.__mro__ if c in STATUS_BY_ERROR), "default")
+        placed[error.__qualname__] = row
+    assert placed == EXPECTED_STATUS
+
+
+def test_the_status_table_answers_each_kind_of_error():
     assert status_for(errors.InvalidInput("x")) == 400
     assert status_for(errors.Unauthenticated("x")) == 401
     assert status_for(errors.PaymentRequired("x")) == 402
+    assert status_for(errors.Forbidden("x")) == 403
     assert status_for(errors.NotFound("x")) == 404
     assert status_for(errors.AlreadyExists("x")) == 409
+    assert status_for(errors.PayloadTooLarge("x")) == 413
     assert status_for(errors.RateLimited("x", retry_after=3)) == 429
     assert status_for(errors.UpstreamError("x")) == 502
 

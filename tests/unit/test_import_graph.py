@@ -146,3 +146,13 @@ def test_the_graph_sees_imports_and_circles() -> None:
     assert "svc_shared.cli" in graph["svc_local.ops"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_architecture_document_shows_the_same_layers() -> None:
+    text = (ROOT / "docs/architecture.md").read_text()
+    table = text.split("<!-- layers:start -->")[1].split("<!-- layers:end -->")[0]
+    documented = {}
+    for row in table.strip().splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        documented[cells[0].strip("`")] = {c.strip(" `") for c in cells[3].split(",")} - {"(nothing of ours)"}
+    assert documented == ALLOWED

@@ -1,4 +1,4 @@
-"""Lazily created AWS clients, one per service per container.
+"""Lazily created AWS clients, one per service per container (held by the services object).
 
 The clients are botocore's, made from one botocore session: boto3 adds nothing the functions use but
 s3transfer's import (about 30 ms of every cold start). Nothing is imported until a client is first asked
@@ -23,10 +23,6 @@ from typing import Any
 SERVICES = ("cloudformation", "dynamodb", "kms", "s3", "secretsmanager", "stepfunctions")
 DATA_DIR = Path(__file__).with_name("botocore_data")
 
-_lock = threading.Lock()
-_clients: dict[str, Any] = {}
-_session: list[Any] = []  # one botocore session: service models are loaded once per container
-
 
 def _new_session() -> Any:
     import botocore.session
@@ -41,31 +37,35 @@ def _new_session() -> Any:
     return session
 
 
-def client(service: str) -> Any:
-    """The shared client for `service` (thread-safe creation; clients themselves are thread-safe)."""
-    found = _clients.get(service)
-    if found is not None:
-        return found
-    if service not in SERVICES:
-        raise ValueError(f"no AWS client for {service!r}: add it to svc_shared.aws.SERVICES")
-    with _lock:
-        if service not in _clients:
-            from botocore.config import Config
+class AwsClients:
+    """The AWS clients of one container, one per service, made from one botocore session (service models are
+    loaded once). The services object holds one; a new one starts afresh (tests change endpoints)."""
 
-            if not _session:
-                _session.append(_new_session())
-            options: dict[str, Any] = {
-                "retries": {"mode": "standard", "max_attempts": 3},
-                "connect_timeout": 3,
-            }
-            if service == "s3":
-                options["signature_version"] = "s3v4"  # presigned URLs with X-Amz-Expires and signed headers
-            _clients[service] = _session[0].create_client(service, config=Config(**options))
-        return _clients[service]
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._clients: dict[str, Any] = {}
 
+    def client(self, service: str) -> Any:
+        """The shared client for `service` (thread-safe creation; clients themselves are thread-safe)."""
+        found = self._clients.get(service)
+        if found is not None:
+            return found
+        if service not in SERVICES:
+            raise ValueError(f"no AWS client for {service!r}: add it to svc_shared.aws.SERVICES")
+        with self._lock:
+            if service not in self._clients:
+                from botocore.config import Config
 
-def reset_clients() -> None:
-    """Drop cached clients (tests change endpoints between sessions)."""
-    with _lock:
-        _clients.clear()
-        _session.clear()
+                if self._session is None:
+                    self._session = _new_session()
+                options: dict[str, Any] = {
+                    "retries": {"mode": "standard", "max_attempts": 3},
+                    "connect_timeout": 3,
+                }
+                if service == "s3":
+                    options["signature_version"] = (
+                        "s3v4"  # presigned URLs with X-Amz-Expires and signed headers
+                    )
+                self._clients[service] = self._session.create_client(service, config=Config(**options))
+            return self._clients[service]

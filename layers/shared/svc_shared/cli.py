@@ -30,7 +30,7 @@ def _environment(args: argparse.Namespace, local: LocalEnvironment | None) -> di
     if args.stack:
         from svc_shared import aws
 
-        stack = aws.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"][0]
+        stack = aws.AwsClients().client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"][0]
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
         if "AppTableName" not in outputs:
             raise SystemExit(f"stack {args.stack} has no AppTableName output")
@@ -98,10 +98,14 @@ def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
     if args.action == "resume":
         if not env["state_machine"]:
             raise SystemExit("no publish state machine in this environment (PUBLISH_STATE_MACHINE_ARN)")
-        started = aws.client("stepfunctions").start_execution(
-            stateMachineArn=env["state_machine"],
-            name=f"{project.id}-manual-{int(system_clock.now())}",
-            input=json.dumps({"projectId": project.id}),
+        started = (
+            aws.AwsClients()
+            .client("stepfunctions")
+            .start_execution(
+                stateMachineArn=env["state_machine"],
+                name=f"{project.id}-manual-{int(system_clock.now())}",
+                input=json.dumps({"projectId": project.id}),
+            )
         )
         report["execution"] = started["executionArn"]
         report["resumed"] = True

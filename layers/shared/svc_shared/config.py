@@ -55,6 +55,10 @@ class Settings(BaseModel):
     publish_state_machine_arn: str = Field(default="", alias="PUBLISH_STATE_MACHINE_ARN")
     builder_api_url: str = Field(default="", alias="BUILDER_API_URL")
     builder_api_key_arn: str = Field(default="", alias="BUILDER_API_KEY_ARN")
+    # Publishing: the backoffice tree it pushes (found beside the code when unset), and fault injection for
+    # the reliability tests (`db_created,template_pushed`: crash once at each point; never in production).
+    backoffice_template_dir: str | None = Field(default=None, alias="BACKOFFICE_TEMPLATE_DIR")
+    crash_points: str = Field(default="", alias="SVC_CRASH_POINTS")
 
     @field_validator("public_base_url")
     @classmethod

@@ -65,9 +65,9 @@ class KmsKeyProvider:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from svc_shared import aws
+            from svc_shared.aws import AwsClients
 
-            self._client = aws.client("kms")
+            self._client = AwsClients().client("kms")
         return self._client
 
     def new_data_key(self, context: dict[str, str]) -> tuple[bytes, bytes]:

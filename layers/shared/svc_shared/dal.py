@@ -65,7 +65,7 @@ class Table:
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = aws.client("dynamodb")
+            self._client = aws.AwsClients().client("dynamodb")
         return self._client
 
     # -- (de)serialisation -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from svc_shared.bodies import ConnectRepoRequest, PushRequest
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections
 from svc_shared.crypto import Envelope
@@ -103,20 +104,17 @@ class Integrations:
             for r in github.list_repos(page=page, per_page=100)
         ]
 
-    def connect_repo(self, user_id: str, project_id: str, body: dict[str, Any]) -> Project:
-        project = self._projects.owned(project_id, user_id)
-        mode = body.get("mode")
+    def connect_repo(self, user_id: str, body: ConnectRepoRequest) -> Project:
+        project = self._projects.owned(body.project_id, user_id)
+        mode, name = body.mode, body.name
         if mode == "create":
-            name = body.get("name")
             if not valid_repo_segment(name):
                 raise InvalidInput(NAME_INVALID, code="name_invalid")
-        elif mode == "link":
-            existing = body.get("existingRepo")
+        else:
+            existing = body.existing_repo
             owner, sep, name = existing.partition("/") if isinstance(existing, str) else ("", "", "")
             if not sep or not _OWNER.match(owner) or not valid_repo_segment(name):
                 raise InvalidInput(EXISTING_REPO_INVALID, code="existing_repo_invalid")
-        else:
-            raise InvalidInput("mode must be create or link", code="mode_invalid")
         self._limit("repo-connect", user_id, CONNECTS_PER_MINUTE, 60)
         github, token = self._github(user_id)
         if mode == "create":
@@ -137,27 +135,17 @@ class Integrations:
             },
         )
 
-    def push(self, user_id: str, project_id: str, body: dict[str, Any]) -> PushResult:
-        project = self._projects.owned(project_id, user_id)
-        files = body.get("files")
-        if not isinstance(files, list) or not files:
-            raise InvalidInput("files must be a non-empty array of {path, content}", code="invalid_files")
+    def push(self, user_id: str, body: PushRequest) -> PushResult:
+        project = self._projects.owned(body.project_id, user_id)
         contents: dict[str, bytes] = {}
         dropped: list[str] = []
         total = 0
-        for entry in files:
-            if not isinstance(entry, dict):
-                raise InvalidInput("every file is an object {path, content, encoding?}", code="invalid_files")
-            path = clean_path(entry.get("path"))
+        for entry in body.files:
+            path = clean_path(entry.path)
             if is_env_file(path):
                 dropped.append(path)
                 continue
-            content = entry.get("content")
-            encoding = entry.get("encoding", "utf-8")
-            if not isinstance(content, str) or encoding not in ("utf-8", "base64"):
-                raise InvalidInput(
-                    f"{path}: content must be a string, encoding utf-8 or base64", code="invalid_files"
-                )
+            content, encoding = entry.content, entry.encoding
             try:
                 data = base64.b64decode(content, validate=True) if encoding == "base64" else content.encode()
             except (binascii.Error, ValueError):
@@ -174,9 +162,7 @@ class Integrations:
             raise InvalidInput(NO_REPO, code="no_repo")
         self._limit("repo-push", user_id, PUSHES_PER_WINDOW, PUSH_WINDOW)
         github, _ = self._github(user_id)
-        message = body.get("message") or f"chore: sync from svc builder ({len(contents)} files)"
-        if not isinstance(message, str) or len(message) > 5000:
-            raise InvalidInput("message must be a string of at most 5000 characters", code="invalid_message")
+        message = body.message or f"chore: sync from svc builder ({len(contents)} files)"
         owner, name = project.repo_host_repo.split("/", 1)
         sha = github.commit_files(owner, name, project.repo_host_branch, contents, message)
         url = f"{project.extra.get('repo_host_url') or f'https://github.com/{project.repo_host_repo}'}/commit/{sha}"

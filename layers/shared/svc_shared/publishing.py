@@ -14,13 +14,12 @@ Recovery after a crash between a provider call and the record write:
 from __future__ import annotations
 
 import importlib.util
-import os
 import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from svc_shared import keys
 from svc_shared.clock import Clock
@@ -82,23 +81,13 @@ class SimulatedCrash(RuntimeError):
     lambda_error_type = "Runtime.ExitError"
 
 
-def crash_point(name: str) -> None:
-    """Fault injection for the reliability tests: `SVC_CRASH_POINTS=db_created,template_pushed` crashes once
-    per point, after the provider call and before the record write. Honoured only outside production."""
-    wanted = os.environ.get("SVC_CRASH_POINTS", "")
-    if wanted and os.environ.get("SVC_ENV", "dev") != "prod" and name in wanted.split(","):
-        os.environ["SVC_CRASH_POINTS"] = ",".join(p for p in wanted.split(",") if p != name)
-        raise SimulatedCrash(f"simulated crash at {name}")
-
-
 # -- the template tree -------------------------------------------------------------------------------------
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".aws-sam", "node_modules"}
 
 
-def template_root() -> Path:
-    """The backoffice tree publishing pushes: BACKOFFICE_TEMPLATE_DIR, the repository's backoffice/ in
-    development, or the copy `make build` bundles into the layer for the deployed function."""
-    configured = os.environ.get("BACKOFFICE_TEMPLATE_DIR")
+def template_root(configured: str | None = None) -> Path:
+    """The backoffice tree publishing pushes: `configured` (BACKOFFICE_TEMPLATE_DIR), the repository's
+    backoffice/ in development, or the copy `make build` bundles into the layer for the deployed function."""
     if configured:
         return Path(configured)
     for parent in Path(__file__).resolve().parents:
@@ -156,6 +145,7 @@ class Publisher:
         adapters: Adapters,
         *,
         template: Callable[[], Path] = template_root,
+        crash_points: frozenset[str] = frozenset(),
     ) -> None:
         self._table = table
         self._projects = projects
@@ -164,6 +154,14 @@ class Publisher:
         self._clock = clock
         self._adapters = adapters
         self._template = template
+        self._crash_points = set(crash_points)
+
+    def _crash_point(self, name: str) -> None:
+        """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
+        point, after the provider call and before the record write."""
+        if name in self._crash_points:
+            self._crash_points.discard(name)
+            raise SimulatedCrash(f"simulated crash at {name}")
 
     # -- run control ----------------------------------------------------------------------------------------
     def read(self, project_id: str, execution: str) -> dict[str, str]:
@@ -237,6 +235,9 @@ class Publisher:
         )
 
     def step(self, project_id: str, stage: str, execution: str) -> dict[str, str]:
+        run = self.STEPS.get(stage)
+        if run is None:
+            raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
         project = self._projects.get(project_id, consistent=True)
         recorded = project.extra.get("publish_stage")
         if recorded != stage:
@@ -246,8 +247,7 @@ class Publisher:
             }  # another run moved it on: follow the record
         self._lease(project, execution)
         try:
-            handler = getattr(self, f"_{stage}")
-            next_stage = handler(project, execution)
+            next_stage = run(self, project, execution)
         except (UpstreamError, RateLimited) as exc:
             raise PublishTransient(exc.message) from exc
         except ReconnectRequired as exc:
@@ -287,7 +287,7 @@ class Publisher:
                     name=name, db_pass=password, organization_slug=organizations[0]["slug"], region=REGION
                 )
                 ref = created.get("ref") or created.get("id")
-                crash_point("db_created")
+                self._crash_point("db_created")
         self._advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
         return "db_waiting_ready"
 
@@ -375,7 +375,7 @@ class Publisher:
                 f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
                 parent=(head["sha"], head["tree"]),
             )
-            crash_point("template_pushed")
+            self._crash_point("template_pushed")
         now = int(self._clock.now())
         self._advance(
             project,
@@ -405,7 +405,7 @@ class Publisher:
                 site = host.find_site(name)
                 if site is None:
                     raise PublishFailed(f"the site name {name} is taken on the static host") from None
-            crash_point("site_created")
+            self._crash_point("site_created")
         elif (site.get("build_settings") or {}).get("repo_path") != project.repo_host_repo:
             site = host.link_repo(
                 site["id"], repo_path=project.repo_host_repo, branch=project.repo_host_branch
@@ -439,6 +439,16 @@ class Publisher:
             )
             env["DATABASE_URL"] = f"postgresql://postgres:{password}@db.{ref}.supabase.co:5432/postgres"
         return env
+
+    # Each stage's step, by the name the state machine and the project record use (every stage but "ready").
+    STEPS: ClassVar[dict[str, Callable[[Publisher, Project, str], str]]] = {
+        "db_creating": _db_creating,
+        "db_waiting_ready": _db_waiting_ready,
+        "db_applying_migrations": _db_applying_migrations,
+        "repo_host_creating_repo": _repo_host_creating_repo,
+        "repo_host_pushing_template": _repo_host_pushing_template,
+        "host_triggering_build": _host_triggering_build,
+    }
 
 
 def _error_message(error: dict[str, Any] | None) -> str:

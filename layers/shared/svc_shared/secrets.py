@@ -9,20 +9,31 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from typing import Any
 
 MAX_AGE = 300  # seconds a secret is reused before it is read again (a rotation reaches every container)
 _cache: dict[str, tuple[float, str]] = {}
 _lock = threading.Lock()
 
 
-def get_secret(arn: str) -> str:
+_own_clients: list[Any] = []  # for callers that pass no client
+
+
+def _client() -> Any:
+    if not _own_clients:
+        from svc_shared.aws import AwsClients
+
+        _own_clients.append(AwsClients())
+    return _own_clients[0].client("secretsmanager")
+
+
+def get_secret(arn: str, client: Any = None) -> str:
+    """The secret's value; `client` is a Secrets Manager client (the container's, from its services)."""
     now = time.monotonic()
     cached = _cache.get(arn)
     if cached is not None and now - cached[0] < MAX_AGE:
         return cached[1]
-    from svc_shared import aws
-
-    answer = aws.client("secretsmanager").get_secret_value(SecretId=arn)
+    answer = (client or _client()).get_secret_value(SecretId=arn)
     value = answer.get("SecretString")
     if value is None:
         value = bytes(answer["SecretBinary"]).decode()
@@ -32,11 +43,12 @@ def get_secret(arn: str) -> str:
 
 
 def reset() -> None:
-    """Forget cached secrets (tests that replace them)."""
+    """Forget cached secrets and the module's own client (tests that replace them or the endpoint)."""
     with _lock:
         _cache.clear()
+        _own_clients.clear()
 
 
-def derived_key(arn: str, purpose: str) -> bytes:
+def derived_key(arn: str, purpose: str, client: Any = None) -> bytes:
     """A 256-bit key for one purpose, derived from the secret so one secret can serve several uses."""
-    return hashlib.sha256(f"{purpose}:".encode() + get_secret(arn).encode()).digest()
+    return hashlib.sha256(f"{purpose}:".encode() + get_secret(arn, client).encode()).digest()

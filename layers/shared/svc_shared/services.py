@@ -1,4 +1,6 @@
-"""Wiring: the domain services built from the settings, once per container (tests call `reset()`).
+"""Wiring: one `Services` object per container holds the settings, the clock, the AWS clients and the HTTP
+pool, and builds each domain service from them once. Handlers ask `services.current()` (or the shortcuts
+below); tests wire their own with `services.wire(clock=FrozenClock(...))`.
 
 Each factory imports what it builds, so a function loads only the modules of the services it uses
 (cold starts matter: cryptography, boto3 and the provider adapters stay out of functions that never
@@ -10,8 +12,10 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from svc_shared.aws import AwsClients
 from svc_shared.clock import Clock, system_clock
-from svc_shared.config import get_settings
+from svc_shared.config import Settings, get_settings
+from svc_shared.providers.http import HttpPool
 
 if TYPE_CHECKING:
     from svc_shared.accounts import Accounts
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
     from svc_shared.oauth.grants import Grants
     from svc_shared.projects import Projects
     from svc_shared.providers.checkout import Checkout
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
     from svc_shared.provisioning import Provisioning
     from svc_shared.publishing import Publisher
     from svc_shared.ratelimit import RateLimiter
@@ -34,293 +41,425 @@ if TYPE_CHECKING:
     from svc_shared.signin import SignIn
     from svc_shared.workbench import Workbench
 
-_clock_override: list[Clock] = []
 
+class Services:
+    """The wiring of one container. Everything is built on first use, so a function loads only what it asks for."""
 
-def clock() -> Clock:
-    return _clock_override[-1] if _clock_override else system_clock
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        clock: Clock = system_clock,
+        aws: AwsClients | None = None,
+        http: HttpPool | None = None,
+    ) -> None:
+        self._settings = settings
+        self.clock = clock
+        self.aws = aws or AwsClients()
+        self.http = http or HttpPool()
+        self._signing_keys: dict[str, bytes] = {}
 
+    # Provider adapters for a user's token, on the container's HTTP pool.
+    def repo_host(self, token: str) -> RepoHost:
+        from svc_shared.providers.repo_host import RepoHost
 
-@functools.cache
-def table() -> Table:
-    from svc_shared.dal import Table
+        return RepoHost(self.settings.repo_host_api_url, token, http=self.http)
 
-    return Table(get_settings().table_name)
+    def db_host(self, token: str) -> DbHost:
+        from svc_shared.providers.db_host import DbHost
 
+        return DbHost(self.settings.db_host_api_url, token, http=self.http)
 
-@functools.cache
-def envelope() -> Envelope:
-    import base64
+    def static_host(self, token: str) -> StaticHost:
+        from svc_shared.providers.static_host import StaticHost
 
-    from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
+        return StaticHost(self.settings.static_host_api_url, token, http=self.http)
 
-    settings = get_settings()
-    if settings.local_master_key:
-        return Envelope(LocalKeyProvider(base64.b64decode(settings.local_master_key)))
-    assert settings.kms_key_id is not None
-    return Envelope(KmsKeyProvider(settings.kms_key_id))
+    @property
+    def settings(self) -> Settings:
+        """Validated from the environment on first use, unless wired in."""
+        if self._settings is None:
+            self._settings = get_settings()
+        return self._settings
 
+    @functools.cached_property
+    def table(self) -> Table:
+        from svc_shared.dal import Table
 
-@functools.cache
-def signing_key(purpose: str) -> bytes:
-    """A key for one kind of signed value, derived from the session secret."""
-    from svc_shared.secrets import derived_key
+        return Table(self.settings.table_name, self.aws.client("dynamodb"))
 
-    return derived_key(get_settings().session_secret_arn, purpose)
+    @functools.cached_property
+    def envelope(self) -> Envelope:
+        import base64
 
+        from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
 
-@functools.cache
-def accounts() -> Accounts:
-    from svc_shared.accounts import Accounts
+        settings = self.settings
+        if settings.local_master_key:
+            return Envelope(LocalKeyProvider(base64.b64decode(settings.local_master_key)))
+        assert settings.kms_key_id is not None
+        return Envelope(KmsKeyProvider(settings.kms_key_id, self.aws.client("kms")))
 
-    return Accounts(table(), clock())
+    def signing_key(self, purpose: str) -> bytes:
+        """A key for one kind of signed value, derived from the session secret."""
+        if purpose not in self._signing_keys:
+            from svc_shared.secrets import derived_key
 
+            self._signing_keys[purpose] = derived_key(
+                self.settings.session_secret_arn, purpose, self.aws.client("secretsmanager")
+            )
+        return self._signing_keys[purpose]
 
-@functools.cache
-def rate_limiter() -> RateLimiter:
-    from svc_shared.ratelimit import RateLimiter
+    @functools.cached_property
+    def accounts(self) -> Accounts:
+        from svc_shared.accounts import Accounts
 
-    return RateLimiter(table(), clock())
+        return Accounts(self.table, self.clock)
 
+    @functools.cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from svc_shared.ratelimit import RateLimiter
 
-@functools.cache
-def sessions() -> Sessions:
-    from svc_shared.sessions import Sessions
+        return RateLimiter(self.table, self.clock)
 
-    return Sessions(table(), signing_key("workspace-session"), get_settings().session_ttl_seconds, clock())
+    @functools.cached_property
+    def sessions(self) -> Sessions:
+        from svc_shared.sessions import Sessions
 
+        return Sessions(
+            self.table, self.signing_key("workspace-session"), self.settings.session_ttl_seconds, self.clock
+        )
 
-@functools.cache
-def signin() -> SignIn:
-    from svc_shared.signin import SignIn
+    @functools.cached_property
+    def signin(self) -> SignIn:
+        from svc_shared.signin import SignIn
 
-    settings = get_settings()
-    return SignIn(
-        accounts(),
-        sessions(),
-        rate_limiter(),
-        max_failures=settings.login_max_failures,
-        ip_max_attempts=settings.login_ip_max_attempts,
-        window=settings.login_window_seconds,
-    )
+        settings = self.settings
+        return SignIn(
+            self.accounts,
+            self.sessions,
+            self.rate_limiter,
+            max_failures=settings.login_max_failures,
+            ip_max_attempts=settings.login_ip_max_attempts,
+            window=settings.login_window_seconds,
+        )
 
+    @functools.cached_property
+    def oauth_clients(self) -> Clients:
+        from svc_shared.oauth.clients import Clients
 
-@functools.cache
-def oauth_clients() -> Clients:
-    from svc_shared.oauth.clients import Clients
+        return Clients(self.table, self.clock)
 
-    return Clients(table(), clock())
+    @functools.cached_property
+    def grants(self) -> Grants:
+        from svc_shared.oauth.grants import Grants
+        from svc_shared.oauth.metadata import resource_url
 
+        return Grants(
+            self.table,
+            self.clock,
+            resource_url(self.settings.public_base_url),
+            lambda: self.signing_key("mcp-access"),
+        )
 
-@functools.cache
-def grants() -> Grants:
-    from svc_shared.oauth.grants import Grants
-    from svc_shared.oauth.metadata import resource_url
+    @functools.cached_property
+    def mcp_clients(self) -> McpClients:
+        """The workspace's list of authorized MCP clients, and Revoke."""
+        from svc_shared.mcpauth import McpClients
 
-    return Grants(
-        table(), clock(), resource_url(get_settings().public_base_url), lambda: signing_key("mcp-access")
-    )
+        return McpClients(self.grants, self.oauth_clients)
 
+    @functools.cached_property
+    def tokens_table(self) -> Table:
+        from svc_shared.dal import Table
 
-@functools.cache
-def mcp_clients() -> McpClients:
-    """The workspace's list of authorized MCP clients, and Revoke."""
-    from svc_shared.mcpauth import McpClients
-
-    return McpClients(grants(), oauth_clients())
-
-
-@functools.cache
-def tokens_table() -> Table:
-    from svc_shared.dal import Table
-
-    name = get_settings().tokens_table_name
-    if not name:
-        from svc_shared.config import ConfigurationError
-
-        raise ConfigurationError("invalid configuration: TOKENS_TABLE_NAME is not set")
-    return Table(name, pk="user_id", sk="provider")
-
-
-def _secret(arn: str) -> Callable[[], str]:
-    def read() -> str:
-        from svc_shared.secrets import get_secret
-
-        if not arn:
+        name = self.settings.tokens_table_name
+        if not name:
             from svc_shared.config import ConfigurationError
 
-            raise ConfigurationError("invalid configuration: a provider client secret ARN is not set")
-        return get_secret(arn)
+            raise ConfigurationError("invalid configuration: TOKENS_TABLE_NAME is not set")
+        return Table(name, self.aws.client("dynamodb"), pk="user_id", sk="provider")
 
-    return read
+    @staticmethod
+    def _secret(arn: str) -> Callable[[], str]:
+        def read() -> str:
+            from svc_shared.secrets import get_secret
 
+            if not arn:
+                from svc_shared.config import ConfigurationError
 
-@functools.cache
-def connections() -> Connections:
-    from svc_shared.connections import Connections, ProviderApp
-    from svc_shared.providers.db_host import DbHostOAuth
-    from svc_shared.providers.repo_host import RepoHost, RepoHostOAuth
-    from svc_shared.providers.static_host import StaticHostOAuth
+                raise ConfigurationError("invalid configuration: a provider client secret ARN is not set")
+            return get_secret(arn)
 
-    settings = get_settings()
-    apps = {
-        "repo_host": ProviderApp(
-            RepoHostOAuth(settings.repo_host_oauth_url),
-            settings.repo_host_client_id,
-            _secret(settings.repo_host_client_secret_arn),
-        ),
-        "db_host": ProviderApp(
-            DbHostOAuth(settings.db_host_api_url),
-            settings.db_host_client_id,
-            _secret(settings.db_host_client_secret_arn),
-        ),
-        "static_host": ProviderApp(
-            StaticHostOAuth(settings.static_host_oauth_url, settings.static_host_token_url),
-            settings.static_host_client_id,
-            _secret(settings.static_host_client_secret_arn),
-        ),
-    }
-    return Connections(
-        tokens_table(),
-        envelope(),
-        accounts(),
-        apps,
-        state_key=signing_key("provider-oauth-state"),
-        redirect_uri=f"{settings.public_base_url}/api/oauth/callback",
-        clock=clock(),
-        repo_host_api=lambda token: RepoHost(settings.repo_host_api_url, token),
-    )
+        return read
 
+    @functools.cached_property
+    def connections(self) -> Connections:
+        from svc_shared.connections import Connections, ProviderApp
+        from svc_shared.providers.db_host import DbHostOAuth
+        from svc_shared.providers.repo_host import RepoHostOAuth
+        from svc_shared.providers.static_host import StaticHostOAuth
 
-@functools.cache
-def projects() -> Projects:
-    from svc_shared.projects import Projects
+        settings = self.settings
+        apps = {
+            "repo_host": ProviderApp(
+                RepoHostOAuth(settings.repo_host_oauth_url, http=self.http),
+                settings.repo_host_client_id,
+                self._secret(settings.repo_host_client_secret_arn),
+            ),
+            "db_host": ProviderApp(
+                DbHostOAuth(settings.db_host_api_url, http=self.http),
+                settings.db_host_client_id,
+                self._secret(settings.db_host_client_secret_arn),
+            ),
+            "static_host": ProviderApp(
+                StaticHostOAuth(
+                    settings.static_host_oauth_url, settings.static_host_token_url, http=self.http
+                ),
+                settings.static_host_client_id,
+                self._secret(settings.static_host_client_secret_arn),
+            ),
+        }
+        return Connections(
+            self.tokens_table,
+            self.envelope,
+            self.accounts,
+            apps,
+            state_key=self.signing_key("provider-oauth-state"),
+            redirect_uri=f"{settings.public_base_url}/api/oauth/callback",
+            clock=self.clock,
+            repo_host_api=self.repo_host,
+        )
 
-    return Projects(table(), clock())
+    @functools.cached_property
+    def projects(self) -> Projects:
+        from svc_shared.projects import Projects
 
+        return Projects(self.table, self.clock)
 
-@functools.cache
-def analytics() -> Analytics:
-    from svc_shared.analytics import Analytics
+    @functools.cached_property
+    def analytics(self) -> Analytics:
+        from svc_shared.analytics import Analytics
 
-    return Analytics(table(), clock())
+        return Analytics(self.table, self.clock)
 
+    @functools.cached_property
+    def credits(self) -> Credits:
+        from svc_shared.credits import Credits
 
-@functools.cache
-def credits() -> Credits:
-    from svc_shared.credits import Credits
+        return Credits(self.table, self.clock)
 
-    return Credits(table(), clock())
+    @functools.cached_property
+    def checkout(self) -> Checkout:
+        from svc_shared.providers.checkout import Checkout
+        from svc_shared.secrets import get_secret
 
+        settings = self.settings
+        return Checkout(
+            settings.checkout_api_url, get_secret(settings.checkout_secret_key_arn), http=self.http
+        )
 
-@functools.cache
-def checkout() -> Checkout:
-    from svc_shared.providers.checkout import Checkout
-    from svc_shared.secrets import get_secret
+    @functools.cached_property
+    def integrations(self) -> Integrations:
+        from svc_shared.integrations import Integrations
 
-    settings = get_settings()
-    return Checkout(settings.checkout_api_url, get_secret(settings.checkout_secret_key_arn))
+        return Integrations(
+            self.projects,
+            self.connections,
+            self.rate_limiter,
+            self.envelope,
+            self.clock,
+            repo_host=self.repo_host,
+            db_host=self.db_host,
+        )
 
+    @functools.cached_property
+    def workbench(self) -> Workbench:
+        from svc_shared.providers.builder import Builder
+        from svc_shared.secrets import get_secret
+        from svc_shared.workbench import Workbench
 
-@functools.cache
-def integrations() -> Integrations:
-    from svc_shared.integrations import Integrations
-    from svc_shared.providers.db_host import DbHost
-    from svc_shared.providers.repo_host import RepoHost
+        settings = self.settings
+        return Workbench(
+            self.table,
+            self.projects,
+            self.accounts,
+            self.connections,
+            self.clock,
+            repo_host=self.repo_host,
+            static_host=self.static_host,
+            builder=lambda: Builder(
+                settings.builder_api_url, get_secret(settings.builder_api_key_arn), http=self.http
+            ),
+            s3=lambda: self.aws.client("s3"),
+            bucket=settings.uploads_bucket,
+        )
 
-    settings = get_settings()
-    return Integrations(
-        projects(),
-        connections(),
-        rate_limiter(),
-        envelope(),
-        clock(),
-        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
-        db_host=lambda token: DbHost(settings.db_host_api_url, token),
-    )
+    @functools.cached_property
+    def publisher(self) -> Publisher:
+        from svc_shared.publishing import Adapters, Publisher, template_root
 
+        settings = self.settings
+        adapters = Adapters(
+            repo_host=self.repo_host,
+            db_host=self.db_host,
+            static_host=self.static_host,
+        )
+        crash_points = frozenset(p for p in settings.crash_points.split(",") if p)
+        return Publisher(
+            self.table,
+            self.projects,
+            self.connections,
+            self.envelope,
+            self.clock,
+            adapters,
+            template=lambda: template_root(settings.backoffice_template_dir),
+            crash_points=crash_points if settings.env_name != "prod" else frozenset(),
+        )
 
-@functools.cache
-def workbench() -> Workbench:
-    from svc_shared import aws
-    from svc_shared.providers.builder import Builder
-    from svc_shared.providers.repo_host import RepoHost
-    from svc_shared.providers.static_host import StaticHost
-    from svc_shared.secrets import get_secret
-    from svc_shared.workbench import Workbench
+    @functools.cached_property
+    def provisioning(self) -> Provisioning:
+        from svc_shared.provisioning import Provisioning
 
-    settings = get_settings()
-    return Workbench(
-        table(),
-        projects(),
-        accounts(),
-        connections(),
-        clock(),
-        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
-        static_host=lambda token: StaticHost(settings.static_host_api_url, token),
-        builder=lambda: Builder(settings.builder_api_url, get_secret(settings.builder_api_key_arn)),
-        s3=lambda: aws.client("s3"),
-        bucket=settings.uploads_bucket,
-    )
+        return Provisioning(
+            self.projects,
+            self.clock,
+            sfn=lambda: self.aws.client("stepfunctions"),
+            state_machine_arn=self.settings.publish_state_machine_arn,
+        )
 
+    @functools.cached_property
+    def handoffs(self) -> Handoffs:
+        from svc_shared.handoff import Handoffs
+        from svc_shared.secrets import get_secret
 
-@functools.cache
-def publisher() -> Publisher:
-    from svc_shared.providers.db_host import DbHost
-    from svc_shared.providers.repo_host import RepoHost
-    from svc_shared.providers.static_host import StaticHost
-    from svc_shared.publishing import Adapters, Publisher
-
-    settings = get_settings()
-    adapters = Adapters(
-        repo_host=lambda token: RepoHost(settings.repo_host_api_url, token),
-        db_host=lambda token: DbHost(settings.db_host_api_url, token),
-        static_host=lambda token: StaticHost(settings.static_host_api_url, token),
-    )
-    return Publisher(table(), projects(), connections(), envelope(), clock(), adapters)
-
-
-@functools.cache
-def provisioning() -> Provisioning:
-    from svc_shared import aws
-    from svc_shared.provisioning import Provisioning
-
-    return Provisioning(
-        projects(),
-        clock(),
-        sfn=lambda: aws.client("stepfunctions"),
-        state_machine_arn=get_settings().publish_state_machine_arn,
-    )
-
-
-@functools.cache
-def handoffs() -> Handoffs:
-    from svc_shared.handoff import Handoffs
-    from svc_shared.secrets import get_secret
-
-    arn = get_settings().handoff_private_key_arn
-    return Handoffs(projects(), accounts(), clock(), lambda: get_secret(arn))
+        arn = self.settings.handoff_private_key_arn
+        return Handoffs(self.projects, self.accounts, self.clock, lambda: get_secret(arn))
 
 
 def workspace_url(project_id: str) -> str:
     """Where the user opens a project in the workspace application (generation starts there)."""
-    return f"{get_settings().workspace_app_url}/projects/{project_id}"
+    return f"{current().settings.workspace_app_url}/projects/{project_id}"
 
 
-def reset() -> None:
-    """Forget every built service and the settings (after the environment changes). AWS clients are kept:
-    `aws.reset_clients()` drops them when the endpoint itself changes."""
+class _Container:
+    """The container's one Services, kept on a class rather than a module global; `wire` replaces it."""
+
+    services: Services | None = None
+
+
+def current() -> Services:
+    """The container's services, wired from the environment on first use."""
+    if _Container.services is None:
+        _Container.services = Services()
+    return _Container.services
+
+
+def wire(
+    *,
+    settings: Settings | None = None,
+    clock: Clock = system_clock,
+    aws: AwsClients | None = None,
+    http: HttpPool | None = None,
+) -> Services:
+    """Start a new wiring (tests: a fake clock, or after the environment changed); the settings are read again."""
     from svc_shared.config import reset_settings
 
-    for value in list(globals().values()):
-        if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == __name__:
-            value.cache_clear()
     reset_settings()
+    if _Container.services is not None:
+        _Container.services.http.close()
+    _Container.services = Services(settings=settings, clock=clock, aws=aws, http=http)
+    return _Container.services
 
 
-def use_clock(replacement: Clock | None) -> None:
-    """Build every service from now on with `replacement` (tests move time); None restores the system clock."""
-    reset()
-    _clock_override.clear()
-    if replacement is not None:
-        _clock_override.append(replacement)
+# Shortcuts for handlers: `services.accounts()` is `services.current().accounts`.
+def clock() -> Clock:
+    return current().clock
+
+
+def settings() -> Settings:
+    return current().settings
+
+
+def table() -> Table:
+    return current().table
+
+
+def envelope() -> Envelope:
+    return current().envelope
+
+
+def accounts() -> Accounts:
+    return current().accounts
+
+
+def rate_limiter() -> RateLimiter:
+    return current().rate_limiter
+
+
+def sessions() -> Sessions:
+    return current().sessions
+
+
+def signin() -> SignIn:
+    return current().signin
+
+
+def oauth_clients() -> Clients:
+    return current().oauth_clients
+
+
+def grants() -> Grants:
+    return current().grants
+
+
+def mcp_clients() -> McpClients:
+    return current().mcp_clients
+
+
+def tokens_table() -> Table:
+    return current().tokens_table
+
+
+def connections() -> Connections:
+    return current().connections
+
+
+def projects() -> Projects:
+    return current().projects
+
+
+def analytics() -> Analytics:
+    return current().analytics
+
+
+def credits() -> Credits:
+    return current().credits
+
+
+def checkout() -> Checkout:
+    return current().checkout
+
+
+def integrations() -> Integrations:
+    return current().integrations
+
+
+def workbench() -> Workbench:
+    return current().workbench
+
+
+def publisher() -> Publisher:
+    return current().publisher
+
+
+def provisioning() -> Provisioning:
+    return current().provisioning
+
+
+def handoffs() -> Handoffs:
+    return current().handoffs
+
+
+def signing_key(purpose: str) -> bytes:
+    return current().signing_key(purpose)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from contextvars import ContextVar
 from http.cookies import CookieError, SimpleCookie
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
@@ -16,7 +16,11 @@ from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from svc_shared import errors
 from svc_shared.logs import get_logger
 
+if TYPE_CHECKING:
+    from svc_shared.bodies import RequestBody
+
 logger = get_logger()
+Body = TypeVar("Body", bound="RequestBody")
 
 # The one table from domain error to HTTP status; subclasses inherit their parent's row.
 STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
@@ -162,6 +166,27 @@ def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
     return value
+
+
+def parse_body(app: APIGatewayRestResolver, model: type[Body], *, optional: bool = False) -> Body:
+    """The request's JSON body as `model` (svc_shared.bodies); an empty body is `model()` when `optional`.
+    A missing or wrong field is InvalidInput naming it, and the allowed values where there is a list."""
+    if optional and not (app.current_event.decoded_body or "").strip():
+        return parse(model, {})
+    return parse(model, json_body(app))
+
+
+def parse(model: type[Body], data: Any) -> Body:
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = exc.errors(include_url=False, include_context=False, include_input=False)
+        fields = [".".join(str(part) for part in p["loc"]) or "body" for p in problems]
+        message = "; ".join(f"{field}: {p['msg']}" for field, p in zip(fields, problems, strict=True))
+        first = str(problems[0]["loc"][0]) if problems and problems[0]["loc"] else ""
+        raise errors.InvalidInput(message, code=model.codes.get(first, "invalid_request")) from None
 
 
 def content_type(app: APIGatewayRestResolver) -> str:

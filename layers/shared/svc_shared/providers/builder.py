@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from svc_shared.providers.http import Provider
+from svc_shared.providers.http import HttpPool, Provider
 
 
 class Builder(Provider):
     name = "builder"
 
-    def __init__(self, base_url: str, api_key: str | None) -> None:
-        super().__init__(base_url, api_key)
+    def __init__(self, base_url: str, api_key: str | None, *, http: HttpPool | None = None) -> None:
+        super().__init__(base_url, api_key, http=http)
 
     def send(
         self,

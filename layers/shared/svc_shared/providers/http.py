@@ -76,8 +76,6 @@ class ProviderUnavailable(UpstreamError):
         logger.warning("provider unavailable", extra={"provider": provider, "detail": detail[:300]})
 
 
-_clients: dict[str, Any] = {}
-_lock = threading.Lock()
 # The moment (time.monotonic) by which the current request must be answered; provider calls never wait past
 # it (API Gateway gives up at 29 s), so timeouts and retries shrink to what is left.
 _deadline: ContextVar[float | None] = ContextVar("provider_deadline", default=None)
@@ -98,19 +96,30 @@ def _remaining() -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-def _http() -> Any:
-    """The shared httpx client (connection pooling across requests of a container); imported lazily."""
-    client = _clients.get("default")
-    if client is None:
-        with _lock:
-            if "default" not in _clients:
-                import httpx
+class HttpPool:
+    """The pooled httpx client the adapters share (connections reused across requests of a container); held
+    by the services object and created, with httpx's import, on first use."""
 
-                _clients["default"] = httpx.Client(
-                    timeout=httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT), follow_redirects=False
-                )
-            client = _clients["default"]
-    return client
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._client: Any = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    import httpx
+
+                    self._client = httpx.Client(
+                        timeout=httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT), follow_redirects=False
+                    )
+        return self._client
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
 
 
 def _message(body: Any, fallback: str) -> str:
@@ -127,9 +136,10 @@ class Provider:
     name = "provider"
     retries = 2
 
-    def __init__(self, base_url: str, token: str | None = None) -> None:
+    def __init__(self, base_url: str, token: str | None = None, *, http: HttpPool | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = token
+        self._http = http  # None: a connection per request (scripts and tests; the services pass their pool)
 
     def headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json", "User-Agent": "svc-platform/0.2"}
@@ -164,7 +174,7 @@ class Provider:
                 raise ProviderUnavailable(self.name, "no time left in this request")
             timeout = READ_TIMEOUT if remaining is None else min(READ_TIMEOUT, remaining - 0.25)
             try:
-                response = _http().request(
+                response = self._send(
                     method,
                     target,
                     timeout=httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout)),
@@ -203,6 +213,14 @@ class Provider:
                 continue
             return self._result(response, expect_json)
         raise AssertionError("unreachable")
+
+    def _send(self, method: str, url: str, **options: Any) -> Any:
+        if self._http is not None:
+            return self._http.client().request(method, url, **options)
+        import httpx
+
+        with httpx.Client(follow_redirects=False) as one_off:
+            return one_off.request(method, url, **options)
 
     @staticmethod
     def _backoff(attempt: int, retry_after: str | None) -> None:

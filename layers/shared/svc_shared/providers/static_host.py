@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from svc_shared.providers.http import Provider
+from svc_shared.providers.http import HttpPool, Provider
 
 READY_STATES = frozenset({"ready"})
 FAILED_STATES = frozenset({"error"})
@@ -16,8 +16,8 @@ class StaticHostOAuth(Provider):
 
     name = "static_host"
 
-    def __init__(self, base_url: str, token_url: str) -> None:
-        super().__init__(base_url)
+    def __init__(self, base_url: str, token_url: str, *, http: HttpPool | None = None) -> None:
+        super().__init__(base_url, http=http)
         self.token_url = token_url
 
     def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:

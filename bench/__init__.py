@@ -1,0 +1,1 @@
+"""Benchmarks of the platform: `python -m bench.run` (see bench/README.md)."""

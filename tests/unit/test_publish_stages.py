@@ -1,0 +1,24 @@
+"""Publish stages are dispatched by one table, in the order of the stages the project records."""
+
+from __future__ import annotations
+
+import pytest
+
+from svc_shared.publishing import STAGES, Adapters, Publisher
+
+
+class _NoProjects:
+    def get(self, *args, **kwargs):
+        raise AssertionError("an unknown stage must be refused before the project is read")
+
+
+def test_every_stage_but_ready_has_one_step_in_order():
+    assert list(Publisher.STEPS) == list(STAGES[:-1])
+    assert STAGES[-1] == "ready"
+
+
+def test_an_unknown_stage_is_refused_by_name_before_anything_runs():
+    adapters = Adapters(repo_host=print, db_host=print, static_host=print)
+    publisher = Publisher(None, _NoProjects(), None, None, None, adapters)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown publish stage 'db_stauts'; the stages are db_creating, "):
+        publisher.step("p1", "db_stauts", "exec-1")
