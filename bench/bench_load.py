@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from harness import Context, Result, benchmark, median, ms, percentile
+from bench.harness import Context, Result, benchmark, median, ms, percentile
 
 CLIENTS = 64
 ROUNDS = 12  # per client; each round is 5 requests (2 registrations: 24 per address, under 60 per minute)
