@@ -263,6 +263,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         page.click("#publish-button")
         page.locator(".step-current, .step-done").first.wait_for()
         shot(page, "publish-in-progress")
+        page.reload()  # a run already going when the page opens is picked up and followed
         page.locator("#publish-error").wait_for(state="visible", timeout=60_000)
         assert page.locator("#publish-error").inner_text() == (
             "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
