@@ -160,7 +160,7 @@ def _fast_sqs_clock() -> None:
     slow_millis, slow_seconds = sqs_models.unix_time_millis, sqs_models.unix_time
     sqs_models.unix_time_millis = lambda dt=None: time.time() * 1000.0 if dt is None else slow_millis(dt)
     sqs_models.unix_time = lambda dt=None: time.time() if dt is None else slow_seconds(dt)
-    sqs_models._svc_fast_clock = True
+    setattr(sqs_models, "_svc_fast_clock", True)  # noqa: B010 - a marker on a module of moto
 
 
 def _drain(environ: dict[str, Any]) -> None:

@@ -6,8 +6,8 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-
 from conftest import TEMPLATE, admin_client
+
 from svc_local.eventsource import SqsPoller
 from svc_local.runtime import FunctionRegistry
 from svc_local.template import Template
@@ -210,7 +210,9 @@ def test_a_batch_delivered_again_is_not_counted_twice(clock, api, bearer, projec
     ]
     event = {"Records": [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]}
     assert aggregate(event, lambda_context()) == {"batchItemFailures": []}
-    assert aggregate(event, lambda_context()) == {"batchItemFailures": []}  # the same batch again: already applied
+    assert aggregate(event, lambda_context()) == {
+        "batchItemFailures": []
+    }  # the same batch again: already applied
     day = datetime.fromtimestamp(clock.now(), UTC).date().isoformat()
     report = json.loads(
         call_tool(api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day)[
