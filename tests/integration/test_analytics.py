@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
+from pathlib import Path
 
+import boto3
 import pytest
-from conftest import TEMPLATE, admin_client
 
 from svc_local.eventsource import SqsPoller
 from svc_local.runtime import FunctionRegistry
 from svc_local.template import Template
 from svc_shared import keys, services
 from svc_shared.analytics import HLL_REGISTERS, _register, estimate, pack, unpack
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
+
+
+def admin_client(service: str):
+    return boto3.client(service, endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
 
 
 def lambda_context():
