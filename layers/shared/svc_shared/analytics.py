@@ -155,7 +155,7 @@ class DayFold:
         self.pages[beacon.path] += 1
         self.referrers[referrer_host(beacon.referrer)] += 1
         self.countries[beacon.country] += 1
-        index, rank = _register(f"{beacon.project_id}:{beacon.visitor}")
+        index, rank = _register(beacon.visitor)  # the sketch is the project's own: the visitor id suffices
         if rank > self.registers.get(index, 0):
             self.registers[index] = rank
         self.ids.append(message_id)
@@ -215,7 +215,7 @@ class Analytics:
         ids: dict[tuple[str, str], list[str]] = {}
         for message_id, beacon in messages:
             minute = datetime.fromtimestamp(beacon.at, UTC).strftime("%Y%m%d%H%M")
-            index, rank = _register(f"{beacon.project_id}:{beacon.session}", SESSION_BITS)
+            index, rank = _register(beacon.session, SESSION_BITS)
             registers = minutes.setdefault((beacon.project_id, minute), {})
             if rank > registers.get(index, 0):
                 registers[index] = rank
