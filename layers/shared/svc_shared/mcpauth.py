@@ -27,7 +27,7 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import Table, TransactionConflict
+from svc_shared.dal import ConditionFailed, Table, TransactionConflict
 from svc_shared.ratelimit import SlidingLog, log_time
 from svc_shared.tokens import BadSignature, new_token, sign, unsign
 
@@ -184,6 +184,25 @@ class Gate:
         return self._table.update_action(
             keys.user(user_id), keys.MCP_GATE, "REMOVE #j, #c, #a, #u", names=_names(grant_id)
         )
+
+    def revoke_access_token(self, claims: AccessClaims) -> bool:
+        """Refuse this one access token from the next request on, keeping its grant (its refresh token can
+        still get a new one): for RFC 7009 revocation of an access token. False when the grant already holds
+        another token (rotated, or revoked). One conditional UpdateItem."""
+        names = _names(claims.grant_id)
+        try:
+            self._table.update(
+                keys.user(claims.user_id),
+                keys.MCP_GATE,
+                "SET #j = :revoked",
+                condition="#j = :token",
+                names={"#j": names["#j"]},
+                values={":revoked": "-", ":token": claims.token_id},
+                returns="NONE",
+            )
+        except ConditionFailed:
+            return False
+        return True
 
     # -- the workspace's list ------------------------------------------------------------------------------
     def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
