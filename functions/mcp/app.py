@@ -22,7 +22,22 @@ from svc_shared.oauth.metadata import resource_url, www_authenticate
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 
 logger = get_logger()
-dispatcher = protocol.Dispatcher(registry)
+
+
+def record_change(context: ToolContext, tool: str, args: Any, error: str | None) -> None:
+    """State-changing calls go to the user's audit (the workspace's MCP access page)."""
+    project_id = getattr(args, "project_id", None)
+    services.tool_audit().record(
+        context.user_id,
+        tool=tool,
+        client_id=context.client_id,
+        project_id=project_id if isinstance(project_id, str) else None,
+        ok=error is None,
+        error=error,
+    )
+
+
+dispatcher = protocol.Dispatcher(registry, on_change=record_change)
 MAX_BODY = 1024 * 1024
 NOT_ALLOWED = "Method not allowed: POST a JSON-RPC 2.0 request with a Bearer access token to this URL."
 # Browser-based clients call /mcp cross-origin (the same policy as web.PUBLIC_CORS).

@@ -55,6 +55,7 @@ class Workspace:
     project_count: int
     created_at: int
     personal: bool
+    owner_id: str = ""
 
     def public(self) -> dict[str, Any]:
         from datetime import UTC, datetime
@@ -295,6 +296,7 @@ class Accounts:
                 project_count=int(meta.get("project_count", 0)),
                 created_at=int(meta["created_at"]),
                 personal=bool(meta.get("personal")) and meta.get("owner_id") == user_id,
+                owner_id=str(meta.get("owner_id", "")),
             )
             for m in memberships
             if (meta := metas.get(m["workspace_id"])) is not None
@@ -315,4 +317,5 @@ class Accounts:
             project_count=int(meta.get("project_count", 0)),
             created_at=int(meta["created_at"]),
             personal=bool(meta.get("personal")) and meta.get("owner_id") == user.id,
+            owner_id=str(meta.get("owner_id", "")),
         )

@@ -196,6 +196,18 @@ class Connections:
         rows = {r["provider"] for r in self._tokens.query(user_id)}
         return {"success": True, "connections": {p: p in rows for p in PROVIDERS}}
 
+    def details(self, user_id: str) -> dict[str, dict[str, Any]]:
+        """Per provider: connected or not, the connected account where known, and since when."""
+        rows = {r["provider"]: r for r in self._tokens.query(user_id) if r["provider"] in PROVIDERS}
+        return {
+            p: {
+                "connected": p in rows,
+                "account": rows[p].get("account") if p in rows else None,
+                "updated_at": rows[p].get("updated_at") if p in rows else None,
+            }
+            for p in PROVIDERS
+        }
+
     def disconnect(self, user_id: str, provider: str) -> None:
         """Forget the stored token only: repositories, database projects and sites stay as they are."""
         self._tokens.delete(user_id, check_provider(provider))

@@ -158,3 +158,11 @@ def gate_attributes(grant_id: str) -> dict[str, str]:
 def connection_state(nonce: str) -> str:
     """The `provider` sort key that marks a connection state as spent."""
     return f"STATE#{nonce}"
+
+
+# ---- the audit of state-changing tool calls: USER#<id> / CALL#<time>#<id>, newest last in sort order
+CALL_PREFIX = "CALL#"
+
+
+def tool_call(at_ms: int, call_id: str) -> str:
+    return f"{CALL_PREFIX}{at_ms:015d}#{call_id}"

@@ -87,7 +87,7 @@ def connection_result(*, ok: bool, provider: str | None, message: str) -> str:
     notice = '<p class="error" role="alert">' if not ok else "<p>"
     body = (
         f"<h1>{escape(title)}</h1>{notice}{escape(message)}</p>"
-        f'<p><a href="/">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
+        f'<p><a href="/workspace/connections">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
     )
     return layout(title, body).replace("</body>", f"<script>{_CLOSE_POPUP}</script></body>")
 

@@ -20,6 +20,7 @@ from svc_shared.providers.http import HttpPool
 if TYPE_CHECKING:
     from svc_shared.accounts import Accounts
     from svc_shared.analytics import Analytics
+    from svc_shared.audit import ToolAudit
     from svc_shared.connections import Connections
     from svc_shared.credits import Credits
     from svc_shared.crypto import Envelope
@@ -238,6 +239,12 @@ class Services:
         return Projects(self.table, self.clock)
 
     @functools.cached_property
+    def tool_audit(self) -> ToolAudit:
+        from svc_shared.audit import ToolAudit
+
+        return ToolAudit(self.table, self.clock)
+
+    @functools.cached_property
     def analytics(self) -> Analytics:
         from svc_shared.analytics import Analytics
 
@@ -431,6 +438,10 @@ def projects() -> Projects:
 
 def analytics() -> Analytics:
     return current().analytics
+
+
+def tool_audit() -> ToolAudit:
+    return current().tool_audit
 
 
 def credits() -> Credits:

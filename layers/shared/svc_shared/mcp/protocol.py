@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,9 +93,14 @@ def _valid_id(message: dict[str, Any]) -> bool:
     return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
 
 
+# Told of every state-changing tool call once it ran: (context, tool name, arguments, error message or None).
+CallRecorder = Callable[[ToolContext, str, Any, "str | None"], None]
+
+
 class Dispatcher:
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, on_change: CallRecorder | None = None) -> None:
         self._registry = registry
+        self._on_change = on_change
 
     def handle(self, message: Any, context: ToolContext) -> dict[str, Any] | None:
         """The reply to one message, or None for a notification."""
@@ -160,7 +166,11 @@ class Dispatcher:
         try:
             value = tool.run(context, args)
         except DomainError as exc:
+            if not tool.read_only and self._on_change is not None:
+                self._on_change(context, tool.name, args, exc.message)
             return result(id_, tool_error(exc.message))
+        if not tool.read_only and self._on_change is not None:
+            self._on_change(context, tool.name, args, None)
         return result(
             id_,
             {

@@ -1,0 +1,87 @@
+"""HTML of the workspace: Jinja2 templates with autoescaping, CSRF tokens bound to the session, and the
+headers every page carries (a Content-Security-Policy that allows only our own script and style files)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+STATIC = HERE / "static"
+STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+PAGE_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+def _when(ts: float | int | None) -> str:
+    if ts is None:
+        return "never"
+    return datetime.fromtimestamp(float(ts), UTC).strftime("%d %b %Y, %H:%M UTC")
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> Any:
+    """The template environment (built once per container; templates are compiled on first use)."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(["html"], default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = _when
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return str(environment().get_template(template).render(**context))
+
+
+@functools.lru_cache(maxsize=8)
+def static_file(name: str) -> tuple[bytes, str, str] | None:
+    """(content, content type, etag) of a file of static/, or None for anything else."""
+    if "/" in name or "\\" in name or name.startswith("."):
+        return None
+    path = STATIC / name
+    kind = STATIC_TYPES.get(path.suffix)
+    if kind is None or not path.is_file():
+        return None
+    content = path.read_bytes()
+    return content, kind, '"' + hashlib.sha256(content).hexdigest()[:20] + '"'
+
+
+def asset_version() -> str:
+    """Part of the static URLs, so a new deployment's files are fetched afresh."""
+    digest = hashlib.sha256()
+    for name in sorted(p.name for p in STATIC.iterdir()):
+        found = static_file(name)
+        if found:
+            digest.update(found[2].encode())
+    return digest.hexdigest()[:10]
+
+
+def csrf_token(key: bytes, session_cookie: str) -> str:
+    """A token bound to this session: a form from another site cannot know it."""
+    return hmac.new(key, session_cookie.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def csrf_valid(key: bytes, session_cookie: str | None, token: str | None) -> bool:
+    if not session_cookie or not token:
+        return False
+    return hmac.compare_digest(csrf_token(key, session_cookie), token)

@@ -1,0 +1,216 @@
+// The workspace's small amount of script: connect popups, disconnect without a reload, publish progress.
+// Every page works without it (forms post, links navigate); this only spares reloads.
+(function () {
+  "use strict";
+  var body = document.body;
+  var base = body.dataset.base || "";
+  var csrf = body.dataset.csrf || "";
+  document.documentElement.classList.add("js");
+
+  function api(method, path, payload) {
+    var options = { method: method, credentials: "same-origin", headers: { "Accept": "application/json" } };
+    if (payload !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.headers["X-CSRF-Token"] = csrf;
+      options.body = JSON.stringify(payload);
+    }
+    return fetch(base + path, options).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        return { ok: response.ok, status: response.status, data: data };
+      });
+    });
+  }
+
+  function messageOf(result) {
+    var data = result.data || {};
+    return data.message || data.error || "Something went wrong. Try again.";
+  }
+
+  // ---- copy buttons
+  document.querySelectorAll("[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var field = document.getElementById(button.dataset.copy);
+      field.select();
+      if (navigator.clipboard) { navigator.clipboard.writeText(field.value); }
+      button.textContent = "Copied";
+    });
+  });
+
+  // ---- connections
+  function card(provider) { return document.getElementById("card-" + provider); }
+
+  function showCard(provider, connected, account, error) {
+    var el = card(provider);
+    if (!el) { return; }
+    el.dataset.connected = connected ? "yes" : "no";
+    var status = el.querySelector(".status");
+    status.textContent = "";
+    var word = document.createElement("span");
+    word.className = connected ? "ok" : "off";
+    word.textContent = connected ? "Connected" : "Not connected";
+    status.appendChild(word);
+    if (connected && account) {
+      status.appendChild(document.createTextNode(" as "));
+      var strong = document.createElement("strong");
+      strong.className = "account";
+      strong.textContent = account;
+      status.appendChild(strong);
+    }
+    var alert = el.querySelector(".error");
+    alert.textContent = error || "";
+    alert.hidden = !error;
+    el.querySelector(".connect").hidden = connected;
+    el.querySelector(".disconnect").hidden = !connected;
+  }
+
+  function refreshCards() {
+    return api("GET", "/workspace/connections/state").then(function (result) {
+      if (!result.ok) { return; }
+      Object.keys(result.data.connections).forEach(function (provider) {
+        var c = result.data.connections[provider];
+        showCard(provider, c.connected, c.account, null);
+      });
+    });
+  }
+
+  var waiting = null;
+  window.addEventListener("message", function (event) {
+    // Only the callback page of this origin may report a connection result.
+    if (event.origin !== window.location.origin) { return; }
+    var result = event.data;
+    if (!result || result.type !== "svc-oauth-result") { return; }
+    var provider = result.provider || waiting;
+    waiting = null;
+    if (result.ok) {
+      refreshCards();
+    } else if (provider) {
+      var el = card(provider);
+      var alert = el && el.querySelector(".error");
+      if (alert) { alert.textContent = result.message; alert.hidden = false; }
+    }
+  });
+
+  document.querySelectorAll("a.connect").forEach(function (link) {
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      var provider = link.dataset.provider;
+      var sameTab = link.dataset.sameTab === "yes";
+      // Open the popup in the click itself (browsers allow popups only there), then point it at the provider.
+      var popup = sameTab ? null : window.open("", "svc-connect", "popup,width=600,height=700");
+      api("GET", "/api/oauth/initiate?provider=" + encodeURIComponent(provider)).then(function (result) {
+        if (!result.ok) {
+          if (popup) { popup.close(); }
+          var alert = card(provider).querySelector(".error");
+          alert.textContent = messageOf(result);
+          alert.hidden = false;
+          return;
+        }
+        if (popup && !popup.closed) {
+          waiting = provider;
+          popup.location.href = result.data.url;
+        } else {
+          window.location.href = result.data.url; // the panel flow, or a blocked popup: the same tab
+        }
+      });
+    });
+  });
+
+  document.querySelectorAll("form.disconnect").forEach(function (form) {
+    var box = form.querySelector("input[name=confirm]");
+    if (box) { box.required = false; }
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (!window.confirm(form.dataset.confirm)) { return; }
+      var provider = form.querySelector("input[name=provider]").value;
+      api("POST", "/api/oauth/disconnect", { provider: provider }).then(function (result) {
+        if (result.ok) { showCard(provider, false, null, null); }
+        else { showCard(provider, true, null, messageOf(result)); }
+      });
+    });
+  });
+
+  // ---- publish
+  var section = document.getElementById("publish");
+  if (section) {
+    var projectId = section.dataset.project;
+    var form = document.getElementById("publish-form");
+    var button = document.getElementById("publish-button");
+    var words = document.getElementById("publish-words");
+    var errorBox = document.getElementById("publish-error");
+    var timer = null;
+    var labels = { done: "done", current: "in progress", failed: "failed", waiting: "waiting" };
+
+    var render = function (report) {
+      section.dataset.status = report.status;
+      section.dataset.stage = report.stage;
+      var steps = section.querySelectorAll(".step");
+      var reached = -1;
+      steps.forEach(function (li, i) { if (li.dataset.stage === report.stage) { reached = i; } });
+      steps.forEach(function (li, i) {
+        var state = "waiting";
+        if (report.status !== "not_started") {
+          if (i < reached || (li.dataset.stage === "ready" && report.done)) { state = "done"; }
+          else if (i === reached) { state = report.status === "failed" ? "failed" : "current"; }
+        }
+        li.className = "step step-" + state;
+        li.dataset.state = state;
+        li.querySelector(".sr").textContent = "(" + labels[state] + ")";
+      });
+      var text = { not_started: "Not published", starting: "Publishing", running: "Publishing",
+                   failed: "Publish failed", ready: "Live" }[report.status] || report.status;
+      words.textContent = text;
+      words.className = "state state-" + report.status;
+      errorBox.textContent = report.error || "";
+      errorBox.hidden = !report.error;
+      if (report.done && report.live_url) {
+        var live = document.getElementById("live");
+        live.textContent = "";
+        var a = document.createElement("a");
+        a.href = report.live_url;
+        a.textContent = report.live_url;
+        a.rel = "noopener";
+        a.target = "_blank";
+        live.appendChild(a);
+      }
+      if (form) {
+        form.hidden = !!report.done;
+        button.disabled = report.status === "running" || report.status === "starting";
+        button.textContent = report.status === "failed" ? "Retry" : "Publish";
+      }
+    };
+
+    var poll = function () {
+      api("POST", "/api/projects/" + encodeURIComponent(projectId) + "/provision", { action: "status" })
+        .then(function (result) {
+          if (!result.ok) { errorBox.textContent = messageOf(result); errorBox.hidden = false; return; }
+          render(result.data);
+          if (result.data.status === "running" || result.data.status === "starting") {
+            timer = window.setTimeout(poll, result.data.poll_after_ms || 3000);
+          }
+        });
+    };
+
+    if (form) {
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        button.disabled = true;
+        window.clearTimeout(timer);
+        api("POST", "/api/projects/" + encodeURIComponent(projectId) + "/provision", { action: "start" })
+          .then(function (result) {
+            if (!result.ok) {
+              button.disabled = false;
+              errorBox.textContent = messageOf(result);
+              errorBox.hidden = false;
+              return;
+            }
+            render(result.data);
+            if (!result.data.done) { timer = window.setTimeout(poll, result.data.poll_after_ms || 3000); }
+          });
+      });
+    }
+    // A run already going when the page opens is picked up.
+    if (section.dataset.status === "running" || section.dataset.status === "starting") {
+      timer = window.setTimeout(poll, 3000);
+    }
+  }
+})();

@@ -1,0 +1,182 @@
+"""The workspace pages through real API Gateway proxy events: sign-in redirects, what each page shows, CSRF on
+forms, access to projects, revoking an MCP client, the audit of state-changing tool calls."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from apiclient import authorize_client, call_tool
+from svc_shared import services
+
+
+def csrf_of(page) -> str:
+    match = re.search(r'name="csrf" value="([0-9a-f]+)"', page.text)
+    assert match, "no CSRF token on the page"
+    return match[1]
+
+
+def sign_in(api, email="demo@example.com", password="demo-password-1"):
+    assert api.post("/login", form={"email": email, "password": password}).status == 303
+
+
+@pytest.fixture
+def signed_in(api, demo_user):
+    sign_in(api)
+    return api
+
+
+@pytest.mark.parametrize("path", ["/", "/workspace/connections", "/workspace/mcp", "/workspace/projects/abc"])
+def test_signed_out_visitors_go_to_sign_in_and_come_back(api, path):
+    answer = api.get(path)
+    assert answer.status == 303
+    assert answer.header("location") == f"http://127.0.0.1:3000/login?next={path.replace('/', '%2F')}"
+
+
+def test_signing_in_lands_on_home_with_account_and_projects(api, demo_user):
+    answer = api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
+    assert answer.header("location") == "http://127.0.0.1:3000/"
+    services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Candle <Shop>",
+    )
+    home = api.get("/")
+    assert home.status == 200
+    assert home.header("content-type").startswith("text/html")
+    assert "demo@example.com" in home.text
+    assert '<dd id="plan">Paid</dd>' in home.text
+    assert '<dd id="credits">' in home.text
+    assert "Candle &lt;Shop&gt;" in home.text  # autoescaped
+    assert "Not published" in home.text
+    csp = home.header("content-security-policy")
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+
+
+def test_static_files_are_served_with_their_type_and_unknown_ones_are_404(api):
+    js = api.get("/workspace/static/workspace.js")
+    assert js.status == 200 and js.header("content-type").startswith("text/javascript")
+    assert api.get("/workspace/static/nothing.js").status == 404
+    assert api.get("/workspace/static/..%2Fviews.py").status == 404
+
+
+def test_connections_page_shows_one_card_per_provider(signed_in):
+    page = signed_in.get("/workspace/connections")
+    assert page.status == 200
+    for name in ("GitHub", "Supabase", "Netlify"):
+        assert f"Connect {name}" in page.text
+    assert page.text.count("Not connected") == 3
+    assert "stay untouched" in page.text or "stays as it is" in page.text
+
+
+def test_forms_without_a_valid_csrf_token_are_refused_in_words(signed_in):
+    answer = signed_in.post(
+        "/workspace/connections/disconnect",
+        form={"provider": "repo_host", "confirm": "yes", "csrf": "0" * 40},
+    )
+    assert answer.status == 400
+    assert "did not come from the workspace" in answer.text
+    assert answer.header("content-type").startswith("text/html")
+
+
+def test_disconnect_needs_the_confirmation(signed_in):
+    token = csrf_of(signed_in.get("/workspace/connections"))
+    answer = signed_in.post("/workspace/connections/disconnect", form={"provider": "db_host", "csrf": token})
+    assert answer.status == 400
+    assert "Tick the box to confirm" in answer.text
+    done = signed_in.post(
+        "/workspace/connections/disconnect", form={"provider": "db_host", "csrf": token, "confirm": "yes"}
+    )
+    assert done.status == 303
+    assert "Supabase disconnected" in signed_in.get(done.header("location").split("3000")[1]).text
+
+
+def test_project_page_for_owner_and_members_refused_for_others(api, demo_user):
+    project = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Candle Shop",
+    )
+    sign_in(api)
+    page = api.get(f"/workspace/projects/{project.id}")
+    assert page.status == 200
+    assert "Candle Shop" in page.text
+    assert "Create the database project" in page.text and 'id="publish-button"' in page.text
+
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1", plan="free")
+    stranger = services.accounts().create_user(email="s@example.com", password="strange-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
+    sign_in(api, "m@example.com", "member-password-1")
+    shared = api.get(f"/workspace/projects/{project.id}")
+    assert shared.status == 200
+    assert "Only the project's owner can publish it" in shared.text
+    assert 'id="publish-button"' not in shared.text
+    assert stranger
+    sign_in(api, "s@example.com", "strange-password-1")
+    refused = api.get(f"/workspace/projects/{project.id}")
+    assert refused.status == 404
+    assert "Candle Shop" not in refused.text
+    assert "not shared with you" in refused.text
+
+
+def test_free_plan_is_told_why_it_cannot_publish(api, app_env):
+    user = services.accounts().create_user(email="f@example.com", password="free-password-1", plan="free")
+    project = services.projects().create(
+        owner_id=user.id,
+        workspace_id=user.default_workspace_id,
+        prompt="Vintage bicycles restored by hand, calm tone",
+    )
+    sign_in(api, "f@example.com", "free-password-1")
+    page = api.get(f"/workspace/projects/{project.id}")
+    assert "Publishing needs the paid plan" in page.text
+    assert 'id="publish-button"' not in page.text
+
+
+def test_repo_form_shows_the_spec_message_next_to_its_field(signed_in, demo_user):
+    project = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+    )
+    token = csrf_of(signed_in.get(f"/workspace/projects/{project.id}"))
+    answer = signed_in.post(
+        f"/workspace/projects/{project.id}/repo", form={"csrf": token, "mode": "create", "name": "bad name!"}
+    )
+    assert answer.status == 400
+    assert '<p class="field-error" id="repo-name-error">name invalide</p>' in answer.text
+    linked = signed_in.post(
+        f"/workspace/projects/{project.id}/repo",
+        form={"csrf": token, "mode": "link", "existingRepo": "no-slash"},
+    )
+    assert '<p class="field-error" id="repo-existing-error">existingRepo invalide</p>' in linked.text
+
+
+def test_mcp_access_lists_clients_revokes_them_and_shows_changes(api, demo_user):
+    tokens = authorize_client(api, "demo@example.com", "demo-password-1")
+    bearer = {"Authorization": f"Bearer {tokens['access_token']}"}
+    refused = call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
+    assert refused["isError"] is True  # no provider connected: recorded as failed, with its message
+    done = call_tool(api, bearer, "set_workspace_knowledge", text="We ship within 48 hours.")
+    assert done["isError"] is False, done
+    call_tool(api, bearer, "list_projects")  # a read: not listed
+    page = api.get("/workspace/mcp")
+    assert page.status == 200
+    assert "http://127.0.0.1:3000/mcp" in page.text
+    assert "Revoke" in page.text
+    assert "<code>create_project</code>" in page.text
+    assert "Failed:</span> Connect your GitHub account" in page.text
+    assert "<code>set_workspace_knowledge</code>" in page.text
+    assert "<code>list_projects</code>" not in page.text
+    grant = re.search(r'name="grant_id" value="([^"]+)"', page.text)[1]
+    revoked = api.post("/workspace/mcp/revoke", form={"csrf": csrf_of(page), "grant_id": grant})
+    assert revoked.status == 303
+    after = api.post(
+        "/mcp",
+        headers={**bearer, "Content-Type": "application/json"},
+        body='{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    )
+    assert after.status == 401
+    assert "No client is authorized yet." in api.get("/workspace/mcp").text
