@@ -7,6 +7,7 @@
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
 #   make dev             the local stack (svc-local)
+#   make screenshots     retake docs/screenshots (the workspace browser tests)
 #   make bench           python -m bench.run, results in bench/RESULTS.md
 #   make clean           build output and caches (make distclean also drops the environments)
 #
@@ -51,10 +52,10 @@ OFFLINE_AWS := env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN \
 MYPY_ENV := MYPYPATH=layers/shared:local:backoffice/shared
 
 .PHONY: help install install-python install-sam install-node dev test pytest lint-templates lint-asl \
-	check build build-backoffice bench clean distclean
+	check build build-backoffice bench screenshots clean distclean
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- install
 
@@ -95,6 +96,9 @@ dev: $(VENV_STAMP)
 
 bench: $(VENV_STAMP)
 	$(PY) -m bench.run
+
+screenshots: $(VENV_STAMP)
+	SVC_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/e2e/test_workspace_browser.py -q
 
 # ---------------------------------------------------------------- quality gates
 

@@ -24,9 +24,12 @@ from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 logger = get_logger()
 
 
-def record_change(context: ToolContext, tool: str, args: Any, error: str | None) -> None:
-    """State-changing calls go to the user's audit (the workspace's MCP access page)."""
+def record_change(context: ToolContext, tool: str, args: Any, value: Any, error: str | None) -> None:
+    """State-changing calls go to the user's audit (the workspace's MCP access page), with the project
+    they named or created."""
     project_id = getattr(args, "project_id", None)
+    if project_id is None and isinstance(value, dict):
+        project_id = value.get("project_id")
     services.tool_audit().record(
         context.user_id,
         tool=tool,

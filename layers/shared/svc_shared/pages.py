@@ -87,15 +87,17 @@ def connection_result(*, ok: bool, provider: str | None, message: str) -> str:
     notice = '<p class="error" role="alert">' if not ok else "<p>"
     body = (
         f"<h1>{escape(title)}</h1>{notice}{escape(message)}</p>"
-        f'<p><a href="/workspace/connections">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
+        f'<p><a href="../../workspace/connections">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
     )
     return layout(title, body).replace("</body>", f"<script>{_CLOSE_POPUP}</script></body>")
 
 
-# Posts the result to the workspace window that opened the popup (same origin only), then closes.
+# Posts the result to the workspace window that opened the popup (same origin only), then closes; opened in
+# the same tab (the repo_host panel flow), a success goes back to the connections page.
 _CLOSE_POPUP = (
     "(function(){var r=JSON.parse(document.getElementById('result').dataset.result);"
-    "if(window.opener){window.opener.postMessage(r,window.location.origin);window.close();}})();"
+    "if(window.opener){window.opener.postMessage(r,window.location.origin);window.close();}"
+    "else if(r.ok){window.location.replace('../../workspace/connections');}})();"
 )
 CONNECTION_RESULT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "

@@ -93,8 +93,9 @@ def _valid_id(message: dict[str, Any]) -> bool:
     return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
 
 
-# Told of every state-changing tool call once it ran: (context, tool name, arguments, error message or None).
-CallRecorder = Callable[[ToolContext, str, Any, "str | None"], None]
+# Told of every state-changing tool call once it ran: (context, tool name, arguments, its result or None,
+# its error message or None).
+CallRecorder = Callable[[ToolContext, str, Any, Any, "str | None"], None]
 
 
 class Dispatcher:
@@ -167,10 +168,10 @@ class Dispatcher:
             value = tool.run(context, args)
         except DomainError as exc:
             if not tool.read_only and self._on_change is not None:
-                self._on_change(context, tool.name, args, exc.message)
+                self._on_change(context, tool.name, args, None, exc.message)
             return result(id_, tool_error(exc.message))
         if not tool.read_only and self._on_change is not None:
-            self._on_change(context, tool.name, args, None)
+            self._on_change(context, tool.name, args, value, None)
         return result(
             id_,
             {

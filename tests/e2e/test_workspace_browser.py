@@ -1,0 +1,338 @@
+"""The workspace in headless Chromium against the running local stack, as a merchant uses it: sign in, connect
+the providers (popups, and the repo_host panel flow in the same tab), disconnect one, publish a project
+watching the steps advance, see a failure in words and press Retry, revoke an MCP client and see its token
+refused, and open the project page from the URL create_project returns."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import pytest
+from stackproc import ROOT
+from test_mcp_sdk_oauth import REDIRECT, ScriptedBrowser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+EMAIL, PASSWORD = "workspace@example.com", "workspace-pass-1"
+
+
+def create_user(stack, email: str, password: str, plan: str = "paid") -> None:
+    created = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "svc_local.ops",
+            "--local",
+            "users",
+            "create",
+            "--email",
+            email,
+            "--password",
+            password,
+            "--plan",
+            plan,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**stack.env, "SVC_AWS_PORT": stack.services["aws"].rsplit(":", 1)[1]},
+    )
+    assert created.returncode == 0, created.stderr
+
+
+def access_token(gateway: str, email: str, password: str, name: str) -> str:
+    """An MCP client authorizing itself the OAuth way (registration, consent, PKCE code exchange)."""
+    client_id = httpx.post(
+        f"{gateway}/oauth/register",
+        timeout=10,
+        json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none", "client_name": name},
+    ).json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    browser = ScriptedBrowser(email, password)
+    browser.visit(
+        f"{gateway}/oauth/authorize?"
+        + urlencode(
+            {
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": "s",
+                "resource": f"{gateway}/mcp",
+            }
+        )
+    )
+    code = parse_qs(urlsplit(browser.callback or "").query)["code"][0]
+    tokens = httpx.post(
+        f"{gateway}/oauth/token",
+        timeout=10,
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "code_verifier": verifier,
+            "client_id": client_id,
+            "resource": f"{gateway}/mcp",
+        },
+    )
+    assert tokens.status_code == 200, tokens.text
+    return str(tokens.json()["access_token"])
+
+
+def mcp(gateway: str, token: str, method: str, **params) -> httpx.Response:
+    return httpx.post(
+        f"{gateway}/mcp",
+        timeout=30,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+        json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+    )
+
+
+def tool(gateway: str, token: str, name: str, **arguments) -> dict:
+    answer = mcp(gateway, token, "tools/call", name=name, arguments=arguments)
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    assert result["isError"] is False, result
+    return json.loads(result["content"][0]["text"])
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def merchant(stack, gateway):
+    create_user(stack, EMAIL, PASSWORD)
+    return {"gateway": gateway, "sandbox": stack.services["sandbox"]}
+
+
+def signed_in_page(chromium, gateway: str, path: str = "/", width: int = 1100):
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(f"{gateway}{path}")
+    assert page.url.startswith(f"{gateway}/login")
+    page.fill("#email", EMAIL)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{gateway}{path}")
+    return context, page
+
+
+def shot(page, name: str) -> None:
+    """Taken on every run; written over docs/screenshots only by `make screenshots` (so a test run leaves
+    the checkout as it was)."""
+    folder = SCREENSHOTS if os.environ.get("SVC_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.gettempdir())
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(
+        path=str(folder / f"svc-{name}.png" if folder != SCREENSHOTS else folder / f"{name}.png"),
+        full_page=True,
+    )
+
+
+def test_a_failed_code_exchange_shows_in_the_card_in_the_specs_words(chromium, merchant):
+    gateway, sandbox = merchant["gateway"], merchant["sandbox"]
+    context, page = signed_in_page(chromium, gateway, "/workspace/connections")
+    card = page.locator("#card-db_host")
+    was_connected = card.get_attribute("data-connected")
+    httpx.post(
+        f"{sandbox}/__admin/faults",
+        json={"method": "POST", "path": "/supabase/v1/oauth/token", "status": 400, "times": 1},
+    )
+    try:
+        with page.expect_popup() as popup_info:
+            card.get_by_role("link", name="Connect Supabase").click()
+        popup_info.value.wait_for_event("close")
+        error = card.locator(".error")
+        error.wait_for(state="visible")
+        assert error.inner_text() == (
+            "L'échange du code d'autorisation avec le fournisseur a échoué. Veuillez réessayer."
+        )
+        assert card.get_attribute("data-connected") == was_connected
+    finally:
+        httpx.delete(f"{sandbox}/__admin/faults")
+        context.close()
+
+
+def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchant):
+    gateway = merchant["gateway"]
+    context, page = signed_in_page(chromium, gateway, "/workspace/connections")
+    try:
+        card = page.locator("#card-db_host")
+        assert "Not connected" in card.inner_text()
+        with page.expect_popup() as popup_info:
+            card.get_by_role("link", name="Connect Supabase").click()
+        popup = popup_info.value
+        popup.wait_for_event("close")
+        card.locator(".ok").wait_for()
+        assert "Connected" in card.inner_text()
+        assert page.url == f"{gateway}/workspace/connections"  # the card changed without a reload
+
+        static = page.locator("#card-static_host")
+        with page.expect_popup() as popup_info:
+            static.get_by_role("link", name="Connect Netlify").click()
+        popup_info.value.wait_for_event("close")
+        static.locator(".ok").wait_for()
+
+        # repo_host: the panel flow goes in the same tab and comes back to the connections page.
+        page.locator("#card-repo_host").get_by_role("link", name="Connect GitHub").click()
+        repo = page.locator("#card-repo_host")
+        repo.locator(".ok").wait_for()  # after the provider and the callback page, back on this page
+        assert page.url == f"{gateway}/workspace/connections"
+        assert "Connected as" in repo.inner_text()
+        assert repo.locator(".account").inner_text()
+        shot(page, "connections")
+
+        # Disconnect asks first, says what stays, and the card changes without a reload.
+        messages = []
+
+        def answer(dialog) -> None:
+            messages.append(dialog.message)
+            dialog.accept()
+
+        page.on("dialog", answer)
+        static.get_by_role("button", name="Disconnect").click()
+        static.locator(".off").wait_for()
+        assert "stay untouched" in messages[0]
+        page.remove_listener("dialog", answer)
+        with page.expect_popup() as popup_info:
+            static.get_by_role("link", name="Connect Netlify").click()
+        popup_info.value.wait_for_event("close")
+        static.locator(".ok").wait_for()
+    finally:
+        context.close()
+
+
+def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromium, merchant):
+    gateway, sandbox = merchant["gateway"], merchant["sandbox"]
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
+    token = access_token(gateway, EMAIL, PASSWORD, "Browser Test Client")
+    created = tool(
+        gateway, token, "create_project", prompt="Hand-thrown ceramics for calm kitchens, warm tone"
+    )
+    project_url = created["workspace_url"]
+    assert project_url == f"{gateway}/workspace/projects/{created['project_id']}"
+
+    context, page = signed_in_page(chromium, gateway, urlsplit(project_url).path)
+    try:
+        assert page.locator("h1").inner_text() == created["name"]
+        assert "Not published" in page.locator("#publish-words").inner_text()
+        # A lasting failure at the template push: the stage stops with the spec's message.
+        httpx.post(
+            f"{sandbox}/__admin/faults",
+            json={"method": "POST", "path": "/github/api/repos/*/*/git/commits", "status": 500, "times": 50},
+        )
+        page.click("#publish-button")
+        page.locator(".step-current, .step-done").first.wait_for()
+        shot(page, "publish-in-progress")
+        page.reload()  # a run already going when the page opens is picked up and followed
+        page.locator("#publish-error").wait_for(state="visible", timeout=60_000)
+        assert page.locator("#publish-error").inner_text() == (
+            "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
+        )
+        assert (
+            page.locator("li[data-stage=repo_host_pushing_template]").get_attribute("data-state") == "failed"
+        )
+        assert page.locator("li[data-stage=db_creating]").get_attribute("data-state") == "done"
+        assert page.locator("#publish-button").inner_text() == "Retry"
+
+        httpx.delete(f"{sandbox}/__admin/faults")
+        page.click("#publish-button")
+        page.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=90_000)
+        live = page.locator("#live a")
+        assert live.inner_text().startswith("http")
+        assert httpx.get(live.get_attribute("href"), timeout=10).status_code == 200
+        assert page.locator("#publish-error").is_hidden()
+
+        page.reload()
+        assert page.get_by_role("link", name="Open backoffice").is_visible()
+        page.goto(f"{gateway}/")
+        assert created["name"] in page.content() and "Live" in page.locator(".project-row").first.inner_text()
+        shot(page, "home")
+
+        # MCP access: the client is listed with its last use; Revoke stops its token at once.
+        assert mcp(gateway, token, "tools/list").status_code == 200
+        page.goto(f"{gateway}/workspace/mcp")
+        row = page.locator("tr", has_text="Browser Test Client")
+        assert "never" not in row.inner_text()
+        change = page.locator("tr", has_text="create_project")
+        assert created["name"] in change.inner_text() and "Done" in change.inner_text()
+        shot(page, "mcp-access")
+        row.get_by_role("button", name="Revoke Browser Test Client").click()
+        page.wait_for_url(f"{gateway}/workspace/mcp?*")
+        assert "Browser Test Client can no longer use your account." in page.content()
+        assert mcp(gateway, token, "tools/list").status_code == 401
+    finally:
+        httpx.delete(f"{sandbox}/__admin/faults")
+        context.close()
+
+
+def test_pages_read_at_375_px_without_sideways_scrolling(chromium, merchant):
+    context, page = signed_in_page(chromium, merchant["gateway"], "/", width=375)
+    try:
+        for path in ("/", "/workspace/connections", "/workspace/mcp"):
+            page.goto(f"{merchant['gateway']}{path}")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+    finally:
+        context.close()
+
+
+def test_a_project_of_someone_else_is_refused_in_words(chromium, merchant, stack):
+    create_user(stack, "other@example.com", "other-pass-123")
+    token = access_token(merchant["gateway"], "other@example.com", "other-pass-123", "Other Client")
+    assert token
+    context, page = signed_in_page(chromium, merchant["gateway"], "/")
+    try:
+        page.goto(f"{merchant['gateway']}/workspace/projects/00000000-0000-0000-0000-000000000000")
+        assert "not shared with you" in page.content()
+        assert "Traceback" not in page.content()
+    finally:
+        context.close()
+
+
+def test_screenshots_are_where_the_readme_shows_them():
+    readme = (ROOT / "README.md").read_text()
+    for name in ("home", "connections", "publish-in-progress", "mcp-access"):
+        assert f"docs/screenshots/{name}.png" in readme
+        assert (SCREENSHOTS / f"{name}.png").is_file()
+
+
+assert Path(__file__).parent.name == "e2e"
