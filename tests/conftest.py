@@ -111,6 +111,7 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     secret = sm.create_secret(Name=f"session-{table_name}", SecretString=uuid.uuid4().hex)
     bucket = f"uploads-{suffix}"
     admin_client("s3").create_bucket(Bucket=bucket)
+    queue_url = admin_client("sqs").create_queue(QueueName=f"analytics-{suffix}")["QueueUrl"]
     webhook_secret = f"whsec_{uuid.uuid4().hex}"
     checkout_webhook = sm.create_secret(Name=f"checkout-webhook-{table_name}", SecretString=webhook_secret)
     env = {
@@ -123,6 +124,7 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
         "SVC_ENV": "dev",
         "CHECKOUT_WEBHOOK_SECRET_ARN": checkout_webhook["ARN"],
         "PUBLISH_STATE_MACHINE_ARN": os.environ.get("PUBLISH_STATE_MACHINE_ARN", ""),
+        "ANALYTICS_QUEUE_URL": queue_url,
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -1,8 +1,15 @@
-"""The analytics beacon: live sites report each pageview here (public, cross-origin, no credentials)."""
+"""The analytics beacon and its aggregator.
+
+`handler`: POST /api/analytics/collect — live sites report each pageview (public, cross-origin, no
+credentials). The beacon is validated and put on the analytics queue; the answer is 204 at once.
+`aggregate`: the queue's consumer (an SQS event source mapping with a batching window): folds a batch and
+writes the aggregates (svc_shared.analytics), reporting the messages whose writes failed so that only those
+are delivered again (partial batch responses)."""
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from aws_lambda_powertools.event_handler import CORSConfig, Response
@@ -18,6 +25,27 @@ logger = get_logger()
 app = web.create_resolver(cors=CORSConfig(allow_origin="*", allow_headers=["Content-Type"], max_age=86400))
 MAX_BODY = 4096
 _COUNTRY = re.compile(r"^[A-Z]{2}$")
+# Sites known to exist, with when they were checked: one read per site per container and 5 minutes, not per
+# pageview. A deleted site's beacons may be queued for that long; the aggregator drops nothing it cannot place.
+KNOWN_SITE_SECONDS = 300
+MAX_KNOWN_SITES = 10_000
+
+
+class _KnownSites:
+    def __init__(self) -> None:
+        self._seen: dict[str, float] = {}
+
+    def check(self, site: str) -> None:
+        now = time.monotonic()
+        if now - self._seen.get(site, -KNOWN_SITE_SECONDS - 1) <= KNOWN_SITE_SECONDS:
+            return
+        services.projects().get(site)  # unknown sites are refused (404), not counted
+        if len(self._seen) >= MAX_KNOWN_SITES:
+            self._seen.clear()
+        self._seen[site] = now
+
+
+known_sites = _KnownSites()
 
 
 @app.post("/api/analytics/collect")
@@ -26,20 +54,44 @@ def collect() -> Response:
         raise errors.PayloadTooLarge(f"a beacon is at most {MAX_BODY} bytes")
     body = web.parse_body(app, BeaconRequest)
     country = (app.current_event.headers.get("cloudfront-viewer-country") or body.country).upper()
-    services.projects().get(body.site)  # unknown sites are refused, not counted
-    services.analytics().record(
-        Beacon(
-            project_id=body.site,
-            path=(body.path or "/").split("?")[0],
-            referrer=body.referrer,
-            visitor=body.visitor,
-            session=body.session,
-            country=country if _COUNTRY.match(country) else "unknown",
-        )
+    known_sites.check(body.site)
+    beacon = Beacon(
+        project_id=body.site,
+        path=(body.path or "/").split("?")[0],
+        referrer=body.referrer,
+        visitor=body.visitor,
+        session=body.session,
+        country=country if _COUNTRY.match(country) else "unknown",
+        at=services.clock().now(),
     )
-    return Response(status_code=204, headers={"Cache-Control": "no-store"}, body="")
+    services.current().aws.client("sqs").send_message(
+        QueueUrl=services.settings().analytics_queue_url, MessageBody=beacon.message()
+    )
+    return Response(
+        status_code=204,
+        headers={"Cache-Control": "no-store", "Access-Control-Allow-Origin": "*"},
+        body="",
+    )
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)
+
+
+@logger.inject_lambda_context
+def aggregate(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """SQS batch in, the failed message ids out (`batchItemFailures`); a malformed message is logged and
+    dropped (it would fail the same way every time)."""
+    messages = []
+    for record in event.get("Records", []):
+        try:
+            messages.append((record["messageId"], Beacon.from_message(record["body"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            logger.warning("analytics message dropped", extra={"reason": type(exc).__name__})
+    result = services.analytics().apply(messages)
+    logger.info(
+        "analytics batch",
+        extra={"beacons": len(messages), "writes": result.writes, "failed": len(result.failed_message_ids)},
+    )
+    return {"batchItemFailures": [{"itemIdentifier": i} for i in result.failed_message_ids]}

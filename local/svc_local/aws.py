@@ -147,6 +147,22 @@ def _reply(
     return [data]
 
 
+def _fast_sqs_clock() -> None:
+    """moto's SQS asks the time for every message of the queue on every ReceiveMessage, each time through
+    naive-datetime arithmetic: with a few thousand beacons waiting, one receive took seconds. The current time
+    read from time.time() is the same number, about 40 times faster (3,000 messages: 56 ms per receive)."""
+    import time
+
+    import moto.sqs.models as sqs_models
+
+    if getattr(sqs_models, "_svc_fast_clock", False):
+        return
+    slow_millis, slow_seconds = sqs_models.unix_time_millis, sqs_models.unix_time
+    sqs_models.unix_time_millis = lambda dt=None: time.time() * 1000.0 if dt is None else slow_millis(dt)
+    sqs_models.unix_time = lambda dt=None: time.time() if dt is None else slow_seconds(dt)
+    setattr(sqs_models, "_svc_fast_clock", True)  # noqa: B010 - a marker on a module of moto
+
+
 def _drain(environ: dict[str, Any]) -> None:
     """Read a refused request's body so the client, still sending, gets the answer rather than a reset."""
     remaining = int(environ.get("CONTENT_LENGTH") or 0)
@@ -303,6 +319,7 @@ class EmbeddedAws:
 
         # A fresh moto: what exists comes from the templates and the state directory, nothing else.
         moto_api_backend.reset()
+        _fast_sqs_clock()
         self._saved_moto_port = os.environ.get("MOTO_PORT")
         self._saved_sfn_config = dict(default_user_config.get("stepfunctions", {}))
         default_user_config["stepfunctions"] = {"execute_state_machine": True}
@@ -409,6 +426,11 @@ class EmbeddedAws:
             name = template.physical_id(logical).rsplit(":", 1)[-1]
             value = self.state.secret(logical) if self.state else uuid.uuid4().hex
             refs[logical] = self.ensure_secret(name, value)
+        for queue in template.queues():
+            refs[queue.logical_id] = self.client("sqs").create_queue(
+                QueueName=queue.name, Attributes=dict(queue.attributes)
+            )["QueueUrl"]
+            template.refs[queue.logical_id] = refs[queue.logical_id]
         self.refs.update(refs)
         template.refs.update(refs)
         for machine in template.state_machines():

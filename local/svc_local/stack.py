@@ -20,6 +20,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from svc_local.aws import EmbeddedAws
+from svc_local.eventsource import SqsPoller
 from svc_local.gateway import Gateway
 from svc_local.postgres import Postgres, redact
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
@@ -66,6 +67,7 @@ class LocalStack:
         self.out = out or sys.stdout
         self.gateway: Gateway | None = None
         self.aws: EmbeddedAws | None = None
+        self.pollers: list[SqsPoller] = []
         self.sandbox: Sandbox | None = None
         self.postgres: Postgres | None = None
         self.urls: dict[str, str] = {}
@@ -148,6 +150,12 @@ class LocalStack:
         backoffice_url = self._backoffice_ready()
         self.seed_demo_store(backoffice_url)
 
+        self.pollers = [
+            SqsPoller(self.aws.client("sqs"), str(template.ref(source.queue_logical_id)), source, registry)
+            for source in template.sqs_event_sources()
+        ]
+        for poller in self.pollers:
+            poller.start()
         gateway.start()
         self.urls = {
             "backoffice": backoffice_url,
@@ -334,6 +342,9 @@ class LocalStack:
                 except subprocess.TimeoutExpired:
                     self.backoffice.kill()
             self.backoffice = None
+            for poller in self.pollers:
+                poller.stop()
+            self.pollers = []
             for service in (self.gateway, self.sandbox, self.aws, self.postgres):
                 if service is None:
                     continue

@@ -103,6 +103,24 @@ class Route:
 
 
 @dataclass(frozen=True)
+class QueueSpec:
+    logical_id: str
+    name: str
+    attributes: Mapping[str, str]
+    dead_letter: str | None  # logical id of its dead-letter queue
+
+
+@dataclass(frozen=True)
+class SqsEventSource:
+    function: FunctionSpec
+    event_name: str
+    queue_logical_id: str
+    batch_size: int
+    window_seconds: float
+    partial_failures: bool
+
+
+@dataclass(frozen=True)
 class TableSpec:
     logical_id: str
     create_kwargs: Mapping[str, Any]
@@ -298,6 +316,8 @@ class Template:
         if kind in _STATE_MACHINE_TYPES:
             name = self.resolve(props.get("Name") or props.get("StateMachineName")) or logical_id
             return f"arn:aws:states:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:stateMachine:{name}"
+        if kind == "AWS::SQS::Queue":
+            return str(self.resolve(props.get("QueueName")) or f"{LOCAL_STACK_NAME}-{logical_id}")
         if kind == "AWS::SecretsManager::Secret":
             name = self.resolve(props.get("Name")) or f"{LOCAL_STACK_NAME}-{logical_id}"
             return f"arn:aws:secretsmanager:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:secret:{name}"
@@ -320,10 +340,16 @@ class Template:
                 return f"arn:aws:s3:::{physical}"
             if kind in _STATE_MACHINE_TYPES or physical.startswith("arn:"):
                 return physical
+            if kind == "AWS::SQS::Queue":
+                return f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:{physical.rsplit('/', 1)[-1]}"
             if kind == "AWS::KMS::Key":
                 return f"arn:aws:kms:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:key/{physical}"
             if kind == "AWS::IAM::Role":
                 return f"arn:aws:iam::{LOCAL_ACCOUNT_ID}:role/{physical}"
+        if attribute == "QueueName" and kind == "AWS::SQS::Queue":
+            return physical.rsplit("/", 1)[-1]
+        if attribute == "QueueUrl" and kind == "AWS::SQS::Queue":
+            return physical
         if attribute == "Name" and kind in _STATE_MACHINE_TYPES:
             return physical.rsplit(":", 1)[-1]
         if attribute in ("DomainName", "RegionalDomainName") and kind == "AWS::S3::Bucket":
@@ -406,6 +432,58 @@ class Template:
                     )
                 )
         return routes
+
+    def queues(self) -> list[QueueSpec]:
+        """SQS queues, dead-letter queues first (a queue's redrive policy names its dead-letter queue)."""
+        specs = []
+        for logical, res in self.resources_of_type("AWS::SQS::Queue"):
+            props = res.get("Properties") or {}
+            attributes = {}
+            for name in ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds"):
+                if name in props:
+                    attributes[name] = str(self.resolve(props[name]))
+            redrive = props.get("RedrivePolicy")
+            dead_letter = None
+            if redrive:
+                target = redrive.get("deadLetterTargetArn")
+                if isinstance(target, dict) and "Fn::GetAtt" in target:
+                    dead_letter = str(target["Fn::GetAtt"][0])
+                attributes["RedrivePolicy"] = json.dumps(
+                    {
+                        "deadLetterTargetArn": self.resolve(target),
+                        "maxReceiveCount": int(redrive["maxReceiveCount"]),
+                    }
+                )
+            name = self.physical_id(logical).rsplit("/", 1)[-1]
+            specs.append(QueueSpec(logical, name, attributes, dead_letter))
+        return sorted(specs, key=lambda q: q.dead_letter is not None)
+
+    def sqs_event_sources(self) -> list[SqsEventSource]:
+        """Every SQS event of every function (the event source mappings)."""
+        sources = []
+        for fn in self.functions():
+            events = (self.resources[fn.logical_id].get("Properties") or {}).get("Events") or {}
+            for event_name, event in events.items():
+                if event.get("Type") != "SQS":
+                    continue
+                props = event.get("Properties") or {}
+                queue = props.get("Queue")
+                if not (isinstance(queue, dict) and "Fn::GetAtt" in queue):
+                    raise TemplateError(
+                        f"{fn.logical_id}.{event_name}: Queue must be !GetAtt Queue.Arn locally"
+                    )
+                sources.append(
+                    SqsEventSource(
+                        function=fn,
+                        event_name=event_name,
+                        queue_logical_id=str(queue["Fn::GetAtt"][0]),
+                        batch_size=int(self.resolve(props.get("BatchSize", 10))),
+                        window_seconds=float(self.resolve(props.get("MaximumBatchingWindowInSeconds", 0))),
+                        partial_failures="ReportBatchItemFailures"
+                        in (self.resolve(props.get("FunctionResponseTypes")) or []),
+                    )
+                )
+        return sources
 
     def binary_media_types(self, api_id: str) -> tuple[str, ...]:
         props: dict[str, Any] = {**(self.globals.get("Api") or {})}

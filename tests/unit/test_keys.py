@@ -31,13 +31,13 @@ def test_owned_projects_sort_by_creation_time() -> None:
     assert older < newer
 
 
-def test_live_markers_of_a_minute_range_fall_inside_its_bounds() -> None:
+def test_minute_items_of_a_minute_range_fall_inside_its_bounds() -> None:
     low, high = keys.live_minutes("202611241200", "202611241204")
-    inside = keys.live_visit("202611241204", "f" * 24)
-    outside = keys.live_visit("202611241205", "0" * 24)
+    inside = keys.live_minute("202611241204")
+    outside = keys.live_minute("202611241205")
     assert low <= inside <= high
     assert not low <= outside <= high
-    assert keys.live_minute(inside) == ("202611241204", "f" * 24)
+    assert keys.minute_of(inside) == "202611241204"
 
 
 def test_no_module_outside_keys_spells_a_key_prefix() -> None:

@@ -1,19 +1,27 @@
-"""Site analytics kept as aggregates: live sites send a beacon per pageview; each event updates one daily
-item and one session marker, so a 90-day report reads at most 90 items and never raw events.
+"""Site analytics kept as aggregates, written in batches.
 
-Per project and UTC day (`STATS#<project>` / `D#<day>`): pageviews, page, referrer and country counts
-(at most MAX_KEYS distinct keys each per day; further keys count under "(other)"), and a HyperLogLog sketch
-of visitors (2^12 registers stored as a map, each register raised with a conditional update), so unique
-visitors over any range are the merged sketches (standard error about 1.6%). Sessions of the last minutes
-are marker items (`LIVE#<project>` / `<minute>#<session>`) that expire after an hour.
+Live sites send a beacon per pageview to the collect route, which validates it and puts it on a queue (SQS);
+nothing is written per pageview. The aggregator consumes the queue in batches (the event source mapping's
+batch size and window), folds each batch in memory and writes, per (project, UTC day) the batch touches, one
+read-modify-write of the day item with a version condition (retried on a conflict):
+
+  `STATS#<project>` / `D#<day>`: pageviews; page, referrer and country counts (at most MAX_KEYS distinct keys
+  each per day, further keys count under "(other)"); a HyperLogLog sketch of visitors (4,096 registers of
+  6 bits, 3 KB of binary), so unique visitors over any range are the merged sketches (standard error about
+  1.6%); and the digests of the last batches applied, so a batch delivered again is not counted twice.
+
+Sessions of the last minutes: per (project, minute) one item holding a small HyperLogLog sketch of the
+sessions seen (768 bytes), merged once per batch (a register maximum, so a repeated batch changes nothing),
+expiring after an hour.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import json
+import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,13 +30,24 @@ from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import InvalidInput
+from svc_shared.logs import get_logger
+
+logger = get_logger()
 
 HLL_BITS = 12
 HLL_REGISTERS = 1 << HLL_BITS
+REGISTER_BITS = 6  # ranks go up to 64 - HLL_BITS + 1 = 53 < 2**6
 MAX_KEYS = 200
 MAX_RANGE_DAYS = 90
 TREND_MINUTES = 5
+LIVE_SECONDS = 3600
+# Sessions per minute: a smaller sketch (1,024 registers, 768 bytes, standard error about 3%; exact for a
+# handful of sessions), so a minute item stays one write unit however busy the site is.
+SESSION_BITS = 10
+SESSION_REGISTERS = 1 << SESSION_BITS
 OTHER = "(other)"
+KEPT_BATCHES = 20  # digests of the last batches applied to a day item
+WRITE_ATTEMPTS = 8
 
 
 @dataclass(frozen=True)
@@ -39,29 +58,75 @@ class Beacon:
     visitor: str
     session: str
     country: str
+    at: float = 0.0  # when the collect route received it
+
+    def message(self) -> str:
+        """The queue message body."""
+        return json.dumps(
+            {
+                "p": self.project_id,
+                "u": self.path,
+                "r": self.referrer,
+                "v": self.visitor,
+                "s": self.session,
+                "c": self.country,
+                "t": self.at,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_message(cls, body: str) -> Beacon:
+        data = json.loads(body)
+        return cls(
+            project_id=str(data["p"]),
+            path=str(data["u"]),
+            referrer=str(data["r"]),
+            visitor=str(data["v"]),
+            session=str(data["s"]),
+            country=str(data["c"]),
+            at=float(data["t"]),
+        )
 
 
-def _register(visitor_key: str) -> tuple[int, int]:
-    """HyperLogLog register index and rank (position of the first 1 bit) of a visitor."""
-    digest = int.from_bytes(hashlib.sha256(visitor_key.encode()).digest()[:8], "big")
-    index = digest >> (64 - HLL_BITS)
-    rest = (digest << HLL_BITS) & ((1 << 64) - 1)
+def _register(key: str, bits: int = HLL_BITS) -> tuple[int, int]:
+    """HyperLogLog register index and rank (position of the first 1 bit) of a visitor or session."""
+    digest = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    index = digest >> (64 - bits)
+    rest = (digest << bits) & ((1 << 64) - 1)
     rank = 1
-    while rank <= 64 - HLL_BITS and not rest & (1 << 63):
+    while rank <= 64 - bits and not rest & (1 << 63):
         rank += 1
         rest <<= 1
     return index, rank
 
 
-def estimate(registers: dict[int, int]) -> int:
-    """HyperLogLog cardinality estimate with the small-range correction."""
-    import math
+def pack(registers: list[int]) -> bytes:
+    """Registers of 6 bits each (4,096 of them: 3,072 bytes)."""
+    value = 0
+    for rank in registers:
+        value = (value << REGISTER_BITS) | rank
+    return value.to_bytes(len(registers) * REGISTER_BITS // 8, "big")
 
-    m = HLL_REGISTERS
+
+def unpack(data: bytes | None, size: int = HLL_REGISTERS) -> list[int]:
+    if not data:
+        return [0] * size
+    value = int.from_bytes(bytes(data), "big")
+    mask = (1 << REGISTER_BITS) - 1
+    out = [0] * size
+    for i in range(size - 1, -1, -1):
+        out[i] = value & mask
+        value >>= REGISTER_BITS
+    return out
+
+
+def estimate(ranks: list[int]) -> int:
+    """HyperLogLog cardinality estimate with the small-range correction."""
+    m = len(ranks)
     alpha = 0.7213 / (1 + 1.079 / m)
-    total = sum(2.0 ** -registers.get(i, 0) for i in range(m))
-    raw = alpha * m * m / total
-    zeros = m - len(registers)
+    raw = alpha * m * m / sum(2.0**-r for r in ranks)
+    zeros = ranks.count(0)
     if raw <= 2.5 * m and zeros:
         return round(m * math.log(m / zeros))
     return round(raw)
@@ -74,94 +139,166 @@ def referrer_host(referrer: str) -> str:
     return host.removeprefix("www.") or "(direct)"
 
 
+@dataclass
+class DayFold:
+    """What one batch adds to one (project, day)."""
+
+    pageviews: int = 0
+    pages: Counter[str] = field(default_factory=Counter)
+    referrers: Counter[str] = field(default_factory=Counter)
+    countries: Counter[str] = field(default_factory=Counter)
+    registers: dict[int, int] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
+
+    def add(self, beacon: Beacon, message_id: str) -> None:
+        self.pageviews += 1
+        self.pages[beacon.path] += 1
+        self.referrers[referrer_host(beacon.referrer)] += 1
+        self.countries[beacon.country] += 1
+        index, rank = _register(f"{beacon.project_id}:{beacon.visitor}")
+        if rank > self.registers.get(index, 0):
+            self.registers[index] = rank
+        self.ids.append(message_id)
+
+    def digest(self) -> str:
+        return hashlib.sha256("\n".join(sorted(self.ids)).encode()).hexdigest()[:16]
+
+
+def _merge_counts(stored: dict[str, Any], added: Counter[str]) -> dict[str, int]:
+    """Add counts to a day's map, admitting new keys while the map has fewer than MAX_KEYS (then "(other)")."""
+    merged = {k: int(v) for k, v in stored.items()}
+    distinct = sum(1 for k in merged if k != OTHER)
+    for key, count in added.most_common():
+        if key in merged or (key != OTHER and distinct < MAX_KEYS):
+            if key not in merged and key != OTHER:
+                distinct += 1
+            merged[key] = merged.get(key, 0) + count
+        else:
+            merged[OTHER] = merged.get(OTHER, 0) + count
+    return merged
+
+
+@dataclass
+class BatchResult:
+    failed_message_ids: list[str]
+    writes: int
+
+
 class Analytics:
     def __init__(self, table: Table, clock: Clock) -> None:
         self._table = table
         self._clock = clock
-        self._known_days: set[tuple[str, str]] = set()
 
-    def _day(self, project_id: str, day: str) -> None:
-        if (project_id, day) in self._known_days:
-            return
-        with contextlib.suppress(ConditionFailed):  # created by an earlier event
-            self._table.put(
-                {
-                    "pk": keys.stats(project_id),
-                    "sk": keys.day(day),
-                    "pageviews": 0,
-                    "pages": {},
-                    "referrers": {},
-                    "countries": {},
-                    "hll": {},
-                    "keys": {"pages": 0, "referrers": 0, "countries": 0},
-                },
-                condition="attribute_not_exists(pk)",
-            )
-        self._known_days.add((project_id, day))
+    # -- writing (the aggregator) ---------------------------------------------------------------------------
+    def fold(self, messages: list[tuple[str, Beacon]]) -> dict[tuple[str, str], DayFold]:
+        folds: dict[tuple[str, str], DayFold] = {}
+        for message_id, beacon in messages:
+            day = datetime.fromtimestamp(beacon.at, UTC).strftime("%Y-%m-%d")
+            folds.setdefault((beacon.project_id, day), DayFold()).add(beacon, message_id)
+        return folds
 
-    def record(self, beacon: Beacon) -> None:
-        now = self._clock.now()
-        moment = datetime.fromtimestamp(now, UTC)
-        day = moment.strftime("%Y-%m-%d")
-        pk = keys.stats(beacon.project_id)
-        self._day(beacon.project_id, day)
-        # The pageview is counted by the same write that counts its page.
-        self._count(pk, keys.day(day), "pages", beacon.path, also=" ADD pageviews :one")
-        self._count(pk, keys.day(day), "referrers", referrer_host(beacon.referrer))
-        self._count(pk, keys.day(day), "countries", beacon.country)
-        index, rank = _register(f"{beacon.project_id}:{beacon.visitor}")
-        with contextlib.suppress(ConditionFailed):  # the register already holds this rank or more
-            self._table.update(
-                pk,
-                keys.day(day),
-                "SET hll.#r = :rank",
-                condition="attribute_not_exists(hll.#r) OR hll.#r < :rank",
-                names={"#r": str(index)},
-                values={":rank": rank},
-            )
-        minute = moment.strftime("%Y%m%d%H%M")
-        session = hashlib.sha256(f"{beacon.project_id}:{beacon.session}".encode()).hexdigest()[:24]
-        self._table.put(
-            {
-                "pk": keys.live(beacon.project_id),
-                "sk": keys.live_visit(minute, session),
-                "expires_at": int(now) + 3600,
+    def apply(self, messages: list[tuple[str, Beacon]]) -> BatchResult:
+        """Write a batch: one day-item update per (project, day) and one set update per (project, minute).
+        Returns the ids of the messages whose writes failed (to be delivered again); the others are done."""
+        failed: list[str] = []
+        writes = 0
+        for (project_id, day), fold in self.fold(messages).items():
+            try:
+                writes += self._write_day(project_id, day, fold)
+            except Exception as exc:  # noqa: BLE001 - this group is retried; the rest of the batch stands
+                logger.warning(
+                    "analytics day write failed",
+                    extra={"project_id": project_id, "reason": type(exc).__name__},
+                )
+                failed.extend(fold.ids)
+        minutes: dict[tuple[str, str], dict[int, int]] = {}
+        ids: dict[tuple[str, str], list[str]] = {}
+        for message_id, beacon in messages:
+            minute = datetime.fromtimestamp(beacon.at, UTC).strftime("%Y%m%d%H%M")
+            index, rank = _register(f"{beacon.project_id}:{beacon.session}", SESSION_BITS)
+            registers = minutes.setdefault((beacon.project_id, minute), {})
+            if rank > registers.get(index, 0):
+                registers[index] = rank
+            ids.setdefault((beacon.project_id, minute), []).append(message_id)
+        for (project_id, minute), registers in minutes.items():
+            try:
+                writes += self._write_minute(project_id, minute, registers)
+            except Exception as exc:  # noqa: BLE001 - as above
+                logger.warning("analytics minute write failed", extra={"reason": type(exc).__name__})
+                failed.extend(i for i in ids[(project_id, minute)] if i not in failed)
+        return BatchResult(failed_message_ids=failed, writes=writes)
+
+    def _write_day(self, project_id: str, day: str, fold: DayFold) -> int:
+        """Merge the fold into the day item with optimistic concurrency; a batch already applied (same
+        messages) is skipped. Returns the number of writes made."""
+        digest = fold.digest()
+        for _ in range(WRITE_ATTEMPTS):
+            item = self._table.get(keys.stats(project_id), keys.day(day), consistent=True) or {}
+            applied = list(item.get("batches", []))
+            if digest in applied:
+                return 0
+            version = int(item.get("version", 0))
+            registers = unpack(item.get("hll"))
+            for index, rank in fold.registers.items():
+                if rank > registers[index]:
+                    registers[index] = rank
+            pages = _merge_counts(item.get("pages", {}), fold.pages)
+            referrers = _merge_counts(item.get("referrers", {}), fold.referrers)
+            countries = _merge_counts(item.get("countries", {}), fold.countries)
+            new = {
+                "pk": keys.stats(project_id),
+                "sk": keys.day(day),
+                "version": version + 1,
+                "pageviews": int(item.get("pageviews", 0)) + fold.pageviews,
+                "pages": pages,
+                "referrers": referrers,
+                "countries": countries,
+                "hll": pack(registers),
+                "batches": [*applied, digest][-KEPT_BATCHES:],
             }
-        )
+            try:
+                self._table.put(
+                    new,
+                    condition="attribute_not_exists(pk)" if not item else "#v = :v",
+                    names=None if not item else {"#v": "version"},
+                    values=None if not item else {":v": version},
+                )
+                return 1
+            except ConditionFailed:
+                continue  # another batch wrote the day first: merge again on what it left
+        raise ConditionFailed(f"day item {project_id}/{day} kept changing")
 
-    def _count(self, pk: str, sk: str, group: str, key: str, also: str = "") -> None:
-        """Count `key` in a map of the day; a new key is admitted while the map has fewer than MAX_KEYS.
-        `also` is an update clause applied exactly once, by whichever write succeeds."""
-        try:
-            self._table.update(
-                pk,
-                sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one" + also,
-                condition="attribute_exists(#g.#k)",
-                names={"#g": group, "#k": key},
-                values={":zero": 0, ":one": 1},
-            )
-            return
-        except ConditionFailed:
-            pass
-        try:
-            self._table.update(
-                pk,
-                sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one, #keys.#g = #keys.#g + :one" + also,
-                condition="#keys.#g < :max",
-                names={"#g": group, "#k": key, "#keys": "keys"},
-                values={":zero": 0, ":one": 1, ":max": MAX_KEYS},
-            )
-        except ConditionFailed:
-            self._table.update(
-                pk,
-                sk,
-                "SET #g.#k = if_not_exists(#g.#k, :zero) + :one" + also,
-                names={"#g": group, "#k": OTHER},
-                values={":zero": 0, ":one": 1},
-            )
+    def _write_minute(self, project_id: str, minute: str, added: dict[int, int]) -> int:
+        """Merge a batch's session sketch into the minute's (a max per register: a batch applied twice
+        changes nothing). Returns the number of writes made (0 when the batch adds nothing)."""
+        at = datetime.strptime(minute, "%Y%m%d%H%M").replace(tzinfo=UTC).timestamp()
+        for _ in range(WRITE_ATTEMPTS):
+            item = self._table.get(keys.live(project_id), keys.live_minute(minute), consistent=True) or {}
+            registers = unpack(item.get("hll"), SESSION_REGISTERS)
+            if all(registers[i] >= rank for i, rank in added.items()):
+                return 0
+            for index, rank in added.items():
+                registers[index] = max(registers[index], rank)
+            version = int(item.get("version", 0))
+            try:
+                self._table.put(
+                    {
+                        "pk": keys.live(project_id),
+                        "sk": keys.live_minute(minute),
+                        "version": version + 1,
+                        "hll": pack(registers),
+                        "expires_at": int(at) + LIVE_SECONDS,
+                    },
+                    condition="attribute_not_exists(pk)" if not item else "#v = :v",
+                    names=None if not item else {"#v": "version"},
+                    values=None if not item else {":v": version},
+                )
+                return 1
+            except ConditionFailed:
+                continue
+        raise ConditionFailed(f"minute item {project_id}/{minute} kept changing")
 
+    # -- reading --------------------------------------------------------------------------------------------
     def report(self, project_id: str, start: date, end: date) -> dict[str, Any]:
         if end < start:
             raise InvalidInput("end_date must not be before start_date")
@@ -175,46 +312,50 @@ class Analytics:
         pages: Counter[str] = Counter()
         referrers: Counter[str] = Counter()
         countries: Counter[str] = Counter()
-        registers: dict[int, int] = {}
+        registers = [0] * HLL_REGISTERS
         views = 0
         for item in days:
             views += int(item.get("pageviews", 0))
-            pages.update(item.get("pages", {}))
-            referrers.update(item.get("referrers", {}))
-            countries.update(item.get("countries", {}))
-            for key, rank in item.get("hll", {}).items():
-                registers[int(key)] = max(registers.get(int(key), 0), int(rank))
+            pages.update({k: int(v) for k, v in item.get("pages", {}).items()})
+            referrers.update({k: int(v) for k, v in item.get("referrers", {}).items()})
+            countries.update({k: int(v) for k, v in item.get("countries", {}).items()})
+            for index, rank in enumerate(unpack(item.get("hll"))):
+                if rank > registers[index]:
+                    registers[index] = rank
         return {
             "project_id": project_id,
             "start_date": start.isoformat(),
             "end_date": end.isoformat(),
-            "unique_visitors": estimate(registers) if registers else 0,
+            "unique_visitors": estimate(registers) if views else 0,
             "pageviews": views,
             "top_pages": [{"path": p, "pageviews": n} for p, n in pages.most_common(5)],
-            "referrers": [{"source": r, "visits": n} for r, n in referrers.most_common(10)],
-            "countries": [{"country": c, "visits": n} for c, n in countries.most_common(10)],
+            "referrers": [{"source": r, "visits": n} for r, n in referrers.most_common(5)],
+            "countries": [{"country": c, "visits": n} for c, n in countries.most_common(5)],
         }
 
     def trend(self, project_id: str) -> dict[str, Any]:
         now = datetime.fromtimestamp(self._clock.now(), UTC).replace(second=0, microsecond=0)
         minutes = [now - timedelta(minutes=i) for i in range(TREND_MINUTES - 1, -1, -1)]
         first, last = minutes[0].strftime("%Y%m%d%H%M"), minutes[-1].strftime("%Y%m%d%H%M")
-        per_minute: dict[str, set[str]] = {m.strftime("%Y%m%d%H%M"): set() for m in minutes}
+        per_minute: dict[str, list[int]] = {
+            m.strftime("%Y%m%d%H%M"): [0] * SESSION_REGISTERS for m in minutes
+        }
         for item in self._table.query(keys.live(project_id), sk_between=keys.live_minutes(first, last)):
-            minute, session = keys.live_minute(item["sk"])
+            minute = keys.minute_of(item["sk"])
             if minute in per_minute:
-                per_minute[minute].add(session)
+                per_minute[minute] = unpack(item.get("hll"), SESSION_REGISTERS)
+        union = [max(ranks) for ranks in zip(*per_minute.values(), strict=True)]
         return {
             "project_id": project_id,
-            "unique_sessions": len(set().union(*per_minute.values())),
+            "unique_sessions": estimate(union),
             "per_minute": [
                 {
                     "minute": datetime.strptime(m, "%Y%m%d%H%M")
                     .replace(tzinfo=UTC)
                     .isoformat()
                     .replace("+00:00", "Z"),
-                    "sessions": len(s),
+                    "sessions": estimate(r),
                 }
-                for m, s in per_minute.items()
+                for m, r in per_minute.items()
             ],
         }

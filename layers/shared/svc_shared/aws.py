@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 # The botocore service names this package creates clients for.
-SERVICES = ("cloudformation", "dynamodb", "kms", "s3", "secretsmanager", "stepfunctions")
+SERVICES = ("cloudformation", "dynamodb", "kms", "s3", "secretsmanager", "sqs", "stepfunctions")
 DATA_DIR = Path(__file__).with_name("botocore_data")
 
 

@@ -53,6 +53,7 @@ class Settings(BaseModel):
     checkout_webhook_secret_arn: str = Field(default="", alias="CHECKOUT_WEBHOOK_SECRET_ARN")
     handoff_private_key_arn: str = Field(default="", alias="HANDOFF_PRIVATE_KEY_ARN")
     publish_state_machine_arn: str = Field(default="", alias="PUBLISH_STATE_MACHINE_ARN")
+    analytics_queue_url: str = Field(default="", alias="ANALYTICS_QUEUE_URL")
     builder_api_url: str = Field(default="", alias="BUILDER_API_URL")
     builder_api_key_arn: str = Field(default="", alias="BUILDER_API_KEY_ARN")
     # Publishing: the backoffice tree it pushes (found beside the code when unset), and fault injection for

@@ -95,19 +95,18 @@ def live(project_id: str) -> str:
     return f"LIVE#{project_id}"
 
 
-def live_visit(minute: str, session_digest: str) -> str:
-    return f"{minute}#{session_digest}"
+def live_minute(minute: str) -> str:
+    """The item holding the set of sessions seen in one minute (`YYYYMMDDHHMM`)."""
+    return f"M#{minute}"
 
 
 def live_minutes(first: str, last: str) -> tuple[str, str]:
-    """Sort-key range of the live markers from minute `first` to minute `last`, both included."""
-    return f"{first}#", f"{last}#~"
+    """Sort-key range of the minute items from minute `first` to minute `last`, both included."""
+    return f"M#{first}", f"M#{last}"
 
 
-def live_minute(sort_key: str) -> tuple[str, str]:
-    """(minute, session digest) of a live marker's sort key."""
-    minute, _, session_digest = sort_key.partition("#")
-    return minute, session_digest
+def minute_of(sort_key: str) -> str:
+    return sort_key.removeprefix("M#")
 
 
 # -- rate limits -----------------------------------------------------------------------------------------
