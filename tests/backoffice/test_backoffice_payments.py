@@ -134,13 +134,10 @@ def test_kms_sealing_uses_the_configured_key(db, monkeypatch):
     monkeypatch.delenv("FIELD_ENCRYPTION_KEY")
     monkeypatch.setenv("FIELD_ENCRYPTION_KMS_KEY_ARN", "arn:aws:kms:eu-central-1:123456789012:key/abc")
     config.reset_settings()
-    sealing.use_kms_client(FakeKms())
-    try:
-        sealed = sealing.seal("s3cret", "p")
-        assert sealed[:1] == b"\x02" and sealing.unseal(sealed, "p") == "s3cret"
-        assert calls[0] == ("encrypt", "arn:aws:kms:eu-central-1:123456789012:key/abc", {"purpose": "p"})
-    finally:
-        sealing.use_kms_client(None)
+    sealer = sealing.Sealer(config.get_settings(), kms=FakeKms())
+    sealed = sealer.seal("s3cret", "p")
+    assert sealed[:1] == b"\x02" and sealer.unseal(sealed, "p") == "s3cret"
+    assert calls[0] == ("encrypt", "arn:aws:kms:eu-central-1:123456789012:key/abc", {"purpose": "p"})
 
 
 @pytest.mark.parametrize("kind", KINDS)

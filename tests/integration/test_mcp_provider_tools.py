@@ -323,7 +323,13 @@ def test_list_files_accepts_100000_entries_and_refuses_100001(shop):
     def commit_tree(count: int) -> None:
         head = github.commit_info(owner, name, "main")["sha"]
         entries = [{"path": f"f{i:06d}", "mode": "100644", "type": "blob", "sha": blob} for i in range(count)]
-        tree = github.request("POST", f"{base}/trees", json={"tree": entries})["sha"]
+        # Setting up 100,000 entries takes the sandbox a while on a loaded machine: the test's own request,
+        # with a generous timeout, not the adapter's 10 s read timeout (which is what the tool call exercises).
+        made = httpx.post(
+            f"{github.base_url}{base}/trees", json={"tree": entries}, headers=github.headers(), timeout=120
+        )
+        assert made.status_code == 201, made.text
+        tree = made.json()["sha"]
         commit = github.request(
             "POST", f"{base}/commits", json={"message": f"{count} files", "tree": tree, "parents": [head]}
         )

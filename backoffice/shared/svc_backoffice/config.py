@@ -84,9 +84,7 @@ def session_secret() -> bytes:
 
 
 def reset_settings() -> None:
-    """Forget cached settings and the keys derived from them (tests change the environment)."""
-    from svc_backoffice import sealing
-
+    """Forget cached settings and the keys derived from them (tests change the environment); sealers are
+    per settings (svc_backoffice.sealing.sealer_for), so new settings get a new one."""
     get_settings.cache_clear()
     session_secret.cache_clear()
-    sealing.reset()

@@ -5,6 +5,7 @@ names, and request parsing with pydantic models."""
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -166,8 +167,10 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
-        logger.exception("unhandled error")
-        return json_response(500, {"error": str(exc) or type(exc).__name__})
+        # The detail (which may name tables, values or settings) stays in the log, found by the request id.
+        request_id = app.current_event.request_context.request_id
+        logger.exception("unhandled error", extra={"request_id": request_id})
+        return json_response(500, {"error": "internal error", "request_id": request_id})
 
     for router in routers:
         app.include_router(router, prefix=router.prefix)
@@ -228,7 +231,10 @@ def flatten(exc: ValidationError) -> dict[str, Any]:
 
 def body(router: Router, model: type[M] | TypeAdapter[M]) -> M:
     """The JSON body validated by `model` (a pydantic model or TypeAdapter); 400 when malformed or invalid."""
-    raw = router.current_event.decoded_body
+    try:
+        raw = router.current_event.decoded_body
+    except (UnicodeDecodeError, binascii.Error, ValueError):
+        raise InvalidInput("Invalid JSON: the body is not UTF-8 text") from None
     try:
         value = json.loads(raw) if raw else None
     except ValueError:

@@ -102,6 +102,13 @@ class Dispatcher:
     def __init__(self, registry: Registry, on_change: CallRecorder | None = None) -> None:
         self._registry = registry
         self._on_change = on_change
+        # The JSON-RPC methods this server answers: name -> handler(params, id, context).
+        self._methods: dict[str, Callable[[dict[str, Any], Any, ToolContext], dict[str, Any]]] = {
+            "initialize": self._initialize,
+            "ping": self._ping,
+            "tools/list": self._list_tools,
+            "tools/call": self._call,
+        }
 
     def handle(self, message: Any, context: ToolContext) -> dict[str, Any] | None:
         """The reply to one message, or None for a notification."""
@@ -127,28 +134,33 @@ class Dispatcher:
         return None if notification else reply
 
     def _method(self, method: str, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        if method == "initialize":
-            asked = params.get("protocolVersion")
-            version = asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
-            return result(
-                id_,
-                {
-                    "protocolVersion": version,
-                    "capabilities": {"tools": {"listChanged": False}},
-                    "serverInfo": SERVER_INFO,
-                    "instructions": "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
-                    "repository files, assets, analytics and credits.",
-                },
-            )
-        if method == "ping":
-            return result(id_, {})
-        if method == "tools/list":
-            return result(id_, Encoded(self._registry.listing()))
-        if method == "tools/call":
-            return self._call(params, id_, context)
+        """Dispatch by the method table; notifications are acknowledged, anything else is not found."""
+        handler = self._methods.get(method)
+        if handler is not None:
+            return handler(params, id_, context)
         if method.startswith("notifications/"):
             return result(id_, {})
         return error(id_, METHOD_NOT_FOUND, "Method not implemented")
+
+    def _initialize(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        version = asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        return result(
+            id_,
+            {
+                "protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": SERVER_INFO,
+                "instructions": "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
+                "repository files, assets, analytics and credits.",
+            },
+        )
+
+    def _ping(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        return result(id_, {})
+
+    def _list_tools(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        return result(id_, Encoded(self._registry.listing()))
 
     def _call(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         name = params.get("name")
