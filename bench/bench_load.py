@@ -235,7 +235,10 @@ def gateway_load(ctx: Context) -> Result:
         "Where the time goes: the unauthenticated /mcp answer touches no storage; every other request makes "
         "one or more calls to the embedded AWS (moto behind werkzeug, in the stack's process: its server "
         "closes every connection, so each call opens a new TCP connection, and its handlers share the stack "
-        "process's GIL with the functions). Compare the `mcp (no token)` row with the others.",
+        "process's GIL with the functions). Compare the `mcp (no token)` row with the others: the gateway and "
+        "the functions answer in a few ms when no storage is involved, so the embedded AWS is the bottleneck "
+        "(one DynamoDB call alone costs 4 to 8 ms, see mcp-round-trips; a registration makes two, a token "
+        "request three).",
         "Percentiles nearest-rank over the client-side time of each request (the benchmark's own threads "
         "share one GIL too).",
     ]

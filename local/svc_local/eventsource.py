@@ -70,7 +70,7 @@ class SqsPoller:
         spec = self.source.function
         ids = [m["MessageId"] for m in batch]
         try:
-            result = self.registry.handler(spec)(event, LambdaContext.for_function(spec, str(uuid.uuid4())))
+            result = self.registry.invoke(spec, event, LambdaContext.for_function(spec, str(uuid.uuid4())))
         except Exception:
             log.exception("%s failed on a batch of %d", spec.logical_id, len(batch))
             return ids

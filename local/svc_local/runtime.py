@@ -3,7 +3,8 @@
 As on Lambda, an instance of a function serves one request at a time: a request that arrives while every
 instance of its function is busy gets a new instance (a fresh copy of the handler module, so module-level
 state such as a Powertools resolver's current event is never shared by requests that run at the same time),
-and each invocation runs in its own `contextvars` context (per-request log keys and deadlines).
+and each instance runs its requests in a `contextvars` context of its own (log keys, the current event, a
+database connection: the instance's, never another's).
 """
 
 from __future__ import annotations
@@ -59,6 +60,14 @@ class LambdaContext:
         )
 
 
+@dataclass
+class _Instance:
+    """One instance of a function: its handler and its execution context, used by one request at a time."""
+
+    handler: Handler
+    context: contextvars.Context
+
+
 class FunctionRegistry:
     """Functions by logical id, function name and ARN; handlers imported once, on first use (a cold start)."""
 
@@ -66,7 +75,7 @@ class FunctionRegistry:
         self._by_name: dict[str, FunctionSpec] = {}
         self._handlers: dict[str, Handler] = {}
         self._injected: set[str] = set()
-        self._idle: dict[str, list[Handler]] = {}
+        self._idle: dict[str, list[_Instance]] = {}
         self._instances: dict[str, int] = {}
         self._lock = threading.Lock()
         for spec in functions:
@@ -114,7 +123,7 @@ class FunctionRegistry:
             return self._instances.get(spec.logical_id, 0)
 
     @contextmanager
-    def instance(self, spec: FunctionSpec) -> Iterator[Handler]:
+    def instance(self, spec: FunctionSpec) -> Iterator[_Instance]:
         """An idle instance of the function, held for one request; a new one when all are busy."""
         key = spec.logical_id
         with self._lock:
@@ -125,7 +134,7 @@ class FunctionRegistry:
                 self._instances[key] = number + 1
         if handler is None:
             try:
-                handler = self._new_instance(spec, number)
+                handler = _Instance(self._new_instance(spec, number), contextvars.Context())
             except BaseException:
                 with self._lock:
                     self._instances[key] -= 1
@@ -162,9 +171,11 @@ class FunctionRegistry:
         return cast(Handler, handler)
 
     def invoke(self, spec: FunctionSpec, event: Any, context: Any) -> Any:
-        """Run one request on an instance of its own, in a fresh context (as Lambda runs each request)."""
-        with self.instance(spec) as handler:
-            return contextvars.Context().run(handler, event, context)
+        """Run one request on an instance of its own, in that instance's context (as on Lambda, what one
+        request leaves in it, a database connection or log keys, the instance's next request finds; a
+        request running at the same time on another instance never sees it)."""
+        with self.instance(spec) as instance:
+            return instance.context.run(instance.handler, event, context)
 
 
 def error_payload(exc: BaseException, request_id: str) -> dict[str, Any]:

@@ -65,6 +65,7 @@ Resources:
         Size: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /size, Method: POST}}}}
         Together: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /together, Method: GET}}}}
         State: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /state, Method: POST}}}}
+        Served: {{Type: Api, Properties: {{RestApiId: !Ref Api, Path: /served, Method: GET}}}}
 """
 
 ECHO = """
@@ -87,7 +88,7 @@ import base64
 import json
 import time
 
-from gwtest_fns.sync import TOGETHER  # shared by every instance, as a resource outside the function
+from gwtest_fns.sync import SERVED, TOGETHER  # shared by every instance, as a resource outside the function
 
 CURRENT = {}  # module state, like a Powertools resolver's current event
 PNG = bytes(range(256))
@@ -121,6 +122,9 @@ def handler(event, context):
     if resource == "/together":
         TOGETHER.wait()
         return {"statusCode": 204}
+    if resource == "/served":  # requests this instance's execution context has served
+        SERVED.set(SERVED.get() + 1)
+        return {"statusCode": 200, "body": str(SERVED.get())}
     if resource == "/state":
         CURRENT["body"] = event["body"]
         time.sleep(0.002)  # another request running now in this instance would overwrite it
@@ -136,7 +140,10 @@ def write_app(root: Path) -> Path:
         (folder / "__init__.py").write_text("")
         (folder / "app.py").write_text(textwrap.dedent(source))
     (root / PACKAGE / "__init__.py").write_text("")
-    (root / PACKAGE / "sync.py").write_text("import threading\nTOGETHER = threading.Barrier(2, timeout=5)\n")
+    (root / PACKAGE / "sync.py").write_text(
+        "import contextvars\nimport threading\nTOGETHER = threading.Barrier(2, timeout=5)\n"
+        "SERVED = contextvars.ContextVar('served', default=0)\n"
+    )
     template = root / "template.yaml"
     template.write_text(TEMPLATE)
     return template
@@ -416,6 +423,13 @@ def test_concurrent_requests_never_share_handler_state(gateway: Gateway):
     assert [sent for sent, got in outcomes if sent != got] == []
     tools = next(route.function for route in gateway.routes if route.path == "/state")
     assert gateway.registry.instance_count(tools) > 1
+
+
+def test_an_instance_keeps_its_context_across_its_requests(client: httpx.Client):
+    # As a Lambda instance keeps its process: what one request leaves in the context (a database connection,
+    # log keys) the instance's next request finds. Sequential requests reuse the one idle instance.
+    counts = [int(client.get("/served").text) for _ in range(3)]
+    assert counts[1:] == [counts[0] + 1, counts[0] + 2]
 
 
 def test_every_request_is_logged_on_one_line(client: httpx.Client, gateway_log: io.StringIO):

@@ -226,3 +226,24 @@ def test_tokens_of_the_earlier_format_still_work_until_revoked(api, clock, beare
     assert storage_calls == ["dynamodb.GetItem", "dynamodb.UpdateItem"]
     services.grants().revoke_family("legacy-family")
     assert rpc(api, headers, call("ping")).status == 401
+
+
+def test_revoking_one_access_token_keeps_its_grant(api, bearer):
+    from apiclient import authorize_client
+
+    tokens = authorize_client(api, "demo@example.com", "demo-password-1")
+    headers = with_token(bearer, tokens["access_token"])
+    claims = claims_of(headers)
+    assert services.grants().gate.revoke_access_token(claims) is True
+    assert rpc(api, headers, call("ping")).status == 401
+    assert services.grants().gate.revoke_access_token(claims) is False  # already refused
+    assert claims.grant_id in [c.grant_id for c in services.mcp_clients().list(claims.user_id)]
+    fresh = api.post(
+        "/oauth/token",
+        form={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": tokens["client_id"],
+        },
+    ).json()
+    assert rpc(api, with_token(bearer, fresh["access_token"]), call("ping")).status == 200

@@ -8,13 +8,15 @@ import base64
 import binascii
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.router import Router
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -33,7 +35,65 @@ from svc_backoffice.errors import (
 from svc_backoffice.route_table import ROLE_RANK
 from svc_backoffice.sessions import SESSION_COOKIE
 
-logger = Logger(service="svc-backoffice")
+
+class _PerContextKeys(LambdaPowertoolsFormatter):
+    """Powertools' formatter with its appended keys kept per `contextvars` context instead of per process
+    (the same thing on Lambda): requests served side by side in one process (the local gateway) never show
+    each other's keys."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._keys: ContextVar[dict[str, Any] | None] = ContextVar("backoffice_log_keys", default=None)
+        self._base: dict[str, Any] = {}
+        super().__init__(**kwargs)
+        self._base = self.log_format
+
+    @property
+    def log_format(self) -> dict[str, Any]:
+        keys = self._keys.get()
+        if keys is None:
+            keys = dict(self._base)
+            self._keys.set(keys)
+        return keys
+
+    @log_format.setter
+    def log_format(self, value: dict[str, Any]) -> None:
+        self._keys.set(value)
+
+
+logger = Logger(service="svc-backoffice", logger_formatter=_PerContextKeys())
+
+_current_event: ContextVar[Any] = ContextVar("backoffice_current_event", default=None)
+_lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", default=None)
+
+
+class _RequestLocalResolver(APIGatewayRestResolver):
+    """Powertools keeps the current event as a class attribute of its routers (one request per process on
+    Lambda); this resolver keeps it per `contextvars` context, so requests served side by side in one
+    process each see their own (routers included, which ask the resolver)."""
+
+    @property
+    def current_event(self) -> Any:
+        return _current_event.get()
+
+    @current_event.setter
+    def current_event(self, value: Any) -> None:
+        _current_event.set(value)
+
+    @property
+    def lambda_context(self) -> Any:
+        return _lambda_context.get()
+
+    @lambda_context.setter
+    def lambda_context(self, value: Any) -> None:
+        _lambda_context.set(value)
+
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        if isinstance(event, dict):
+            _current_event.set(self._to_proxy_event(event))
+        _lambda_context.set(context)
+        return super().resolve(event, context)
+
+
 M = TypeVar("M")
 
 SIGNED_OUT = "/auth/signed-out"
@@ -93,7 +153,7 @@ def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -
 
 def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
     """A resolver serving `routers`, each request in one database transaction."""
-    app = APIGatewayRestResolver()
+    app = _RequestLocalResolver()
     app.use(middlewares=[_transaction])
 
     @app.exception_handler(DomainError)

@@ -99,6 +99,9 @@ class Table:
         except self.client.exceptions.ConditionalCheckFailedException as exc:
             raw = getattr(exc, "response", {}).get("Item")
             raise ConditionFailed(str(exc), self._plain(raw) if raw else None) from exc
+        except self.client.exceptions.TransactionConflictException as exc:
+            # A transaction is writing the same item at this moment (DynamoDB refuses the plain write).
+            raise TransactionConflict(["TransactionConflict"]) from exc
 
     # -- single items -------------------------------------------------------------------------------------
     def get(self, pk: str, sk: str, *, consistent: bool = False) -> dict[str, Any] | None:

@@ -20,12 +20,14 @@ read, then the gate counts the request (two round trips, for at most a day).
 from __future__ import annotations
 
 import math
+import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import Table
+from svc_shared.dal import ConditionFailed, Table, TransactionConflict
 from svc_shared.ratelimit import SlidingLog, log_time
 from svc_shared.tokens import BadSignature, new_token, sign, unsign
 
@@ -133,21 +135,32 @@ class Gate:
         def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
             if grant_id is not None:
                 values = {**values, ":token": token_id}
-            return self._table.update(
-                pk,
-                keys.MCP_GATE,
-                "SET " + ", ".join([*clauses, *extra_clauses]),
-                condition=guard + condition,
-                names=names or None,
-                values=values,
-                returns="UPDATED_NEW",
-                old_on_failure=True,
-            )
+            for attempt in range(3):
+                try:
+                    return self._table.update(
+                        pk,
+                        keys.MCP_GATE,
+                        "SET " + ", ".join([*clauses, *extra_clauses]),
+                        condition=guard + condition,
+                        names=names or None,
+                        values=values,
+                        returns="UPDATED_NEW",
+                        old_on_failure=True,
+                    )
+                except TransactionConflict:
+                    # A token issuance, rotation or revocation of this user is being written: a few ms.
+                    if attempt == 2:
+                        raise
+                    time.sleep(random.uniform(0.005, 0.02))
+            raise AssertionError("unreachable")
 
         def holds(item: dict[str, Any]) -> bool:
             return grant_id is None or item.get(names["#j"]) == token_id
 
-        allowed, wait, revoked = self._log.admit(pk, now, amount, send, holds)
+        try:
+            allowed, wait, revoked = self._log.admit(pk, now, amount, send, holds)
+        except TransactionConflict:  # still being written after three tries: the client retries in a second
+            return Admission(False, retry_after=1)
         if revoked:
             return Admission(False, revoked=True)
         return Admission(allowed, retry_after=wait)
@@ -171,6 +184,25 @@ class Gate:
         return self._table.update_action(
             keys.user(user_id), keys.MCP_GATE, "REMOVE #j, #c, #a, #u", names=_names(grant_id)
         )
+
+    def revoke_access_token(self, claims: AccessClaims) -> bool:
+        """Refuse this one access token from the next request on, keeping its grant (its refresh token can
+        still get a new one): for RFC 7009 revocation of an access token. False when the grant already holds
+        another token (rotated, or revoked). One conditional UpdateItem."""
+        names = _names(claims.grant_id)
+        try:
+            self._table.update(
+                keys.user(claims.user_id),
+                keys.MCP_GATE,
+                "SET #j = :revoked",
+                condition="#j = :token",
+                names={"#j": names["#j"]},
+                values={":revoked": "-", ":token": claims.token_id},
+                returns="NONE",
+            )
+        except ConditionFailed:
+            return False
+        return True
 
     # -- the workspace's list ------------------------------------------------------------------------------
     def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:

@@ -29,7 +29,7 @@ from svc_shared.dal import ConditionFailed, Table
 from svc_shared.tokens import hash_token
 
 MAX_LOG = 100  # the most slots a log has (one attribute each)
-_ATTEMPTS = 4  # writes before giving up on a slot race (another instance writing the same item each time)
+_ATTEMPTS = 10  # writes before giving up on a slot race (other requests taking the free slots each time)
 _REMEMBERED = 10_000  # item views kept per instance
 
 # send(SET clauses, condition, values) performs the conditional UpdateItem and returns what it wrote
