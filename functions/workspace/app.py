@@ -138,10 +138,52 @@ def _maybe_user() -> User | None:
 
 
 # ---- pages ------------------------------------------------------------------------------------------------
+def _home(user: User, status: int = 200, **extra: Any) -> Response:
+    from svc_shared.projects import TEMPLATES
+
+    return _page(
+        status,
+        "home.html",
+        user,
+        nav="home",
+        templates=TEMPLATES,
+        new_form=extra.pop("new_form", {"template_id": "", "prompt": ""}),
+        new_errors=extra.pop("new_errors", {}),
+        **views.home(user),
+        **extra,
+    )
+
+
 @app.get("/")
 def home() -> Response:
+    return _home(_user())
+
+
+@app.post("/workspace/projects")
+def create_project() -> Response:
+    """A new shop from a template or a description, as the create_project tool makes it."""
+    from svc_shared.mcp.tools import NEEDS_CONNECTIONS
+    from svc_shared.projects import TEMPLATES_BY_ID
+
     user = _user()
-    return _page(200, "home.html", user, nav="home", **views.home(user))
+    form = _form()
+    template_id = form.get("template_id", "").strip() or None
+    prompt = form.get("prompt", "").strip()
+    new_form = {"template_id": template_id or "", "prompt": prompt}
+    if template_id is not None and template_id not in TEMPLATES_BY_ID:
+        raise BadForm("Choose one of the templates listed, or describe the shop yourself.")
+    if not prompt and template_id is not None:
+        prompt = TEMPLATES_BY_ID[template_id].prompt
+    connected = services.connections().summary(user.id)["connections"]
+    if not (connected["repo_host"] and connected["db_host"]):
+        return _home(user, 409, new_form=new_form, new_errors={"prompt": NEEDS_CONNECTIONS})
+    try:
+        project = services.projects().create(
+            owner_id=user.id, workspace_id=user.default_workspace_id, prompt=prompt, template_id=template_id
+        )
+    except errors.InvalidInput as exc:
+        return _home(user, 400, new_form=new_form, new_errors={"prompt": exc.message})
+    return _back(f"/workspace/projects/{project.id}")
 
 
 @app.get("/workspace")

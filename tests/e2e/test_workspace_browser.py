@@ -241,6 +241,19 @@ def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchan
         context.close()
 
 
+def test_a_new_shop_is_created_by_clicking_only(chromium, merchant):
+    """After connecting (the test above), a template and one button make a project."""
+    context, page = signed_in_page(chromium, merchant["gateway"], "/")
+    try:
+        page.get_by_label("Independent bookshop", exact=False).check()
+        page.click("#create-project")
+        page.wait_for_url(f"{merchant['gateway']}/workspace/projects/*")
+        assert page.locator("h1").inner_text() == "Independent bookshop"
+        assert page.locator("#publish-button").is_visible()
+    finally:
+        context.close()
+
+
 def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromium, merchant):
     gateway, sandbox = merchant["gateway"], merchant["sandbox"]
     httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})

@@ -180,3 +180,24 @@ def test_mcp_access_lists_clients_revokes_them_and_shows_changes(api, demo_user)
     )
     assert after.status == 401
     assert "No client is authorized yet." in api.get("/workspace/mcp").text
+
+
+def test_a_new_shop_from_a_template_opens_its_project_page(api, demo_user, provider_env):
+    from apiclient import connect_provider
+
+    sign_in(api)
+    home = api.get("/")
+    assert "Coffee roastery" in home.text and 'id="create-project"' in home.text
+    refused = api.post(
+        "/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"}
+    )
+    assert refused.status == 409
+    assert 'id="new-prompt-error">Connect your GitHub account' in refused.text
+    for provider in ("repo_host", "db_host"):
+        connect_provider(api, provider)
+    short = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "", "prompt": "mugs"})
+    assert short.status == 400 and 'id="new-prompt-error">prompt must be at least' in short.text
+    made = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"})
+    assert made.status == 303
+    page = api.get(made.header("location").split("3000", 1)[1])
+    assert page.status == 200 and "<h1>Coffee roastery</h1>" in page.text
