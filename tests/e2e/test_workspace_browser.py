@@ -298,7 +298,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         page.reload()
         assert page.get_by_role("link", name="Open backoffice").is_visible()
         page.goto(f"{gateway}/")
-        assert created["name"] in page.content() and "Live" in page.locator(".project-row").first.inner_text()
+        assert "Live" in page.locator(".project-row", has_text=created["name"]).inner_text()
         shot(page, "home")
 
         # MCP access: the client is listed with its last use; Revoke stops its token at once.
