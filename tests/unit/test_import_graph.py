@@ -39,8 +39,8 @@ def _modules() -> dict[str, Path]:
             parts = path.relative_to(root).with_suffix("").parts
             if package == "backoffice" and parts[0] != "functions" and len(parts) > 1:
                 continue  # backoffice/shared is svc_backoffice; migrations are not a package
-            if "egg-info" in str(path):
-                continue
+            if "egg-info" in str(path) or "backoffice_template" in path.parts:
+                continue  # build output: `make build` copies the backoffice into the layer (gitignored)
             name = ".".join((package, *parts))
             found[name.removesuffix(".__init__")] = path
     return found
