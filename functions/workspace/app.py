@@ -162,7 +162,6 @@ def home() -> Response:
 @app.post("/workspace/projects")
 def create_project() -> Response:
     """A new shop from a template or a description, as the create_project tool makes it."""
-    from svc_shared.mcp.tools import NEEDS_CONNECTIONS
     from svc_shared.projects import TEMPLATES_BY_ID
 
     user = _user()
@@ -174,15 +173,13 @@ def create_project() -> Response:
         raise BadForm("Choose one of the templates listed, or describe the shop yourself.")
     if not prompt and template_id is not None:
         prompt = TEMPLATES_BY_ID[template_id].prompt
-    connected = services.connections().summary(user.id)["connections"]
-    if not (connected["repo_host"] and connected["db_host"]):
-        return _home(user, 409, new_form=new_form, new_errors={"prompt": NEEDS_CONNECTIONS})
     try:
+        services.connections().require_for_projects(user.id)
         project = services.projects().create(
             owner_id=user.id, workspace_id=user.default_workspace_id, prompt=prompt, template_id=template_id
         )
-    except errors.InvalidInput as exc:
-        return _home(user, 400, new_form=new_form, new_errors={"prompt": exc.message})
+    except (errors.Conflict, errors.InvalidInput) as exc:
+        return _home(user, web.status_for(exc), new_form=new_form, new_errors={"prompt": exc.message})
     return _back(f"/workspace/projects/{project.id}")
 
 

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -228,67 +229,19 @@ class Analytics:
                 failed.extend(i for i in ids[(project_id, minute)] if i not in failed)
         return BatchResult(failed_message_ids=failed, writes=writes)
 
-    def _write_day(self, project_id: str, day: str, fold: DayFold) -> int:
-        """Merge the fold into the day item with optimistic concurrency; a batch already applied (same
-        messages) is skipped. Returns the number of writes made."""
-        digest = fold.digest()
+    def _merge_write(self, pk: str, sk: str, merge: Callable[[dict[str, Any]], dict[str, Any] | None]) -> int:
+        """Read-modify-write with optimistic concurrency: `merge` turns the stored item ({} when there is
+        none) into the attributes to store, or None when there is nothing to change; the put is conditional
+        on the version read, and a lost race merges again on what the winner left. Returns the writes made."""
         for _ in range(WRITE_ATTEMPTS):
-            item = self._table.get(keys.stats(project_id), keys.day(day), consistent=True) or {}
-            applied = list(item.get("batches", []))
-            if digest in applied:
+            item = self._table.get(pk, sk, consistent=True) or {}
+            changes = merge(item)
+            if changes is None:
                 return 0
-            version = int(item.get("version", 0))
-            registers = unpack(item.get("hll"))
-            for index, rank in fold.registers.items():
-                if rank > registers[index]:
-                    registers[index] = rank
-            pages = _merge_counts(item.get("pages", {}), fold.pages)
-            referrers = _merge_counts(item.get("referrers", {}), fold.referrers)
-            countries = _merge_counts(item.get("countries", {}), fold.countries)
-            new = {
-                "pk": keys.stats(project_id),
-                "sk": keys.day(day),
-                "version": version + 1,
-                "pageviews": int(item.get("pageviews", 0)) + fold.pageviews,
-                "pages": pages,
-                "referrers": referrers,
-                "countries": countries,
-                "hll": pack(registers),
-                "batches": [*applied, digest][-KEPT_BATCHES:],
-            }
-            try:
-                self._table.put(
-                    new,
-                    condition="attribute_not_exists(pk)" if not item else "#v = :v",
-                    names=None if not item else {"#v": "version"},
-                    values=None if not item else {":v": version},
-                )
-                return 1
-            except ConditionFailed:
-                continue  # another batch wrote the day first: merge again on what it left
-        raise ConditionFailed(f"day item {project_id}/{day} kept changing")
-
-    def _write_minute(self, project_id: str, minute: str, added: dict[int, int]) -> int:
-        """Merge a batch's session sketch into the minute's (a max per register: a batch applied twice
-        changes nothing). Returns the number of writes made (0 when the batch adds nothing)."""
-        at = datetime.strptime(minute, "%Y%m%d%H%M").replace(tzinfo=UTC).timestamp()
-        for _ in range(WRITE_ATTEMPTS):
-            item = self._table.get(keys.live(project_id), keys.live_minute(minute), consistent=True) or {}
-            registers = unpack(item.get("hll"), SESSION_REGISTERS)
-            if all(registers[i] >= rank for i, rank in added.items()):
-                return 0
-            for index, rank in added.items():
-                registers[index] = max(registers[index], rank)
             version = int(item.get("version", 0))
             try:
                 self._table.put(
-                    {
-                        "pk": keys.live(project_id),
-                        "sk": keys.live_minute(minute),
-                        "version": version + 1,
-                        "hll": pack(registers),
-                        "expires_at": int(at) + LIVE_SECONDS,
-                    },
+                    {"pk": pk, "sk": sk, "version": version + 1, **changes},
                     condition="attribute_not_exists(pk)" if not item else "#v = :v",
                     names=None if not item else {"#v": "version"},
                     values=None if not item else {":v": version},
@@ -296,7 +249,44 @@ class Analytics:
                 return 1
             except ConditionFailed:
                 continue
-        raise ConditionFailed(f"minute item {project_id}/{minute} kept changing")
+        raise ConditionFailed(f"{pk}/{sk} kept changing")
+
+    def _write_day(self, project_id: str, day: str, fold: DayFold) -> int:
+        """Merge the fold into the day item; a batch already applied (same messages) is skipped."""
+        digest = fold.digest()
+
+        def merge(item: dict[str, Any]) -> dict[str, Any] | None:
+            applied = list(item.get("batches", []))
+            if digest in applied:
+                return None
+            registers = unpack(item.get("hll"))
+            for index, rank in fold.registers.items():
+                registers[index] = max(registers[index], rank)
+            return {
+                "pageviews": int(item.get("pageviews", 0)) + fold.pageviews,
+                "pages": _merge_counts(item.get("pages", {}), fold.pages),
+                "referrers": _merge_counts(item.get("referrers", {}), fold.referrers),
+                "countries": _merge_counts(item.get("countries", {}), fold.countries),
+                "hll": pack(registers),
+                "batches": [*applied, digest][-KEPT_BATCHES:],
+            }
+
+        return self._merge_write(keys.stats(project_id), keys.day(day), merge)
+
+    def _write_minute(self, project_id: str, minute: str, added: dict[int, int]) -> int:
+        """Merge a batch's session sketch into the minute's (a maximum per register: a batch applied twice
+        changes nothing)."""
+        at = datetime.strptime(minute, "%Y%m%d%H%M").replace(tzinfo=UTC).timestamp()
+
+        def merge(item: dict[str, Any]) -> dict[str, Any] | None:
+            registers = unpack(item.get("hll"), SESSION_REGISTERS)
+            if all(registers[i] >= rank for i, rank in added.items()):
+                return None
+            for index, rank in added.items():
+                registers[index] = max(registers[index], rank)
+            return {"hll": pack(registers), "expires_at": int(at) + LIVE_SECONDS}
+
+        return self._merge_write(keys.live(project_id), keys.live_minute(minute), merge)
 
     # -- reading --------------------------------------------------------------------------------------------
     def report(self, project_id: str, start: date, end: date) -> dict[str, Any]:

@@ -12,13 +12,17 @@ from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock
 from svc_shared.crypto import DecryptionFailed, Envelope
 from svc_shared.dal import ConditionFailed, Table
-from svc_shared.errors import DomainError, InvalidInput, UpstreamError
+from svc_shared.errors import Conflict, DomainError, InvalidInput, UpstreamError
 from svc_shared.providers.http import ProviderError
 from svc_shared.tokens import BadSignature, sign, unsign
 
 Provider = Literal["repo_host", "db_host", "static_host"]
 PROVIDERS: tuple[str, ...] = ("repo_host", "db_host", "static_host")
 STATE_TTL = 600
+NEEDS_CONNECTIONS = (
+    "Connect your GitHub account (repo_host) and your Supabase account (db_host) in the workspace before "
+    "creating a project: the project's code and database live in your own accounts."
+)
 REFRESH_MARGIN = 120
 _PURPOSE = "provider-oauth-state"
 
@@ -195,6 +199,12 @@ class Connections:
     def summary(self, user_id: str) -> dict[str, Any]:
         rows = {r["provider"] for r in self._tokens.query(user_id)}
         return {"success": True, "connections": {p: p in rows for p in PROVIDERS}}
+
+    def require_for_projects(self, user_id: str) -> None:
+        """A project's code and database live in the user's own accounts: both must be connected first."""
+        connected = self.summary(user_id)["connections"]
+        if not (connected["repo_host"] and connected["db_host"]):
+            raise Conflict(NEEDS_CONNECTIONS, code="connections_required")
 
     def details(self, user_id: str) -> dict[str, dict[str, Any]]:
         """Per provider: connected or not, the connected account where known, and since when."""

@@ -10,7 +10,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from svc_shared import services
-from svc_shared.errors import DomainError
 from svc_shared.mcp.registry import NoArguments, Registry, ToolContext, ToolInput
 
 registry = Registry()
@@ -64,12 +63,6 @@ def list_library_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 # -- projects ----------------------------------------------------------------------------------------------
-NEEDS_CONNECTIONS = (
-    "Connect your GitHub account (repo_host) and your Supabase account (db_host) in the workspace before "
-    "creating a project: the project's code and database live in your own accounts."
-)
-
-
 class CreateProjectArguments(ToolInput):
     prompt: str = Field(
         min_length=10,
@@ -121,9 +114,7 @@ class ProjectKnowledgeArguments(ProjectArguments, KnowledgeArguments):
     idempotent=False,
 )
 def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, Any]:
-    connected = services.connections().summary(ctx.user_id)["connections"]
-    if not (connected["repo_host"] and connected["db_host"]):
-        raise DomainError(NEEDS_CONNECTIONS, code="connections_required")
+    services.connections().require_for_projects(ctx.user_id)
     user = services.accounts().get_user(ctx.user_id)
     project = services.projects().create(
         owner_id=user.id,

@@ -66,6 +66,7 @@ def static_file(name: str) -> tuple[bytes, str, str] | None:
     return content, kind, '"' + hashlib.sha256(content).hexdigest()[:20] + '"'
 
 
+@functools.lru_cache(maxsize=1)
 def asset_version() -> str:
     """Part of the static URLs, so a new deployment's files are fetched afresh."""
     digest = hashlib.sha256()

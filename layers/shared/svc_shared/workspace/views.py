@@ -7,7 +7,6 @@ from typing import Any
 
 from svc_shared import services
 from svc_shared.accounts import User, Workspace
-from svc_shared.errors import NotFound
 from svc_shared.projects import Project
 from svc_shared.providers import label
 from svc_shared.publishing import STAGES
@@ -116,9 +115,3 @@ def mcp_access(user: User) -> dict[str, Any]:
         "clients": clients,
         "activity": services.tool_audit().recent(user.id),
     }
-
-
-def require_found(value: Any, what: str) -> Any:
-    if value is None:
-        raise NotFound(f"{what} not found")
-    return value
