@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,3 +84,39 @@ def start_stack(
     process.stdout.close()
     log = (state.parent / f"{state.name}-stderr.log").read_text()[-3000:]
     pytest.fail(f"the stack exited with {process.wait()} before ready:\n{log}")
+
+
+def cli(stack: RunningStack, *args: str) -> subprocess.CompletedProcess[str]:
+    """The operator's command line (`svc --local ...`) against a running stack."""
+    aws_port = stack.services["aws"].rsplit(":", 1)[1]
+    return subprocess.run(
+        [sys.executable, "-m", "svc_local.ops", "--local", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**stack.env, "SVC_AWS_PORT": aws_port},
+        timeout=60,
+        check=False,
+    )
+
+
+def create_user(stack: RunningStack, email: str, password: str, plan: str = "paid") -> None:
+    created = cli(stack, "users", "create", "--email", email, "--password", password, "--plan", plan)
+    assert created.returncode == 0, created.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def launch_chromium(playwright: Any) -> Any:
+    """Debian's headless Chromium driven by Playwright (no browser download)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import httpx
+from stackproc import create_user
 from test_journeys import connect, signed_in
-from test_workspace_browser import access_token, create_user, tool
+from test_workspace_browser import access_token, tool
 
 BEACONS = 5000
 VISITORS = 1800

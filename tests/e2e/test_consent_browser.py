@@ -7,15 +7,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+from stackproc import launch_chromium
 
 
 class Callback(BaseHTTPRequestHandler):
@@ -72,19 +70,7 @@ def test_consent_page_allow_clicked_in_headless_chromium(gateway, callback_serve
     )
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page()
             page.goto(url)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from urllib.parse import urljoin
@@ -19,7 +18,7 @@ import psycopg
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from stackproc import ROOT
+from stackproc import create_user
 from test_mcp_sdk_oauth import MemoryStorage, ScriptedBrowser, provider_for
 
 PROVIDERS = ("repo_host", "db_host", "static_host")
@@ -56,29 +55,7 @@ def merchant(gateway):
 
 
 def test_connecting_providers_one_by_one_and_disconnecting_one(gateway, stack):
-    env = stack.env
-    created = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "svc_local.ops",
-            "--local",
-            "users",
-            "create",
-            "--email",
-            "connector@example.com",
-            "--password",
-            "connector-pass-1",
-            "--plan",
-            "paid",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**env, "SVC_AWS_PORT": stack.services["aws"].rsplit(":", 1)[1]},
-    )
-    assert created.returncode == 0, created.stderr
+    create_user(stack, "connector@example.com", "connector-pass-1")
     with signed_in(gateway, "connector@example.com", "connector-pass-1") as browser:
         assert connections(browser) == dict.fromkeys(PROVIDERS, False)
         done = []

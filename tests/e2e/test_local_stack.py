@@ -4,12 +4,10 @@ with exit 0 and keeps its state for the next start."""
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
-from stackproc import ROOT, start_stack
+from stackproc import cli, start_stack
 
 from svc_local.postgres import redact, socket_address
 
@@ -21,19 +19,6 @@ def sign_in(gateway: str, email: str, password: str) -> httpx.Cookies:
     assert answer.status_code == 303, answer.text
     assert "svc_ws_session" in answer.cookies
     return answer.cookies
-
-
-def cli(stack, *args: str) -> subprocess.CompletedProcess[str]:
-    aws_port = stack.services["aws"].rsplit(":", 1)[1]
-    return subprocess.run(
-        [sys.executable, "-m", "svc_local.ops", "--local", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**stack.env, "SVC_AWS_PORT": aws_port},
-        timeout=60,
-        check=False,
-    )
 
 
 def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path: Path):

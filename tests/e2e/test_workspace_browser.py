@@ -10,9 +10,6 @@ import hashlib
 import json
 import os
 import secrets
-import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,37 +17,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-from stackproc import ROOT
+from stackproc import ROOT, create_user, launch_chromium
 from test_mcp_sdk_oauth import REDIRECT, ScriptedBrowser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "workspace@example.com", "workspace-pass-1"
-
-
-def create_user(stack, email: str, password: str, plan: str = "paid") -> None:
-    created = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "svc_local.ops",
-            "--local",
-            "users",
-            "create",
-            "--email",
-            email,
-            "--password",
-            password,
-            "--plan",
-            plan,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**stack.env, "SVC_AWS_PORT": stack.services["aws"].rsplit(":", 1)[1]},
-    )
-    assert created.returncode == 0, created.stderr
 
 
 def access_token(gateway: str, email: str, password: str, name: str) -> str:
@@ -120,19 +91,7 @@ def chromium() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch_chromium(playwright)
         try:
             yield browser
         finally:
@@ -204,6 +163,9 @@ def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchan
         popup.wait_for_event("close")
         card.locator(".ok").wait_for()
         assert "Connected" in card.inner_text()
+        # Only the action that applies is offered: Disconnect, not Connect again.
+        assert card.get_by_role("link", name="Connect Supabase").is_hidden()
+        assert card.get_by_role("button", name="Disconnect").is_visible()
         assert page.url == f"{gateway}/workspace/connections"  # the card changed without a reload
 
         static = page.locator("#card-static_host")
@@ -231,6 +193,7 @@ def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchan
         page.on("dialog", answer)
         static.get_by_role("button", name="Disconnect").click()
         static.locator(".off").wait_for()
+        assert static.get_by_role("button", name="Disconnect").is_hidden()
         assert "stay untouched" in messages[0]
         page.remove_listener("dialog", answer)
         with page.expect_popup() as popup_info:

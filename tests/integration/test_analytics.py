@@ -61,6 +61,14 @@ def beacon(api, project, path="/", visitor="visitor-0001", session="session-0001
     return api.post("/api/analytics/collect", json_body=body, headers={"Origin": "https://shop.example"})
 
 
+def day_report(api, bearer, project, day: str) -> dict:
+    """get_project_analytics over MCP for one day."""
+    result = call_tool(
+        api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day
+    )
+    return json.loads(result["content"][0]["text"])
+
+
 def call_tool(api, bearer, name, **arguments):
     reply = api.post(
         "/mcp",
@@ -99,11 +107,7 @@ def test_beacon_is_counted_and_reported(clock, api, bearer, project, drain):
     beacon(api, project, path="/", visitor="visitor-0002", session="session-0002")
     beacon(api, project, path="/products/mug", visitor="visitor-0002", session="session-0002")
     assert drain() == 3
-    report = json.loads(
-        call_tool(api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day)[
-            "content"
-        ][0]["text"]
-    )
+    report = day_report(api, bearer, project, day)
     assert report["pageviews"] == 3
     assert report["unique_visitors"] == 2
     assert report["top_pages"][0] == {"path": "/products/mug", "pageviews": 2}
@@ -117,11 +121,7 @@ def test_top_pages_are_the_five_most_viewed(clock, api, bearer, project, drain):
         for _ in range(n + 1):
             beacon(api, project, path=f"/p{n}")
     drain()
-    report = json.loads(
-        call_tool(api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day)[
-            "content"
-        ][0]["text"]
-    )
+    report = day_report(api, bearer, project, day)
     assert [p["path"] for p in report["top_pages"]] == ["/p6", "/p5", "/p4", "/p3", "/p2"]
 
 
@@ -222,11 +222,7 @@ def test_a_batch_delivered_again_is_not_counted_twice(clock, api, bearer, projec
         "batchItemFailures": []
     }  # the same batch again: already applied
     day = datetime.fromtimestamp(clock.now(), UTC).date().isoformat()
-    report = json.loads(
-        call_tool(api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day)[
-            "content"
-        ][0]["text"]
-    )
+    report = day_report(api, bearer, project, day)
     assert report["pageviews"] == 4
     assert report["unique_visitors"] == 4
 
@@ -244,11 +240,7 @@ def test_a_malformed_message_is_dropped_and_the_rest_counted(clock, api, bearer,
     }
     assert aggregate(event, lambda_context()) == {"batchItemFailures": []}
     day = datetime.fromtimestamp(clock.now(), UTC).date().isoformat()
-    report = json.loads(
-        call_tool(api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day)[
-            "content"
-        ][0]["text"]
-    )
+    report = day_report(api, bearer, project, day)
     assert report["pageviews"] == 1
 
 
