@@ -7,12 +7,9 @@ resolver: the resolver's import (about 90 ms here) was the largest part of this 
 from __future__ import annotations
 
 import base64
-import functools
 from typing import Any
-from urllib.parse import urlsplit
 
 from svc_shared import services
-from svc_shared.config import is_loopback_url
 from svc_shared.logs import get_logger
 from svc_shared.mcp import protocol
 from svc_shared.mcp.registry import ToolContext
@@ -43,9 +40,6 @@ def record_change(context: ToolContext, tool: str, args: Any, value: Any, error:
 dispatcher = protocol.Dispatcher(registry, on_change=record_change)
 MAX_BODY = 1024 * 1024
 NOT_ALLOWED = "Method not allowed: POST a JSON-RPC 2.0 request with a Bearer access token to this URL."
-# Browser-based clients call /mcp cross-origin (the same policy as web.PUBLIC_CORS).
-CORS_ALLOW_HEADERS = "Authorization,Content-Type,MCP-Protocol-Version,Mcp-Session-Id"
-CORS_EXPOSE_HEADERS = "WWW-Authenticate,Retry-After,Mcp-Session-Id"
 
 
 class Request:
@@ -70,9 +64,11 @@ class Request:
 def _reply(
     request: Request, status: int, body: Any = None, headers: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    out = {"Cache-Control": "no-store", **(headers or {})}
-    if request.headers.get("origin"):
-        out |= {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": CORS_EXPOSE_HEADERS}
+    out = {
+        "Cache-Control": "no-store",
+        **services.origin_policy().cors_headers(request.headers.get("origin")),
+    }
+    out |= headers or {}
     if body is not None:
         out["Content-Type"] = "application/json"
     return {
@@ -83,23 +79,13 @@ def _reply(
     }
 
 
-@functools.lru_cache(maxsize=4)
-def _allowed_hosts(base: str) -> frozenset[str]:
-    allowed = {urlsplit(base).netloc.lower()}
-    if is_loopback_url(base):
-        port = urlsplit(base).port
-        allowed |= {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
-    return frozenset(allowed)
-
-
 def _trusted_origin(request: Request) -> bool:
-    """DNS-rebinding protection: Host (and Origin when sent) must be the public host; loopback in local runs."""
-    allowed = _allowed_hosts(services.settings().public_base_url)
-    host = request.headers.get("host", "").lower()
-    origin = request.headers.get("origin")
-    if host not in allowed:
-        return False
-    return origin is None or urlsplit(origin).netloc.lower() in allowed
+    """DNS-rebinding protection and the browser origin policy (svc_shared.origins): the Host must be the
+    public host, and an Origin, when sent, an allowed one."""
+    policy = services.origin_policy()
+    return policy.host_allowed(request.headers.get("host")) and policy.origin_allowed(
+        request.headers.get("origin")
+    )
 
 
 def _unauthorized(request: Request) -> dict[str, Any]:
@@ -109,6 +95,18 @@ def _unauthorized(request: Request) -> dict[str, Any]:
     message = "Unauthorized: a valid Bearer access token is required."
     return _reply(
         request, 401, protocol.error(None, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
+    )
+
+
+def _insufficient_scope(request: Request, id_: Any, tool: str, scopes: tuple[str, ...]) -> dict[str, Any]:
+    """RFC 6750 §3.1: the token is valid but does not allow this tool; the challenge names the scope to ask
+    for, so a client can step up."""
+    challenge = www_authenticate(
+        services.settings().public_base_url, token_sent=True, insufficient_scope=scopes[0]
+    )
+    message = f"Forbidden: the tool {tool} needs the scope {' or '.join(scopes)}, which this token lacks."
+    return _reply(
+        request, 403, protocol.error(id_, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
     )
 
 
@@ -126,7 +124,42 @@ def _claims(request: Request) -> AccessClaims | None:
     grant = services.grants().verify_access_token(token)
     if grant is None:
         return None
-    return AccessClaims(grant.user_id, "", "", grant.client_id, grant.expires_at)
+    return AccessClaims(grant.user_id, "", "", grant.client_id, grant.expires_at, grant.scope)
+
+
+def _scope_refusal(request: Request, messages: list[Any], scope: str) -> dict[str, Any] | None:
+    """The 403 for the first tool call the token's scope does not allow (checked before any I/O)."""
+    for message in messages:
+        if isinstance(message, dict) and message.get("method") == "tools/call":
+            params = message.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            tool = registry.tools.get(name) if isinstance(name, str) else None
+            if tool is not None and not tool.allowed_by(scope):
+                return _insufficient_scope(request, message.get("id"), tool.name, tool.accepted_scopes)
+    return None
+
+
+def _era_problem(request: Request, parsed: protocol.Parsed) -> tuple[bool, dict[str, Any] | None]:
+    """(stateless, the reply refusing the request or None), from the MCP-Protocol-Version header: absent or a
+    handshake-era version is served as such; 2026-07-28 requests must carry a valid envelope; anything else
+    is a version this server does not speak."""
+    header = request.headers.get("mcp-protocol-version")
+    version = header.strip() if header is not None else None
+    first = parsed.messages[0] if len(parsed.messages) == 1 and isinstance(parsed.messages[0], dict) else {}
+    id_ = first.get("id") if isinstance(first.get("id"), str | int) else None
+    if version is None or version in protocol.HANDSHAKE_VERSIONS:
+        return False, None
+    if version not in protocol.STATELESS_VERSIONS:
+        return False, _reply(request, 400, protocol.unsupported_version(id_, version))
+    if parsed.batch:
+        message = "Invalid Request: protocol 2026-07-28 takes one JSON-RPC message per request, not a batch."
+        return True, _reply(request, 400, protocol.error(None, protocol.INVALID_REQUEST, message))
+    if isinstance(parsed.messages[0], dict) and "id" not in parsed.messages[0]:
+        return True, None  # a notification: acknowledged below, whatever its envelope
+    problem = protocol.check_stateless(parsed.messages[0], request.headers)
+    if problem is not None:
+        return True, _reply(request, protocol.http_status(problem), problem)
+    return True, None
 
 
 def rpc(request: Request) -> dict[str, Any]:
@@ -148,6 +181,12 @@ def rpc(request: Request) -> dict[str, Any]:
     parsed = protocol.parse(request.body)
     if parsed.failure is not None:
         return _reply(request, 400, parsed.failure)
+    stateless, refusal = _era_problem(request, parsed)
+    if refusal is not None:
+        return refusal
+    refusal = _scope_refusal(request, parsed.messages, claims.scope)
+    if refusal is not None:
+        return refusal
     # One conditional write: the token is still its grant's current one (not revoked, not rotated away),
     # and the request fits the user's sliding window. Each message of a batch counts as one request; a
     # batch that does not fit is refused whole.
@@ -161,9 +200,15 @@ def rpc(request: Request) -> dict[str, Any]:
         message = f"Rate limit exceeded: {RATE_LIMIT} requests/min per user. Retry in {wait}s."
         return _reply(request, 429, protocol.error(None, -32000, message), {"Retry-After": str(wait)})
     context = ToolContext(user_id=claims.user_id, client_id=claims.client_id)
-    replies = [r for r in (dispatcher.handle(m, context) for m in parsed.messages) if r is not None]
+    replies = [
+        r
+        for r in (dispatcher.handle(m, context, stateless=stateless) for m in parsed.messages)
+        if r is not None
+    ]
     if not replies:
         return _reply(request, 202)
+    if stateless:
+        return _reply(request, protocol.http_status(replies[0]), replies[0])
     return _reply(request, 200, replies if parsed.batch else replies[0])
 
 
@@ -171,16 +216,16 @@ def route(request: Request) -> dict[str, Any]:
     if request.method == "POST":
         return rpc(request)
     if request.method == "OPTIONS":
-        return _reply(
-            request,
-            204,
-            headers={
-                "Access-Control-Allow-Origin": "*",
-                "Access-Control-Allow-Methods": "POST,OPTIONS",
-                "Access-Control-Allow-Headers": CORS_ALLOW_HEADERS,
-                "Access-Control-Max-Age": "86400",
-            },
-        )
+        policy = services.origin_policy()
+        origin = request.headers.get("origin")
+        if not policy.origin_allowed(origin):
+            return _reply(
+                request,
+                403,
+                protocol.error(None, protocol.INVALID_REQUEST, "Forbidden: untrusted Origin."),
+                {"Vary": "Origin"},
+            )
+        return _reply(request, 204, headers=policy.preflight_headers(origin, "POST,OPTIONS"))
     return _reply(
         request, 405, protocol.error(None, protocol.INVALID_REQUEST, NOT_ALLOWED), {"Allow": "POST, OPTIONS"}
     )

@@ -1,8 +1,10 @@
 """The tool server's OAuth 2.1 authorization server: discovery metadata, client registration, the consent
-screen and the token endpoint. OAuth errors are answered in RFC 6749 form here and nowhere else."""
+screen, the token endpoint and revocation (RFC 7009). OAuth errors are answered in RFC 6749 form here and
+nowhere else. Browser clients reach the public endpoints under the one origin policy (svc_shared.origins)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -22,10 +24,11 @@ from svc_shared.oauth.authorize import (
 )
 from svc_shared.oauth.clients import REGISTRATIONS_PER_MINUTE
 from svc_shared.oauth.errors import AuthorizeRequestError, OAuthError
+from svc_shared.origins import refused_origin_message
 from svc_shared.sessions import SESSION_COOKIE
 
 logger = get_logger()
-app = web.create_resolver(cors=web.PUBLIC_CORS)
+app = web.create_resolver()
 MAX_BODY = 64 * 1024
 STATUS_BY_OAUTH_ERROR = {"invalid_client": 401, "rate_limited": 429, "server_error": 500}
 
@@ -51,6 +54,11 @@ def _authorize_page_error(exc: AuthorizeRequestError) -> Response:
 
 # -- discovery ---------------------------------------------------------------------------------------------
 @app.get("/.well-known/oauth-authorization-server")
+# Behind an API Gateway stage (https://ID.execute-api.REGION.amazonaws.com/live) the issuer has a path, and
+# RFC 8414's path-inserted URL (/.well-known/oauth-authorization-server/live) lies outside the stage, where
+# API Gateway answers 403. MCP clients then try OpenID Connect discovery with the path appended
+# (<issuer>/.well-known/openid-configuration), which is inside the stage: the same document answers there.
+@app.get("/.well-known/openid-configuration")
 def authorization_server_metadata() -> Response:
     return _public_json(metadata.authorization_server(services.settings().public_base_url))
 
@@ -119,8 +127,8 @@ def _redirect_error(exc: RedirectError) -> Response:
     return web.redirect(location, 302)
 
 
-@app.get("/oauth/authorize", cors=False)
-@app.get("/authorize", cors=False)
+@app.get("/oauth/authorize")
+@app.get("/authorize")
 def authorize() -> Response:
     settings = services.settings()
     params = _query()
@@ -160,8 +168,8 @@ def authorize() -> Response:
     return web.html_response(200, page, headers={"Content-Security-Policy": csp})
 
 
-@app.post("/oauth/authorize", cors=False)
-@app.post("/authorize", cors=False)
+@app.post("/oauth/authorize")
+@app.post("/authorize")
 def authorize_decision() -> Response:
     settings = services.settings()
     form = web.form_body(app)
@@ -242,6 +250,70 @@ def token() -> Response:
     return web.json_response(200, pair.response(), headers={"Pragma": "no-cache"})
 
 
+@app.post("/oauth/revoke")
+@app.post("/revoke")
+def revoke() -> Response:
+    """RFC 7009: the client authenticates as at the token endpoint; the answer is 200 whether or not the
+    token was known (a client cannot probe for tokens)."""
+    form = _token_form()
+    client = services.oauth_clients().authenticate(form, app.current_event.headers.get("authorization"))
+    hint = form.get("token_type_hint")
+    if hint is not None and hint not in ("access_token", "refresh_token"):
+        raise OAuthError("unsupported_token_type", "token_type_hint must be access_token or refresh_token")
+    if not form.get("token"):
+        raise OAuthError("invalid_request", "token is required")
+    services.grants().revoke_token(client, form["token"])
+    return web.json_response(200, {}, headers={"Pragma": "no-cache"})
+
+
+# -- the origin policy -------------------------------------------------------------------------------------
+# Paths a browser-based MCP client calls cross-origin. The consent screen is not one of them: it is a page of
+# this origin, protected by its consent token.
+CROSS_ORIGIN_PATHS = (
+    "/.well-known/",
+    "/oauth/register",
+    "/oauth/token",
+    "/oauth/revoke",
+    "/register",
+    "/token",
+    "/revoke",
+)
+
+
+def _header(event: dict[str, Any], name: str) -> str | None:
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == name and value is not None:
+            return str(value)
+    return None
+
+
+def _with_origin_policy(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    path = str(event.get("path") or "")
+    if not path.startswith(CROSS_ORIGIN_PATHS):
+        return app.resolve(event, context)
+    policy = services.origin_policy()
+    origin = _header(event, "origin")
+    if not policy.origin_allowed(origin):
+        body = {"error": "invalid_request", "error_description": refused_origin_message(origin or "")}
+        return {
+            "statusCode": 403,
+            "headers": {"Content-Type": "application/json", "Cache-Control": "no-store", "Vary": "Origin"},
+            "body": json.dumps(body),
+            "isBase64Encoded": False,
+        }
+    if str(event.get("httpMethod") or "").upper() == "OPTIONS":
+        methods = "GET,OPTIONS" if path.startswith("/.well-known/") else "POST,OPTIONS"
+        return {
+            "statusCode": 204,
+            "headers": policy.preflight_headers(origin, methods),
+            "body": "",
+            "isBase64Encoded": False,
+        }
+    answer = app.resolve(event, context)
+    answer.setdefault("headers", {}).update(policy.cors_headers(origin))
+    return answer
+
+
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return _with_origin_policy(event, context)

@@ -243,19 +243,72 @@ def test_arguments_that_are_not_an_object_are_an_error_result(api, bearer, argum
     assert reply["result"]["isError"] is True
 
 
-def test_cors_preflight_and_headers_for_browser_clients(api, bearer):
-    preflight = api.request(
-        "OPTIONS",
-        "/mcp",
-        headers={"Origin": "https://inspector.example", "Access-Control-Request-Method": "POST"},
-    )
+@pytest.fixture
+def inspector_allowed(monkeypatch, app_env):
+    from svc_shared import services
+
+    monkeypatch.setenv("ALLOWED_ORIGINS", "http://localhost:6274, https://inspector.example")
+    services.wire(clock=services.clock())
+    yield
+    monkeypatch.delenv("ALLOWED_ORIGINS")
+    services.wire(clock=services.clock())
+
+
+def test_an_allowed_browser_origin_gets_the_same_answer_at_preflight_and_request(
+    inspector_allowed, api, bearer
+):
+    origin = {"Origin": "http://localhost:6274"}
+    preflight = api.request("OPTIONS", "/mcp", headers={**origin, "Access-Control-Request-Method": "POST"})
     assert preflight.status == 204
-    assert preflight.header("access-control-allow-origin") == "*"
-    assert "Authorization" in preflight.header("access-control-allow-headers")
-    assert "MCP-Protocol-Version" in preflight.header("access-control-allow-headers")
-    unauthorized = api.post("/mcp", json_body=call("ping"), headers={"Origin": "http://127.0.0.1:3000"})
+    assert preflight.header("access-control-allow-origin") == "http://localhost:6274"  # echoed, never *
+    assert preflight.header("vary") == "Origin"
+    for header in ("Authorization", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"):
+        assert header in preflight.header("access-control-allow-headers")
+    answer = rpc(api, bearer, call("ping"), **origin)
+    assert answer.status == 200
+    assert answer.header("access-control-allow-origin") == "http://localhost:6274"
+    unauthorized = api.post("/mcp", json_body=call("ping"), headers=origin)
     assert unauthorized.status == 401
     assert "WWW-Authenticate" in unauthorized.header("access-control-expose-headers")
+
+
+def test_an_origin_not_in_the_list_is_refused_at_preflight_and_request_alike(inspector_allowed, api, bearer):
+    origin = {"Origin": "https://evil.example"}
+    preflight = api.request("OPTIONS", "/mcp", headers={**origin, "Access-Control-Request-Method": "POST"})
+    assert preflight.status == 403
+    assert preflight.header("access-control-allow-origin") is None
+    answer = rpc(api, bearer, call("ping"), **origin)
+    assert answer.status == 403
+    assert answer.header("access-control-allow-origin") is None
+    assert answer.json()["error"]["message"] == "Forbidden: untrusted Host or Origin."
+
+
+def test_the_oauth_endpoints_follow_the_same_origin_list(inspector_allowed, api):
+    good, bad = {"Origin": "https://inspector.example"}, {"Origin": "https://evil.example"}
+    for path in ("/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp"):
+        assert (
+            api.get(path, headers=good).header("access-control-allow-origin") == "https://inspector.example"
+        )
+        refused = api.get(path, headers=bad)
+        assert refused.status == 403
+        assert "ALLOWED_ORIGINS" in refused.json()["error_description"]
+    for path in ("/oauth/token", "/oauth/register", "/oauth/revoke"):
+        preflight = api.request("OPTIONS", path, headers={**good, "Access-Control-Request-Method": "POST"})
+        assert preflight.status == 204
+        assert preflight.header("access-control-allow-origin") == "https://inspector.example"
+        assert (
+            api.request("OPTIONS", path, headers={**bad, "Access-Control-Request-Method": "POST"}).status
+            == 403
+        )
+    token = api.post("/oauth/token", form={"grant_type": "refresh_token", "client_id": "nope"}, headers=good)
+    assert token.status == 401  # the request itself is served (and readable by the browser)
+    assert token.header("access-control-allow-origin") == "https://inspector.example"
+    assert (
+        api.post(
+            "/oauth/token", form={"grant_type": "refresh_token", "client_id": "nope"}, headers=bad
+        ).status
+        == 403
+    )
 
 
 def test_base64_encoded_body_is_decoded(api, bearer):
@@ -274,3 +327,189 @@ def test_base64_encoded_body_is_decoded(api, bearer):
 
     answer = handler(event, Context())
     assert json.loads(answer["body"]) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+# -- protocol versions --------------------------------------------------------------------------------------
+V2026 = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": V2026,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+}
+
+
+def stateless(api, bearer, method, id_=1, headers=None, meta=META, **params):
+    """A 2026-07-28 request: version and capabilities in _meta, mirrored by the routing headers."""
+    message = {"jsonrpc": "2.0", "id": id_, "method": method, "params": {**params, "_meta": meta}}
+    routing = {"MCP-Protocol-Version": V2026, "Mcp-Method": method}
+    if "name" in params:
+        routing["Mcp-Name"] = params["name"]
+    return rpc(api, bearer, message, **{**routing, **(headers or {})})
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_answers_each_handshake_version_it_is_asked_for(api, bearer, version):
+    reply = rpc(
+        api,
+        bearer,
+        call("initialize", protocolVersion=version, capabilities={}),
+        **{"MCP-Protocol-Version": version},
+    )
+    assert reply.json()["result"]["protocolVersion"] == version
+
+
+def test_initialize_asked_for_2026_answers_the_newest_handshake_version_it_has(api, bearer):
+    # 2026-07-28 has no initialize; a client offering it in initialize gets the seed's 2025-03-26 back.
+    reply = rpc(api, bearer, call("initialize", protocolVersion=V2026, capabilities={}))
+    assert reply.json()["result"]["protocolVersion"] == "2025-03-26"
+
+
+@pytest.mark.parametrize("version", ["1999-01-01", "not-a-version"])
+def test_an_unsupported_version_header_is_400_naming_the_supported_versions(api, bearer, version):
+    answer = rpc(api, bearer, call("tools/list", 9), **{"MCP-Protocol-Version": version})
+    assert answer.status == 400
+    error = answer.json()["error"]
+    assert answer.json()["id"] == 9
+    assert error["code"] == -32022
+    assert "2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28" in error["message"]
+    assert error["data"] == {
+        "supported": ["2025-03-26", "2025-06-18", "2025-11-25", V2026],
+        "requested": version,
+    }
+
+
+def test_a_missing_version_header_is_served_as_2025_03_26(api, bearer):
+    assert rpc(api, bearer, call("ping")).json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_server_discover_describes_the_server_without_initialize(api, bearer):
+    answer = stateless(api, bearer, "server/discover")
+    assert answer.status == 200
+    result = answer.json()["result"]
+    assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", V2026]
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "svc-mcp"
+    assert result["resultType"] == "complete"
+    assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
+    assert result["cacheScope"] in ("public", "private")
+
+
+def test_stateless_tools_list_carries_caching_hints_and_tool_calls_say_complete(api, bearer):
+    listing = stateless(api, bearer, "tools/list").json()["result"]
+    assert len(listing["tools"]) == 26
+    assert (listing["resultType"], listing["cacheScope"]) == ("complete", "public")
+    assert listing["ttlMs"] == 3_600_000
+    called = stateless(api, bearer, "tools/call", name="get_me", arguments={}).json()["result"]
+    assert called["resultType"] == "complete"
+    assert called["isError"] is False
+    # The handshake era's results are unchanged.
+    assert "ttlMs" not in rpc(api, bearer, call("tools/list")).json()["result"]
+
+
+@pytest.mark.parametrize(
+    ("meta", "missing"),
+    [
+        (None, "_meta must be an object"),
+        ({"io.modelcontextprotocol/clientCapabilities": {}}, "io.modelcontextprotocol/protocolVersion"),
+        ({"io.modelcontextprotocol/protocolVersion": V2026}, "io.modelcontextprotocol/clientCapabilities"),
+    ],
+)
+def test_a_stateless_request_without_its_envelope_is_400_invalid_params(api, bearer, meta, missing):
+    message = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/list",
+        "params": {} if meta is None else {"_meta": meta},
+    }
+    answer = rpc(api, bearer, message, **{"MCP-Protocol-Version": V2026, "Mcp-Method": "tools/list"})
+    assert answer.status == 400
+    assert answer.json()["id"] == 5
+    assert answer.json()["error"]["code"] == -32602
+    assert missing in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "words"),
+    [
+        ({"Mcp-Method": "prompts/list"}, "Mcp-Method"),
+        ({"Mcp-Method": "TOOLS/CALL"}, "Mcp-Method"),
+        ({"Mcp-Name": "get_workspaces"}, "Mcp-Name"),
+    ],
+)
+def test_routing_headers_that_disagree_with_the_body_are_400_header_mismatch(api, bearer, headers, words):
+    answer = stateless(api, bearer, "tools/call", headers=headers, name="get_me", arguments={})
+    assert answer.status == 400
+    assert answer.json()["error"]["code"] == -32020
+    assert words in answer.json()["error"]["message"]
+
+
+def test_routing_headers_are_read_case_insensitively_and_trimmed(api, bearer):
+    headers = {"mcp-method": "tools/call", "MCP-NAME": "  get_me  "}
+    answer = stateless(api, bearer, "tools/call", headers=headers, name="get_me", arguments={})
+    assert answer.status == 200
+    encoded = stateless(
+        api, bearer, "tools/call", headers={"Mcp-Name": "=?base64?Z2V0X21l?="}, name="get_me", arguments={}
+    )
+    assert encoded.status == 200
+
+
+def test_a_body_version_other_than_the_header_is_a_mismatch_and_an_unknown_one_unsupported(api, bearer):
+    other = {**META, "io.modelcontextprotocol/protocolVersion": "v999.0.0"}
+    mismatch = stateless(api, bearer, "server/discover", meta=other)
+    assert (mismatch.status, mismatch.json()["error"]["code"]) == (400, -32020)
+    unknown = stateless(
+        api, bearer, "server/discover", id_=301, meta=other, headers={"MCP-Protocol-Version": "v999.0.0"}
+    )
+    assert (unknown.status, unknown.json()["id"]) == (400, 301)
+    assert unknown.json()["error"]["data"]["requested"] == "v999.0.0"
+
+
+@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "unknown/method"])
+def test_methods_2026_does_not_have_are_404_method_not_found(api, bearer, method):
+    answer = stateless(api, bearer, method, id_=500)
+    assert answer.status == 404
+    assert answer.json() == {
+        "jsonrpc": "2.0",
+        "id": 500,
+        "error": {"code": -32601, "message": "Method not implemented"},
+    }
+
+
+def test_a_stateless_batch_is_400_and_a_notification_202(api, bearer):
+    batch = rpc(
+        api, bearer, [call("tools/list")], **{"MCP-Protocol-Version": V2026, "Mcp-Method": "tools/list"}
+    )
+    assert batch.status == 400
+    note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}
+    assert rpc(api, bearer, note, **{"MCP-Protocol-Version": V2026}).status == 202
+
+
+# -- scopes -------------------------------------------------------------------------------------------------
+def test_a_token_without_the_scope_a_tool_needs_is_403_insufficient_scope(api, bearer):
+    from svc_shared import services
+    from svc_shared.mcpauth import issue_access_token, read_access_token
+
+    key = services.signing_key("mcp-access")
+    resource = f"{BASE}/mcp"
+    held = bearer["Authorization"].split(" ", 1)[1]
+    claims = read_access_token(held, key, resource, services.clock().now())
+    narrow, _ = issue_access_token(
+        key,
+        resource=resource,
+        user_id=claims.user_id,
+        grant_id=claims.grant_id,
+        client_id=claims.client_id,
+        expires_at=claims.expires_at,
+        scope="mcp:read",  # a scope no tool accepts today
+    )
+    answer = rpc(
+        api,
+        {**bearer, "Authorization": f"Bearer {narrow}"},
+        call("tools/call", 3, name="get_me", arguments={}),
+    )
+    assert answer.status == 403
+    challenge = answer.header("www-authenticate")
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="mcp:all"' in challenge
+    assert "resource_metadata=" in challenge
+    assert "get_me needs the scope mcp:all" in answer.json()["error"]["message"]

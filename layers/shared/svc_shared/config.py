@@ -31,6 +31,12 @@ class Settings(BaseModel):
     login_ip_max_attempts: int = Field(default=30, alias="LOGIN_IP_MAX_ATTEMPTS", ge=1)
     login_window_seconds: int = Field(default=900, alias="LOGIN_WINDOW_SECONDS", ge=1)
     session_ttl_seconds: int = Field(default=14 * 24 * 3600, alias="SESSION_TTL_SECONDS", ge=60)
+    # Browser origins (comma-separated) allowed to call /mcp, the discovery documents and the OAuth endpoints
+    # cross-origin (svc_shared.origins); the public origin itself is always allowed.
+    allowed_origins_csv: str = Field(default="", alias="ALLOWED_ORIGINS")
+    # A rotated refresh token presented again within this many seconds re-issues the family's pair instead of
+    # revoking it (0: any reuse revokes the family; see docs/decisions.md, "Refresh token reuse").
+    refresh_grace_seconds: int = Field(default=0, alias="REFRESH_GRACE_SECONDS", ge=0, le=300)
 
     # Providers: base URLs (the real providers by default; the local stack points them at the sandbox),
     # OAuth client ids, and the Secrets Manager ARNs of their secrets.
@@ -85,6 +91,10 @@ class Settings(BaseModel):
     def cookie_secure(self) -> bool:
         """Secure cookies everywhere except plain-HTTP loopback development."""
         return not is_loopback_url(self.public_base_url)
+
+    @property
+    def allowed_origins(self) -> tuple[str, ...]:
+        return tuple(o.strip() for o in self.allowed_origins_csv.split(",") if o.strip())
 
     @property
     def deployment(self) -> Literal["aws", "local"]:

@@ -34,6 +34,7 @@ from svc_shared.tokens import BadSignature, new_token, sign, unsign
 ACCESS_PREFIX = "svcat_"
 MAX_ACCESS_TOKEN = 512
 RATE_LIMIT, RATE_WINDOW = 60, 60
+DEFAULT_SCOPE = "mcp:all"
 _FIELDS = {"u": str, "g": str, "j": str, "c": str, "e": int}
 
 
@@ -51,14 +52,22 @@ class AccessClaims:
     token_id: str
     client_id: str
     expires_at: int
+    scope: str = DEFAULT_SCOPE
 
 
 def issue_access_token(
-    key: bytes, *, resource: str, user_id: str, grant_id: str, client_id: str, expires_at: int
+    key: bytes,
+    *,
+    resource: str,
+    user_id: str,
+    grant_id: str,
+    client_id: str,
+    expires_at: int,
+    scope: str = DEFAULT_SCOPE,
 ) -> tuple[str, str]:
     """(access token, its id)."""
     token_id = new_token(12)
-    payload = {"u": user_id, "g": grant_id, "j": token_id, "c": client_id, "e": int(expires_at)}
+    payload = {"u": user_id, "g": grant_id, "j": token_id, "c": client_id, "e": int(expires_at), "s": scope}
     return ACCESS_PREFIX + sign(payload, key, _purpose(resource)), token_id
 
 
@@ -74,7 +83,10 @@ def read_access_token(token: str | None, key: bytes, resource: str, now: float) 
         return None
     if payload["e"] <= now:
         return None
-    return AccessClaims(payload["u"], payload["g"], payload["j"], payload["c"], payload["e"])
+    scope = payload.get("s", DEFAULT_SCOPE)  # tokens issued before scopes were signed in hold the only scope
+    if not isinstance(scope, str):
+        return None
+    return AccessClaims(payload["u"], payload["g"], payload["j"], payload["c"], payload["e"], scope)
 
 
 def is_signed_format(token: str) -> bool:

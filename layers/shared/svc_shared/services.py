@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from svc_shared.mcpauth import McpClients
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
+    from svc_shared.origins import OriginPolicy
     from svc_shared.projects import Projects
     from svc_shared.providers.checkout import Checkout
     from svc_shared.providers.db_host import DbHost
@@ -161,7 +162,14 @@ class Services:
             self.clock,
             resource_url(self.settings.public_base_url),
             lambda: self.signing_key("mcp-access"),
+            grace_seconds=self.settings.refresh_grace_seconds,
         )
+
+    @functools.cached_property
+    def origin_policy(self) -> OriginPolicy:
+        from svc_shared.origins import OriginPolicy
+
+        return OriginPolicy(self.settings.public_base_url, self.settings.allowed_origins)
 
     @functools.cached_property
     def mcp_clients(self) -> McpClients:
@@ -414,6 +422,10 @@ def signin() -> SignIn:
 
 def oauth_clients() -> Clients:
     return current().oauth_clients
+
+
+def origin_policy() -> OriginPolicy:
+    return current().origin_policy
 
 
 def grants() -> Grants:

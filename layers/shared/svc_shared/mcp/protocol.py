@@ -1,7 +1,17 @@
-"""JSON-RPC 2.0 over one HTTP POST: parse, validate, dispatch, and shape the replies (MCP 2025-03-26)."""
+"""JSON-RPC 2.0 over one HTTP POST: parse, validate, dispatch, and shape the replies.
+
+Two eras of MCP share the endpoint, chosen by the `MCP-Protocol-Version` header:
+- the handshake era (2025-03-26, 2025-06-18, 2025-11-25; no header means 2025-03-26): `initialize` negotiates
+  the version, batches are accepted (2025-03-26), results are plain;
+- the stateless era (2026-07-28): no `initialize`; every request carries its version and the client's
+  capabilities in `params._meta`, which must agree with the `MCP-Protocol-Version`, `Mcp-Method` and
+  `Mcp-Name` headers; `server/discover` describes the server; results say `resultType`, list results carry
+  caching hints; errors map to HTTP statuses (400, and 404 for an unknown method).
+"""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,8 +25,10 @@ from svc_shared.mcp.registry import Registry, ToolContext
 
 logger = get_logger()
 
-PROTOCOL_VERSION = "2025-03-26"
-SUPPORTED_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+PROTOCOL_VERSION = "2025-03-26"  # what a client that sends no version header speaks
+HANDSHAKE_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+STATELESS_VERSIONS = ("2026-07-28",)
+SUPPORTED_VERSIONS = (*HANDSHAKE_VERSIONS, *STATELESS_VERSIONS)
 SERVER_INFO = {"name": "svc-mcp", "version": "0.2.0"}
 MAX_BATCH = 100
 
@@ -28,10 +40,37 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
     -32603,
 )
 UNAUTHORIZED = -32001
+HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_VERSION = -32020, -32021, -32022
+# The HTTP status of a stateless-era error reply, by its code (anything else is 200).
+STATUS_BY_CODE = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# Methods whose name-bearing parameter the client mirrors in the Mcp-Name header.
+NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# Caching hints (2026-07-28): the tool list and the server description change only with a deployment and are
+# the same for every user, so shared caches may keep them for an hour.
+LIST_TTL_MS = 3_600_000
+CACHE_SCOPE = "public"
+INSTRUCTIONS = (
+    "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
+    "repository files, assets, analytics and credits."
+)
 
 
-def error(id_: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
+def error(id_: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": id_, "error": body}
 
 
 def result(id_: Any, value: Any) -> dict[str, Any]:
@@ -98,19 +137,101 @@ def _valid_id(message: dict[str, Any]) -> bool:
 CallRecorder = Callable[[ToolContext, str, Any, Any, "str | None"], None]
 
 
+def decode_header_value(value: str | None) -> str | None:
+    """A routing header's value: surrounding whitespace dropped, `=?base64?...?=` decoded (non-ASCII names)."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+    return value
+
+
+def unsupported_version(id_: Any, requested: str) -> dict[str, Any]:
+    supported = ", ".join(SUPPORTED_VERSIONS)
+    return error(
+        id_,
+        UNSUPPORTED_VERSION,
+        f"Unsupported protocol version: {requested[:64]!r}. This server supports {supported}.",
+        {"supported": list(SUPPORTED_VERSIONS), "requested": requested},
+    )
+
+
+def check_stateless(message: Any, headers: dict[str, str]) -> dict[str, Any] | None:
+    """The error reply for a 2026-07-28 request whose envelope or routing headers are wrong, else None.
+
+    Checked in the spec's order: `params._meta` carries the version and the client's capabilities; the
+    `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers agree with the body; the version is one this
+    server speaks. `headers` are keyed by lower-case name."""
+    id_ = message.get("id") if isinstance(message, dict) and _valid_id(message) else None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not _valid_id(message):
+        return error(None, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object.")
+    method = message.get("method")
+    if not isinstance(method, str):
+        return error(id_, INVALID_REQUEST, "Invalid Request: method must be a string.")
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict):
+        return error(
+            id_,
+            INVALID_PARAMS,
+            f"Invalid params: params._meta must be an object carrying {META_VERSION} and {META_CAPABILITIES}.",
+        )
+    missing = [key for key in (META_VERSION, META_CAPABILITIES) if key not in meta]
+    if missing:
+        return error(id_, INVALID_PARAMS, f"Invalid params: params._meta is missing {', '.join(missing)}.")
+    version = meta[META_VERSION]
+    if decode_header_value(headers.get("mcp-protocol-version")) != version:
+        return error(
+            id_,
+            HEADER_MISMATCH,
+            "The MCP-Protocol-Version header does not match params._meta's protocol version.",
+        )
+    if decode_header_value(headers.get("mcp-method")) != method:
+        return error(id_, HEADER_MISMATCH, "The Mcp-Method header does not match the request's method.")
+    name_key = NAME_PARAM.get(method)
+    named = params.get(name_key) if name_key is not None and isinstance(params, dict) else None
+    if named is not None and decode_header_value(headers.get("mcp-name")) != named:
+        return error(
+            id_, HEADER_MISMATCH, f"The Mcp-Name header does not match the request's {name_key} parameter."
+        )
+    if not isinstance(version, str):
+        return error(id_, INVALID_PARAMS, "Invalid params: the protocol version must be a string.")
+    if version not in STATELESS_VERSIONS:
+        return unsupported_version(id_, version)
+    return None
+
+
+def http_status(reply: dict[str, Any]) -> int:
+    """The HTTP status of a stateless-era reply."""
+    code = (reply.get("error") or {}).get("code")
+    return STATUS_BY_CODE.get(code, 200) if code is not None else 200
+
+
+Handler = Callable[[dict[str, Any], Any, ToolContext], dict[str, Any]]
+
+
 class Dispatcher:
     def __init__(self, registry: Registry, on_change: CallRecorder | None = None) -> None:
         self._registry = registry
         self._on_change = on_change
-        # The JSON-RPC methods this server answers: name -> handler(params, id, context).
-        self._methods: dict[str, Callable[[dict[str, Any], Any, ToolContext], dict[str, Any]]] = {
+        # The JSON-RPC methods this server answers, per era: name -> handler(params, id, context).
+        self._methods: dict[str, Handler] = {
             "initialize": self._initialize,
             "ping": self._ping,
             "tools/list": self._list_tools,
             "tools/call": self._call,
         }
+        self._stateless_methods: dict[str, Handler] = {
+            "server/discover": self._discover,
+            "tools/list": self._list_tools_cacheable,
+            "tools/call": self._call,
+        }
 
-    def handle(self, message: Any, context: ToolContext) -> dict[str, Any] | None:
+    def handle(self, message: Any, context: ToolContext, *, stateless: bool = False) -> dict[str, Any] | None:
         """The reply to one message, or None for a notification."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not _valid_id(message):
             return error(None, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object.")
@@ -126,16 +247,23 @@ class Dispatcher:
         if not isinstance(params, dict):
             reply = error(message.get("id"), INVALID_PARAMS, "Invalid params: params must be an object.")
             return None if notification else reply
+        methods = self._stateless_methods if stateless else self._methods
         try:
-            reply = self._method(method, params, message.get("id"), context)
+            reply = self._method(methods, method, params, message.get("id"), context)
         except Exception:
             logger.exception("mcp method failed", extra={"method": method})
             reply = error(message.get("id"), INTERNAL_ERROR, "Internal error.")
-        return None if notification else reply
+        if notification:
+            return None
+        if stateless and isinstance(reply.get("result"), dict):
+            reply["result"].setdefault("resultType", "complete")
+        return reply
 
-    def _method(self, method: str, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        """Dispatch by the method table; notifications are acknowledged, anything else is not found."""
-        handler = self._methods.get(method)
+    def _method(
+        self, methods: dict[str, Handler], method: str, params: dict[str, Any], id_: Any, context: ToolContext
+    ) -> dict[str, Any]:
+        """Dispatch by the era's method table; notifications are acknowledged, anything else is not found."""
+        handler = methods.get(method)
         if handler is not None:
             return handler(params, id_, context)
         if method.startswith("notifications/"):
@@ -144,15 +272,28 @@ class Dispatcher:
 
     def _initialize(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         asked = params.get("protocolVersion")
-        version = asked if asked in SUPPORTED_VERSIONS else PROTOCOL_VERSION
+        version = asked if asked in HANDSHAKE_VERSIONS else PROTOCOL_VERSION
         return result(
             id_,
             {
                 "protocolVersion": version,
                 "capabilities": {"tools": {"listChanged": False}},
                 "serverInfo": SERVER_INFO,
-                "instructions": "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
-                "repository files, assets, analytics and credits.",
+                "instructions": INSTRUCTIONS,
+            },
+        )
+
+    def _discover(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        return result(
+            id_,
+            {
+                "supportedVersions": list(SUPPORTED_VERSIONS),
+                "capabilities": {"tools": {"listChanged": False}},
+                "instructions": INSTRUCTIONS,
+                "_meta": {META_SERVER_INFO: SERVER_INFO},
+                "resultType": "complete",
+                "ttlMs": LIST_TTL_MS,
+                "cacheScope": CACHE_SCOPE,
             },
         )
 
@@ -161,6 +302,10 @@ class Dispatcher:
 
     def _list_tools(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         return result(id_, Encoded(self._registry.listing()))
+
+    def _list_tools_cacheable(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        hints = {"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}
+        return result(id_, Encoded(self._registry.listing(hints)))
 
     def _call(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         name = params.get("name")

@@ -9,6 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+# The scopes that allow a tool call, any one of them sufficing. Today the one scope allows every tool; a
+# read-only scope is added by naming it in READ_SCOPES (and in the metadata's scopes_supported), no tool changes.
+READ_SCOPES: tuple[str, ...] = ("mcp:all",)
+WRITE_SCOPES: tuple[str, ...] = ("mcp:all",)
+
 
 class ToolInput(BaseModel):
     """Base of every tool's arguments: unknown arguments are errors, so typos are reported, not ignored."""
@@ -40,6 +45,14 @@ class Tool:
     idempotent: bool = True
     open_world: bool = False
 
+    @property
+    def accepted_scopes(self) -> tuple[str, ...]:
+        return READ_SCOPES if self.read_only else WRITE_SCOPES
+
+    def allowed_by(self, scope: str) -> bool:
+        granted = scope.split()
+        return any(s in granted for s in self.accepted_scopes)
+
     def definition(self) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
@@ -62,7 +75,7 @@ class Tool:
 @dataclass
 class Registry:
     tools: dict[str, Tool] = field(default_factory=dict)
-    _listing: str | None = None
+    _listings: dict[str, str] = field(default_factory=dict)
 
     def tool(
         self,
@@ -76,15 +89,18 @@ class Registry:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
             self.tools[name] = Tool(name, title, description, input_model, run, **hints)
-            self._listing = None
+            self._listings.clear()
             return run
 
         return register
 
-    def listing(self) -> str:
-        """The tools/list result as JSON text, built and encoded once per container (the JSON schemas never
-        change at run time): every tools/list answers these bytes."""
-        if self._listing is None:
+    def listing(self, extra: dict[str, Any] | None = None) -> str:
+        """The tools/list result as JSON text (with `extra` members, such as caching hints), built and encoded
+        once per container (the JSON schemas never change at run time): every tools/list answers these bytes."""
+        extra = extra or {}
+        cache_key = json.dumps(extra, sort_keys=True)
+        text = self._listings.get(cache_key)
+        if text is None:
             tools = [tool.definition() for tool in self.tools.values()]
-            self._listing = json.dumps({"tools": tools}, separators=(",", ":"))
-        return self._listing
+            text = self._listings[cache_key] = json.dumps({"tools": tools, **extra}, separators=(",", ":"))
+        return text

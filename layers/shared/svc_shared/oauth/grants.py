@@ -4,8 +4,9 @@ Every secret is stored as its SHA-256 hash. Single use and rotation are conditio
 - a code is consumed by flipping `used` under the condition that it was not used;
 - a refresh rotates inside one transaction that requires the old refresh token to be active and the family
   to point at it, so concurrent refreshes cannot both win;
-- a rotated refresh token presented again within GRACE_SECONDS (a client that lost the response) re-issues
-  the family's current pair; later, it is reuse, and the whole family is revoked.
+- a rotated refresh token presented again is reuse: the whole family is revoked (RFC 9700 §4.14.2). An operator
+  may allow a grace window (REFRESH_GRACE_SECONDS, default 0) within which a replay re-issues the family's pair
+  for a client that lost the response.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from svc_shared.tokens import hash_token, new_token
 CODE_TTL = 60
 ACCESS_TTL = 24 * 3600
 REFRESH_TTL = 30 * 24 * 3600
-GRACE_SECONDS = 60
 _CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _VERIFIER = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
 _MAX_ROTATION_ATTEMPTS = 40
@@ -76,16 +76,25 @@ class AccessGrant:
 
 class Grants:
     def __init__(
-        self, table: Table, clock: Clock, resource: str, access_key: Callable[[], bytes] | None = None
+        self,
+        table: Table,
+        clock: Clock,
+        resource: str,
+        access_key: Callable[[], bytes] | None = None,
+        *,
+        grace_seconds: int = 0,
     ) -> None:
         self._table = table
+        self._grace = grace_seconds
         self._clock = clock
         self._resource = resource
         # Signed access tokens and the user's /mcp gate (svc_shared.mcpauth); without a key, random tokens.
         self._access_key = access_key
         self.gate = Gate(table, clock)
 
-    def _access_token(self, user_id: str, family_id: str, client_id: str, expires_at: int) -> tuple[str, str]:
+    def _access_token(
+        self, user_id: str, family_id: str, client_id: str, expires_at: int, scope: str
+    ) -> tuple[str, str]:
         if self._access_key is None:
             return f"svcat_{new_token()}", ""
         return issue_access_token(
@@ -95,6 +104,7 @@ class Grants:
             grant_id=family_id,
             client_id=client_id,
             expires_at=expires_at,
+            scope=scope,
         )
 
     def _gate_grant(self, access: dict[str, Any]) -> list[dict[str, Any]]:
@@ -184,7 +194,7 @@ class Grants:
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
         now = int(self._clock.now())
-        access_token, token_id = self._access_token(user_id, family_id, client_id, now + ACCESS_TTL)
+        access_token, token_id = self._access_token(user_id, family_id, client_id, now + ACCESS_TTL, scope)
         pair = TokenPair(access_token=access_token, refresh_token=f"svcrt_{new_token()}", scope=scope)
         common = {
             "family_id": family_id,
@@ -264,14 +274,14 @@ class Grants:
             try:
                 if item["status"] == "active":
                     return self._rotate(item)
-                if item["status"] == "rotated" and now - item["rotated_at"] <= GRACE_SECONDS:
+                if item["status"] == "rotated" and self._grace and now - item["rotated_at"] <= self._grace:
                     return self._reissue(item)
             except (TransactionConflict, ConditionFailed):
                 # Another request rotated this family first: read again and take the path that now applies.
                 time.sleep(random.uniform(0.001, 0.02))
                 continue
-            if item["status"] == "rotated":
-                self.revoke_family(item["family_id"])  # reuse after the grace window: treat as stolen
+            if item["status"] in ("rotated", "superseded"):
+                self.revoke_family(item["family_id"])  # reuse: the token may have been stolen
             raise OAuthError("invalid_grant", INVALID_REFRESH)
         raise OAuthError("invalid_grant", INVALID_REFRESH)
 
@@ -399,6 +409,22 @@ class Grants:
                 return
             except TransactionConflict:
                 continue
+
+    def revoke_token(self, client: Client, token: str | None) -> None:
+        """RFC 7009: revoke the grant behind an access or refresh token the client holds, whichever it is (the
+        hint is only an optimisation, so both kinds are looked up). A token that is unknown, expired, or
+        another client's is answered the same way and changes nothing."""
+        if not token or len(token) > MAX_ACCESS_TOKEN:
+            return
+        token_hash = hash_token(token)
+        for pk, sk in (
+            (keys.oauth_refresh(token_hash), keys.REFRESH),
+            (keys.oauth_access(token_hash), keys.ACCESS),
+        ):
+            item = self._table.get(pk, sk, consistent=True)
+            if item is not None and item["client_id"] == client.client_id:
+                self.revoke_family(item["family_id"])
+                return
 
     # -- verification -------------------------------------------------------------------------------------
     def verify_access_token(self, token: str | None) -> AccessGrant | None:

@@ -28,6 +28,8 @@ def authorization_server(base_url: str) -> dict[str, Any]:
         "authorization_endpoint": f"{base_url}/oauth/authorize",
         "token_endpoint": f"{base_url}/oauth/token",
         "registration_endpoint": f"{base_url}/oauth/register",
+        "revocation_endpoint": f"{base_url}/oauth/revoke",
+        "revocation_endpoint_auth_methods_supported": list(AUTH_METHODS),
         "scopes_supported": [SCOPE],
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
@@ -48,15 +50,19 @@ def protected_resource(base_url: str) -> dict[str, Any]:
     }
 
 
-def www_authenticate(base_url: str, *, token_sent: bool) -> str:
-    """The challenge /mcp answers a missing or bad token with."""
+def www_authenticate(base_url: str, *, token_sent: bool, insufficient_scope: str | None = None) -> str:
+    """The challenge /mcp answers a missing or bad token with (or, with `insufficient_scope`, a token that
+    does not allow the call: RFC 6750 §3.1, naming the scope to ask for)."""
     # resource_metadata is what MCP clients follow; the token endpoint is named too, as the spec asks.
     parts = [
         f'resource_metadata="{resource_metadata_url(base_url)}"',
-        f'scope="{SCOPE}"',
+        f'scope="{insufficient_scope or SCOPE}"',
         f'token_endpoint="{base_url}/oauth/token"',
     ]
-    if token_sent:
+    if insufficient_scope:
+        parts.append('error="insufficient_scope"')
+        parts.append('error_description="The access token does not allow this call."')
+    elif token_sent:
         parts.append('error="invalid_token"')
         parts.append('error_description="The access token is missing, expired or revoked."')
     return "Bearer " + ", ".join(parts)
