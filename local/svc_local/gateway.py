@@ -403,8 +403,12 @@ class Gateway(BackgroundServer):
         *,
         registry: FunctionRegistry | None = None,
         log_stream: TextIO | None = None,
+        stage_prefix: str = "",
     ) -> None:
         self.template = template_path if isinstance(template_path, Template) else Template(template_path)
+        # Served under /<stage_prefix>/... as a REST API's execute-api URL is (https://ID.execute-api.../live);
+        # empty serves at the root, as a custom domain does.
+        self.stage_prefix = stage_prefix.strip("/")
         super().__init__(host, port)
         self.routes = self.template.routes()
         self.router = Router(self.routes)
@@ -435,6 +439,16 @@ class Gateway(BackgroundServer):
         method = request.command
         split = urlsplit(request.path)
         path = unquote(split.path) or "/"
+        raw_path = split.path
+        if self.stage_prefix:
+            # Outside the stage API Gateway answers 403 with this body, whatever the method.
+            stage = f"/{self.stage_prefix}"
+            if path != stage and not path.startswith(f"{stage}/"):
+                if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
+                    request.close_connection = True
+                return _json_answer(403, {"message": "Missing Authentication Token"})
+            path = path[len(stage) :] or "/"
+            raw_path = raw_path[len(stage) :] or "/"
         route, _, allowed = self.router.resolve(method, path)
         if route is None:
             if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
@@ -466,14 +480,17 @@ class Gateway(BackgroundServer):
             headers.append(("X-Forwarded-Port", str(self.port)))
         event = build_event(
             method,
-            split.path + (f"?{split.query}" if split.query else ""),
+            raw_path + (f"?{split.query}" if split.query else ""),
             route.path,
             headers,
             body,
             source_ip=client_ip,
             binary_media_types=route.binary_media_types,
             request_id=request_id,
+            stage=self.stage_prefix or STAGE,
         )
+        if self.stage_prefix:
+            event["requestContext"]["path"] = f"/{self.stage_prefix}{event['path']}"
         return self.invoke(route, event, request_id)
 
     def invoke(self, route: Route, event: dict[str, Any], request_id: str) -> _Answer:

@@ -53,6 +53,7 @@ class LocalStack:
         sandbox_port: int | None = None,
         database_url: str | None = None,
         out: TextIO | None = None,
+        stage: str | None = None,
     ) -> None:
         env = os.environ
         self.template_path = Path(template_path or env.get("SVC_TEMPLATE") or repo_root() / "template.yaml")
@@ -64,6 +65,8 @@ class LocalStack:
             sandbox_port if sandbox_port is not None else env.get("SVC_SANDBOX_PORT", "4010")
         )
         self.database_url = database_url
+        # SVC_STAGE=live serves the API under /live, as API Gateway's execute-api URL of the stage does.
+        self.stage = (stage if stage is not None else env.get("SVC_STAGE", "")).strip("/")
         self.out = out or sys.stdout
         self.gateway: Gateway | None = None
         self.aws: EmbeddedAws | None = None
@@ -80,10 +83,10 @@ class LocalStack:
         # Bind the gateway first: its URL (PUBLIC_BASE_URL) is part of the template's parameters.
         probe_template = Template(self.template_path)
         registry = FunctionRegistry(probe_template.functions())
-        gateway = Gateway(probe_template, self.host, self.port, registry=registry)
+        gateway = Gateway(probe_template, self.host, self.port, registry=registry, stage_prefix=self.stage)
         self.gateway = gateway
         gateway_port = gateway.bind()
-        public_url = f"http://{_loopback(self.host)}:{gateway_port}"
+        public_url = f"http://{_loopback(self.host)}:{gateway_port}" + (f"/{self.stage}" if self.stage else "")
         params = probe_template.data.get("Parameters") or {}
         template = Template(
             self.template_path, {"PublicBaseUrl": public_url} if "PublicBaseUrl" in params else {}
@@ -125,6 +128,10 @@ class LocalStack:
                 "PUBLIC_BASE_URL": public_url,
                 "SVC_ENV": environment.get("SVC_ENV", "dev"),
                 "LOCAL_MASTER_KEY": self.state.master_key(),
+                # Browser clients a developer runs beside the stack: the MCP Inspector's web UI.
+                "ALLOWED_ORIGINS": os.environ.get(
+                    "ALLOWED_ORIGINS", "http://localhost:6274,http://127.0.0.1:6274"
+                ),
                 "AWS_ENDPOINT_URL": self.aws.endpoint_url,
                 "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing",
@@ -159,7 +166,7 @@ class LocalStack:
         gateway.start()
         self.urls = {
             "backoffice": backoffice_url,
-            "gateway": gateway.url,
+            "gateway": public_url,
             "aws": self.aws.endpoint_url,
             "sandbox": self.sandbox.url,
             "postgres": database_url,

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
-from stackproc import RunningStack, start_stack
-
-# The session stack uses the machine's PostgreSQL when there is one (fast); test_local_stack.py covers the
-# embedded default that `make dev` uses.
-DATABASE_URL = os.environ.get("SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+from stackproc import DATABASE_URL, RunningStack, start_stack
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

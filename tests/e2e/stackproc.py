@@ -43,6 +43,11 @@ class RunningStack:
             self.process.stdout.close()
 
 
+# The e2e stacks use the machine's PostgreSQL when there is one (fast); test_local_stack.py covers the
+# embedded default that `make dev` uses.
+DATABASE_URL = os.environ.get("SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
 def start_stack(
     state: Path, *, database_url: str | None, extra_env: dict[str, str] | None = None
 ) -> RunningStack:

@@ -5,17 +5,20 @@ uses the tools, and refreshes its tokens."""
 from __future__ import annotations
 
 import re
+import secrets
 import time
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import parse_qs, quote, urljoin, urlsplit
 
 import anyio
 import httpx
 import httpx2
+import psycopg
 import pytest
 from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from stackproc import DATABASE_URL
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 
@@ -61,8 +64,9 @@ class ScriptedBrowser:
                 next_path = (
                     re.search(r'name="next" value="([^"]+)"', page.text).group(1).replace("&amp;", "&")
                 )
+                action = re.search(r'<form method="post" action="([^"]+)"', page.text).group(1)
                 page = browser.post(
-                    urljoin(str(page.url), "/login"),
+                    urljoin(str(page.url), action.replace("&amp;", "&")),
                     data={"email": self.email, "password": self.password, "next": next_path},
                 )
                 assert page.status_code == 303, page.text
@@ -105,6 +109,9 @@ def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser)
     )
 
 
+NEGOTIATED: list[str] = []
+
+
 async def session_round(gateway: str, provider: OAuthClientProvider, mode: str) -> tuple[list[str], dict]:
     async with (
         httpx2.AsyncClient(auth=provider, timeout=30) as http,
@@ -115,16 +122,19 @@ async def session_round(gateway: str, provider: OAuthClientProvider, mode: str) 
         provider.context.token_expiry_time = time.time() - 1  # the SDK refreshes before the next call
         again = await client.call_tool("get_me", {})
         assert again.content[0].text == me.content[0].text
+        NEGOTIATED.append(client.protocol_version)
         return [t.name for t in tools.tools], me.model_dump()
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_sdk_client_discovers_registers_authorizes_exchanges_and_refreshes(gateway, mode):
+@pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_sdk_client_discovers_registers_authorizes_exchanges_and_refreshes(gateway, mode, version):
     storage = MemoryStorage()
     browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
     provider = provider_for(gateway, storage, browser)
 
     names, me = anyio.run(session_round, gateway, provider, mode)
+    # auto: server/discover, then stateless 2026-07-28 requests; legacy: the initialize handshake.
+    assert NEGOTIATED[-1] == version
 
     assert "get_me" in names
     assert '"email":"demo@svc.local"' in me["content"][0]["text"]
@@ -152,3 +162,40 @@ def test_sdk_client_with_stored_tokens_skips_the_browser(gateway):
     names, _ = anyio.run(session_round, gateway, second, "legacy")
     assert "get_me" in names
     assert len(browser.pages) == visits
+
+
+@pytest.fixture(scope="module")
+def staged_gateway(tmp_path_factory: pytest.TempPathFactory):
+    """A second stack served under /live, as a REST API's execute-api URL is (no custom domain)."""
+    from stackproc import start_stack
+
+    running = start_stack(
+        tmp_path_factory.mktemp("staged") / "state",
+        database_url=DATABASE_URL,
+        extra_env={
+            "SVC_STAGE": "live",
+            "SVC_DEMO_STORE_DATABASE": f"svc_demo_store_e2e_stage_{secrets.token_hex(4)}",
+        },
+    )
+    try:
+        yield running.services["gateway"]
+    finally:
+        running.stop()
+        with psycopg.connect(DATABASE_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{running.env["SVC_DEMO_STORE_DATABASE"]}" WITH (FORCE)')
+
+
+def test_sdk_client_connects_through_a_stage_path_with_no_custom_domain(staged_gateway):
+    assert urlsplit(staged_gateway).path == "/live"
+    origin = staged_gateway.rsplit("/live", 1)[0]
+    # As on API Gateway: RFC 8414's path-inserted metadata URL lies outside the stage and is refused.
+    outside = httpx.get(f"{origin}/.well-known/oauth-authorization-server/live", timeout=10)
+    assert outside.status_code == 403
+    storage = MemoryStorage()
+    browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
+    names, me = anyio.run(
+        session_round, staged_gateway, provider_for(staged_gateway, storage, browser), "auto"
+    )
+    assert "get_me" in names
+    assert '"email":"demo@svc.local"' in me["content"][0]["text"]
+    assert browser.callback and f"iss={quote(staged_gateway, safe='')}" in browser.callback

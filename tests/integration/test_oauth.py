@@ -107,6 +107,7 @@ def test_authorization_server_metadata_has_what_clients_need(api):
     assert doc["token_endpoint"] == f"{BASE}/oauth/token"
     assert doc["registration_endpoint"] == f"{BASE}/oauth/register"
     assert doc["code_challenge_methods_supported"] == ["S256"]
+    assert doc["authorization_response_iss_parameter_supported"] is True
     assert doc["response_types_supported"] == ["code"]
     assert doc["grant_types_supported"] == ["authorization_code", "refresh_token"]
     assert doc["scopes_supported"] == ["mcp:all"]
@@ -283,6 +284,7 @@ def test_deny_redirects_with_access_denied(api, demo_user, client_id):
     query = parse_qs(urlsplit(consent(api, client_id, challenge, decision="deny").header("location")).query)
     assert query["error"] == ["access_denied"]
     assert query["state"] == ["st-123"]
+    assert query["iss"] == [BASE]  # RFC 9207: on error responses too
     assert "code" not in query
 
 
@@ -327,7 +329,27 @@ def test_resource_other_than_this_server_is_invalid_target(api, demo_user, clien
         "/oauth/authorize",
         params=authorize_params(client_id, challenge, resource="https://other.example/mcp"),
     )
-    assert parse_qs(urlsplit(answer.header("location")).query)["error"] == ["invalid_target"]
+    query = parse_qs(urlsplit(answer.header("location")).query)
+    assert query["error"] == ["invalid_target"]
+    assert query["iss"] == [BASE]
+
+
+def test_resource_at_the_token_endpoint_must_be_the_one_authorized(api, demo_user, client_id):
+    sign_in(api)
+    verifier, challenge = pkce()
+    code = get_code(api, client_id, challenge)
+    answer = api.post(
+        "/oauth/token",
+        form={
+            "grant_type": "authorization_code",
+            "code": code,
+            "code_verifier": verifier,
+            "client_id": client_id,
+            "redirect_uri": REDIRECT,
+            "resource": "https://other.example/mcp",
+        },
+    )
+    assert (answer.status, answer.json()["error"]) == (400, "invalid_target")
 
 
 def test_consent_token_from_another_session_is_refused(api, demo_user, client_id):
