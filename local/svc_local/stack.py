@@ -86,7 +86,9 @@ class LocalStack:
         gateway = Gateway(probe_template, self.host, self.port, registry=registry, stage_prefix=self.stage)
         self.gateway = gateway
         gateway_port = gateway.bind()
-        public_url = f"http://{_loopback(self.host)}:{gateway_port}" + (f"/{self.stage}" if self.stage else "")
+        public_url = f"http://{_loopback(self.host)}:{gateway_port}" + (
+            f"/{self.stage}" if self.stage else ""
+        )
         params = probe_template.data.get("Parameters") or {}
         template = Template(
             self.template_path, {"PublicBaseUrl": public_url} if "PublicBaseUrl" in params else {}
