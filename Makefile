@@ -1,7 +1,7 @@
 # Developer and CI entry points of the svc platform. Every tool runs from its own environment by path
 # (.venv/bin/..., .venv-sam/bin/sam, node_modules/.bin/...); nothing needs an activated shell.
 #
-#   make install         dev venv (.venv), SAM CLI venv (.venv-sam), node tools (node_modules)
+#   make install         dev venv (.venv), SAM CLI venv (.venv-sam), MCP SDK 1.x venv (.venv-sdk1), node tools
 #   make test            lint-templates, then the whole pytest suite
 #   make check           ruff check, ruff format --check, mypy (layers, functions, local, backoffice)
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
@@ -22,6 +22,9 @@ MAKEFLAGS += --no-builtin-rules
 PYTHON ?= python3.11
 VENV := .venv
 SAM_VENV := .venv-sam
+# The official MCP Python SDK 1.x, a client the e2e tests run against the stack (it cannot share .venv with 2.x).
+SDK1_VENV := .venv-sdk1
+SDK1_VERSION := 1.30.0
 SAM_VERSION := 1.170.0
 
 PY := $(VENV)/bin/python
@@ -31,6 +34,7 @@ ASL_VALIDATOR := node_modules/.bin/asl-validator
 VENV_STAMP := $(VENV)/.installed-dev
 SAM_STAMP := $(SAM_VENV)/.installed-aws-sam-cli-$(SAM_VERSION)
 NODE_STAMP := node_modules/.installed
+SDK1_STAMP := $(SDK1_VENV)/.installed-mcp-$(SDK1_VERSION)
 
 TEMPLATES := template.yaml $(wildcard backoffice/template.yaml)
 ASL_FILES := $(sort $(wildcard statemachines/*.asl.json))
@@ -51,7 +55,7 @@ OFFLINE_AWS := env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN \
 # mypy cannot follow setuptools' editable-install import hook; point it at the package roots.
 MYPY_ENV := MYPYPATH=layers/shared:local:backoffice/shared
 
-.PHONY: help install install-python install-sam install-node dev test pytest lint-templates lint-asl \
+.PHONY: help install install-python install-sam install-node install-sdk1 dev test pytest lint-templates lint-asl \
 	check build build-backoffice bench screenshots clean distclean
 
 help:
@@ -59,11 +63,12 @@ help:
 
 # ---------------------------------------------------------------- install
 
-install: install-python install-sam install-node
+install: install-python install-sam install-node install-sdk1
 
 install-python: $(VENV_STAMP)
 install-sam: $(SAM_STAMP)
 install-node: $(NODE_STAMP)
+install-sdk1: $(SDK1_STAMP)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +90,14 @@ $(SAM_STAMP):
 	$(SAM) --version
 	touch $@
 
+$(SDK1_STAMP):
+	rm -rf $(SDK1_VENV)
+	$(PYTHON) -m venv $(SDK1_VENV)
+	$(SDK1_VENV)/bin/python -m pip install --quiet 'mcp==$(SDK1_VERSION)'
+	touch $@
+
+# Node tools: asl-validator, and for the e2e tests the MCP conformance suite and Inspector, with the Node 22
+# runtime they need (the `node` package; the machine's Node 20 runs the rest).
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
@@ -148,8 +161,8 @@ build-backoffice: $(SAM_STAMP)
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache *.egg-info backoffice/*.egg-info
-	find . -path ./$(VENV) -prune -o -path ./$(SAM_VENV) -prune -o -path ./node_modules -prune -o \
+	find . -path ./$(VENV) -prune -o -path ./$(SAM_VENV) -prune -o -path ./$(SDK1_VENV) -prune -o -path ./node_modules -prune -o \
 		-type d -name __pycache__ -print0 | xargs -0 rm -rf
 
 distclean: clean
-	rm -rf $(VENV) $(SAM_VENV) node_modules
+	rm -rf $(VENV) $(SAM_VENV) $(SDK1_VENV) node_modules

@@ -18,8 +18,9 @@ import psycopg
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from oauthflow import ScriptedBrowser
 from stackproc import create_user
-from test_mcp_sdk_oauth import MemoryStorage, ScriptedBrowser, provider_for
+from test_mcp_sdk_oauth import MemoryStorage, provider_for
 
 PROVIDERS = ("repo_host", "db_host", "static_host")
 

@@ -4,10 +4,9 @@ uses the tools, and refreshes its tokens."""
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
-from urllib.parse import parse_qs, quote, urljoin, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import anyio
 import httpx
@@ -18,9 +17,8 @@ from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from oauthflow import REDIRECT, ScriptedBrowser
 from stackproc import DATABASE_URL
-
-REDIRECT = "http://127.0.0.1:33418/callback"
 
 
 class MemoryStorage:
@@ -39,46 +37,6 @@ class MemoryStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.client_info = client_info
-
-
-class ScriptedBrowser:
-    """Follows the authorization URL like a user: signs in on the login form, presses Allow, and stops at
-    the redirect to the client's loopback callback."""
-
-    def __init__(self, email: str, password: str) -> None:
-        self.email, self.password = email, password
-        self.callback: str | None = None
-        self.pages: list[str] = []
-
-    def visit(self, url: str) -> None:
-        with httpx.Client(timeout=20) as browser:
-            page = browser.get(url)
-            while page.status_code in (302, 303):
-                target = urljoin(str(page.url), page.headers["location"])
-                if target.startswith(REDIRECT):
-                    self.callback = target
-                    return
-                page = browser.get(target)
-            self.pages.append(page.text)
-            if 'name="password"' in page.text:
-                next_path = (
-                    re.search(r'name="next" value="([^"]+)"', page.text).group(1).replace("&amp;", "&")
-                )
-                action = re.search(r'<form method="post" action="([^"]+)"', page.text).group(1)
-                page = browser.post(
-                    urljoin(str(page.url), action.replace("&amp;", "&")),
-                    data={"email": self.email, "password": self.password, "next": next_path},
-                )
-                assert page.status_code == 303, page.text
-                page = browser.get(urljoin(str(page.url), page.headers["location"]))
-                self.pages.append(page.text)
-            token = re.search(r'name="consent_token" value="([^"]+)"', page.text)
-            assert token, page.text
-            answer = browser.post(
-                str(page.url).split("?")[0], data={"consent_token": token.group(1), "decision": "allow"}
-            )
-            assert answer.status_code == 302, answer.text
-            self.callback = answer.headers["location"]
 
 
 def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser) -> OAuthClientProvider:

@@ -5,64 +5,20 @@ refused, and open the project page from the URL create_project returns."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
-import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from oauthflow import access_token
 from stackproc import ROOT, create_user, launch_chromium
-from test_mcp_sdk_oauth import REDIRECT, ScriptedBrowser
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "workspace@example.com", "workspace-pass-1"
-
-
-def access_token(gateway: str, email: str, password: str, name: str) -> str:
-    """An MCP client authorizing itself the OAuth way (registration, consent, PKCE code exchange)."""
-    client_id = httpx.post(
-        f"{gateway}/oauth/register",
-        timeout=10,
-        json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none", "client_name": name},
-    ).json()["client_id"]
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    browser = ScriptedBrowser(email, password)
-    browser.visit(
-        f"{gateway}/oauth/authorize?"
-        + urlencode(
-            {
-                "response_type": "code",
-                "client_id": client_id,
-                "redirect_uri": REDIRECT,
-                "code_challenge": challenge,
-                "code_challenge_method": "S256",
-                "state": "s",
-                "resource": f"{gateway}/mcp",
-            }
-        )
-    )
-    code = parse_qs(urlsplit(browser.callback or "").query)["code"][0]
-    tokens = httpx.post(
-        f"{gateway}/oauth/token",
-        timeout=10,
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": REDIRECT,
-            "code_verifier": verifier,
-            "client_id": client_id,
-            "resource": f"{gateway}/mcp",
-        },
-    )
-    assert tokens.status_code == 200, tokens.text
-    return str(tokens.json()["access_token"])
 
 
 def mcp(gateway: str, token: str, method: str, **params) -> httpx.Response:

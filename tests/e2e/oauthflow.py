@@ -1,0 +1,95 @@
+"""OAuth as an MCP client does it, over HTTP against a running stack: a scripted browser for sign-in and
+consent, and the whole flow (registration, consent, PKCE code exchange) for an access token."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import secrets
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+
+import httpx
+
+REDIRECT = "http://127.0.0.1:33418/callback"
+
+
+class ScriptedBrowser:
+    """Follows the authorization URL like a user: signs in on the login form, presses Allow, and stops at
+    the redirect to the client's loopback callback."""
+
+    def __init__(self, email: str, password: str, redirect: str = REDIRECT) -> None:
+        self.email, self.password, self.redirect = email, password, redirect
+        self.callback: str | None = None
+        self.pages: list[str] = []
+
+    def visit(self, url: str) -> None:
+        with httpx.Client(timeout=20) as browser:
+            page = browser.get(url)
+            while page.status_code in (302, 303):
+                target = urljoin(str(page.url), page.headers["location"])
+                if target.startswith(self.redirect):
+                    self.callback = target
+                    return
+                page = browser.get(target)
+            self.pages.append(page.text)
+            if 'name="password"' in page.text:
+                next_path = (
+                    re.search(r'name="next" value="([^"]+)"', page.text).group(1).replace("&amp;", "&")
+                )
+                action = re.search(r'<form method="post" action="([^"]+)"', page.text).group(1)
+                page = browser.post(
+                    urljoin(str(page.url), action.replace("&amp;", "&")),
+                    data={"email": self.email, "password": self.password, "next": next_path},
+                )
+                assert page.status_code == 303, page.text
+                page = browser.get(urljoin(str(page.url), page.headers["location"]))
+                self.pages.append(page.text)
+            token = re.search(r'name="consent_token" value="([^"]+)"', page.text)
+            assert token, page.text
+            answer = browser.post(
+                str(page.url).split("?")[0], data={"consent_token": token.group(1), "decision": "allow"}
+            )
+            assert answer.status_code == 302, answer.text
+            self.callback = answer.headers["location"]
+
+
+def access_token(gateway: str, email: str, password: str, name: str) -> str:
+    """An MCP client authorizing itself the OAuth way (registration, consent, PKCE code exchange)."""
+    client_id = httpx.post(
+        f"{gateway}/oauth/register",
+        timeout=10,
+        json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none", "client_name": name},
+    ).json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    browser = ScriptedBrowser(email, password)
+    browser.visit(
+        f"{gateway}/oauth/authorize?"
+        + urlencode(
+            {
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": "s",
+                "resource": f"{gateway}/mcp",
+            }
+        )
+    )
+    code = parse_qs(urlsplit(browser.callback or "").query)["code"][0]
+    tokens = httpx.post(
+        f"{gateway}/oauth/token",
+        timeout=10,
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "code_verifier": verifier,
+            "client_id": client_id,
+            "resource": f"{gateway}/mcp",
+        },
+    )
+    assert tokens.status_code == 200, tokens.text
+    return str(tokens.json()["access_token"])
