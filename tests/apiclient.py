@@ -171,7 +171,26 @@ def call_tool(api: ApiClient, bearer: dict[str, str], name: str, **arguments: An
     )
     assert reply.status == 200, reply.text
     result: dict[str, Any] = reply.json()["result"]
+    check_structured_content(name, result)
     return result
+
+
+def check_structured_content(name: str, result: dict[str, Any]) -> None:
+    """A successful call of a tool that declares an outputSchema carries structuredContent that is valid by
+    that schema and equal to the text content (what SDK clients check)."""
+    import jsonschema
+
+    from svc_shared.mcp.tools import registry
+
+    tool = registry.tools.get(name)
+    if tool is None or result.get("isError"):
+        return
+    schema = tool.definition().get("outputSchema")
+    if schema is None:
+        assert "structuredContent" not in result
+        return
+    jsonschema.validate(result["structuredContent"], schema)
+    assert result["structuredContent"] == json.loads(result["content"][0]["text"])
 
 
 def tool_ok(result: dict[str, Any]) -> Any:

@@ -10,6 +10,7 @@ from pathlib import Path
 import boto3
 import pytest
 
+from apiclient import call_tool
 from svc_local.eventsource import SqsPoller
 from svc_local.runtime import FunctionRegistry
 from svc_local.template import Template
@@ -67,22 +68,6 @@ def day_report(api, bearer, project, day: str) -> dict:
         api, bearer, "get_project_analytics", project_id=project.id, start_date=day, end_date=day
     )
     return json.loads(result["content"][0]["text"])
-
-
-def call_tool(api, bearer, name, **arguments):
-    reply = api.post(
-        "/mcp",
-        headers=bearer,
-        body=json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
-            }
-        ),
-    )
-    return reply.json()["result"]
 
 
 def test_hyperloglog_estimates_within_a_few_percent():

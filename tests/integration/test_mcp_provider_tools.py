@@ -385,3 +385,42 @@ def test_provider_failures_reach_the_client_in_the_products_words(shop, status, 
     text = error_text(result)
     assert text.startswith(words), text
     assert "answered" not in text and "repo_host" not in text and str(status) not in text
+
+
+def test_every_tool_with_a_fixed_result_shape_returns_it_as_structured_content(shop):
+    """call_tool checks each successful result against the tool's outputSchema (apiclient.py); this walks
+    every tool that declares one, on a real shop."""
+    from svc_shared.mcp.tools import registry
+
+    api, bearer, project_id = shop["api"], shop["bearer"], shop["project_id"]
+    publish_site(shop)  # deploy_project needs a site
+    project = {"project_id": project_id}
+    arguments = {
+        "get_workspace": {},
+        "get_project_status": project,
+        "set_project_visibility": {**project, "visibility": "workspace"},
+        "remix_project": project,
+        "get_project_knowledge": project,
+        "set_project_knowledge": {**project, "text": "Warm tone."},
+        "set_workspace_knowledge": {"text": "British spelling."},
+        "top_up_credits": {"amount": "5"},
+        "deploy_project": project,
+        "create_project": {"prompt": "Hand-thrown mugs for slow mornings"},
+    }
+    declared = sorted(name for name, tool in registry.tools.items() if tool.output is not None)
+    assert len(declared) == 17
+    for name in declared:
+        result = call_tool(api, bearer, name, **arguments.get(name, {}))
+        assert result["isError"] is False, (name, result)
+        assert "structuredContent" in result, name
+    listed = {t["name"]: t for t in call_tool_list(api, bearer)}
+    assert all(("outputSchema" in listed[name]) == (name in declared) for name in listed)
+
+
+def call_tool_list(api, bearer):
+    import json
+
+    reply = api.post(
+        "/mcp", headers=bearer, body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    )
+    return reply.json()["result"]["tools"]

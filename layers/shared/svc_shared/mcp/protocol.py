@@ -329,13 +329,13 @@ class Dispatcher:
             return result(id_, tool_error(exc.message))
         if not tool.read_only and self._on_change is not None:
             self._on_change(context, tool.name, args, value, None)
-        return result(
-            id_,
-            {
-                "content": [{"type": "text", "text": json.dumps(value, separators=(",", ":"))}],
-                "isError": False,
-            },
-        )
+        reply: dict[str, Any] = {
+            "content": [{"type": "text", "text": json.dumps(value, separators=(",", ":"))}],
+            "isError": False,
+        }
+        if tool.output is not None:
+            reply["structuredContent"] = value
+        return result(id_, reply)
 
 
 def tool_error(message: str) -> dict[str, Any]:

@@ -44,6 +44,8 @@ class Tool:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False
+    # The result's shape, when it is fixed: declared as outputSchema, the result sent as structuredContent too.
+    output: type[BaseModel] | None = None
 
     @property
     def accepted_scopes(self) -> tuple[str, ...]:
@@ -57,19 +59,24 @@ class Tool:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
         schema.setdefault("properties", {})
-        return {
+        definition: dict[str, Any] = {
             "name": self.name,
             "title": self.title,
             "description": self.description,
             "inputSchema": schema,
-            "annotations": {
-                "title": self.title,
-                "readOnlyHint": self.read_only,
-                "destructiveHint": self.destructive,
-                "idempotentHint": self.idempotent,
-                "openWorldHint": self.open_world,
-            },
         }
+        if self.output is not None:
+            output = self.output.model_json_schema()
+            output.pop("title", None)
+            definition["outputSchema"] = output
+        definition["annotations"] = {
+            "title": self.title,
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+        return definition
 
 
 @dataclass
@@ -83,12 +90,14 @@ class Registry:
         title: str,
         description: str,
         input_model: type[ToolInput] = NoArguments,
+        *,
+        output: type[BaseModel] | None = None,
         **hints: bool,
     ) -> Callable[[Callable[[ToolContext, Any], Any]], Callable[[ToolContext, Any], Any]]:
         def register(run: Callable[[ToolContext, Any], Any]) -> Callable[[ToolContext, Any], Any]:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
-            self.tools[name] = Tool(name, title, description, input_model, run, **hints)
+            self.tools[name] = Tool(name, title, description, input_model, run, output=output, **hints)
             self._listings.clear()
             return run
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from svc_shared import services
+from svc_shared.mcp import outputs
 from svc_shared.mcp.registry import NoArguments, Registry, ToolContext, ToolInput
 
 registry = Registry()
@@ -28,6 +29,7 @@ class WorkspaceArguments(ToolInput):
     "Who am I",
     "The authenticated user: id, email, display name, plan (free or paid), default workspace id, and whether "
     "a repo_host account is connected.",
+    output=outputs.Me,
 )
 def get_me(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     return services.accounts().get_user(ctx.user_id).public()
@@ -37,6 +39,7 @@ def get_me(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "list_workspaces",
     "List workspaces",
     "Every workspace you belong to (your personal one first), with your role and the number of projects.",
+    output=outputs.Workspaces,
 )
 def list_workspaces(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     return {"workspaces": [w.public() for w in services.accounts().list_workspaces(ctx.user_id)]}
@@ -47,6 +50,7 @@ def list_workspaces(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "Get a workspace",
     "One workspace: name, your role, project count and created date. Defaults to your personal workspace.",
     WorkspaceArguments,
+    output=outputs.Workspace,
 )
 def get_workspace(ctx: ToolContext, args: WorkspaceArguments) -> dict[str, Any]:
     accounts = services.accounts()
@@ -57,6 +61,7 @@ def get_workspace(ctx: ToolContext, args: WorkspaceArguments) -> dict[str, Any]:
     "list_library_projects",
     "List library projects",
     "Projects shared in the public library. Kept for parity with other builders: always an empty list.",
+    output=outputs.LibraryProjects,
 )
 def list_library_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     return {"projects": []}
@@ -112,6 +117,7 @@ class ProjectKnowledgeArguments(ProjectArguments, KnowledgeArguments):
     CreateProjectArguments,
     read_only=False,
     idempotent=False,
+    output=outputs.CreatedProject,
 )
 def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, Any]:
     services.connections().require_for_projects(ctx.user_id)
@@ -135,6 +141,7 @@ def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, 
     "list_projects",
     "List projects",
     "Every project you own, newest first, with its status and live URL when deployed.",
+    output=outputs.Projects,
 )
 def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     return {
@@ -149,6 +156,7 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "Get project status",
     "Build status, live URL and last deploy time of one of your projects.",
     ProjectArguments,
+    output=outputs.ProjectDetails,
 )
 def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
@@ -162,6 +170,7 @@ def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, An
     "Make a project private or visible to its workspace. public is reserved and stored as private.",
     VisibilityArguments,
     read_only=False,
+    output=outputs.Visibility,
 )
 def set_project_visibility(ctx: ToolContext, args: VisibilityArguments) -> dict[str, Any]:
     projects = services.projects()
@@ -177,6 +186,7 @@ def set_project_visibility(ctx: ToolContext, args: VisibilityArguments) -> dict[
     ProjectArguments,
     read_only=False,
     idempotent=False,
+    output=outputs.Remix,
 )
 def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     projects = services.projects()
@@ -204,6 +214,7 @@ def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     "list_template_projects",
     "List starter templates",
     "Starter templates: pass a template_id to create_project to start from one.",
+    output=outputs.Templates,
 )
 def list_template_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     from svc_shared.projects import TEMPLATES
@@ -227,6 +238,7 @@ def list_template_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "get_workspace_knowledge",
     "Get workspace knowledge",
     "The builder instructions that apply to every project of your personal workspace.",
+    output=outputs.WorkspaceKnowledge,
 )
 def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     user = services.accounts().get_user(ctx.user_id)
@@ -243,6 +255,7 @@ def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "clears them). Project knowledge takes precedence.",
     KnowledgeArguments,
     read_only=False,
+    output=outputs.WorkspaceKnowledgeSaved,
 )
 def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[str, Any]:
     from svc_shared.projects import check_knowledge
@@ -261,6 +274,7 @@ def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[
     "Get project knowledge",
     "The builder instructions of one project.",
     ProjectArguments,
+    output=outputs.ProjectKnowledge,
 )
 def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
@@ -274,6 +288,7 @@ def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str,
     "precedence over workspace knowledge.",
     ProjectKnowledgeArguments,
     read_only=False,
+    output=outputs.ProjectKnowledgeSaved,
 )
 def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> dict[str, Any]:
     from svc_shared.projects import check_knowledge
@@ -320,7 +335,12 @@ class TopUpArguments(ToolInput):
     )
 
 
-@registry.tool("get_credits", "Get credits", "Your credit balance, your plan and the next renewal date.")
+@registry.tool(
+    "get_credits",
+    "Get credits",
+    "Your credit balance, your plan and the next renewal date.",
+    output=outputs.Credits,
+)
 def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     from svc_shared.credits import next_renewal
 
@@ -341,6 +361,7 @@ def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     read_only=False,
     idempotent=False,
     open_world=True,
+    output=outputs.Checkout,
 )
 def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
     from svc_shared.credits import Credits
@@ -369,6 +390,7 @@ def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
     read_only=False,
     idempotent=False,
     open_world=True,
+    output=outputs.Deployment,
 )
 def deploy_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     deploy_id = services.workbench().deploy(ctx.user_id, args.project_id)
