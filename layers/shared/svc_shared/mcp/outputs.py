@@ -138,3 +138,103 @@ class Checkout(Output):
 class Deployment(Output):
     deployment_id: str
     workspace_url: str
+
+
+class Message(Output):
+    """A builder message; the builder's fields appear as they become known."""
+
+    message_id: str
+    status: str
+    edit_session_id: str | None = None
+    response: str | None = None
+    commit_sha: str | None = None
+    error: str | None = None
+    created_at: str | None = None
+    completed_at: str | None = None
+
+
+class EditSessions(Output):
+    edit_sessions: list[dict[str, object]]
+
+
+class RepoFile(Output):
+    path: str
+    size: int | None
+
+
+class Files(Output):
+    ref: str
+    commit_sha: str
+    count: int
+    files: list[RepoFile]
+
+
+class FileContent(Output):
+    path: str
+    ref: str
+    size: int
+    encoding: str
+    content: str
+
+
+class DiffFile(Output):
+    filename: str
+    status: str | None = None
+    additions: int | None = None
+    deletions: int | None = None
+    changes: int | None = None
+    previous_filename: str | None = None
+    patch: str | None = None
+    truncated: bool | None = None
+
+
+class Diff(Output):
+    base: str
+    head: str
+    files: list[DiffFile]
+
+
+class UploadUrl(Output):
+    upload_url: str
+    method: str
+    key: str
+    headers: dict[str, str]
+    expires_at: str
+    max_bytes: int
+
+
+class PageCount(Output):
+    path: str
+    pageviews: int
+
+
+class SourceCount(Output):
+    source: str
+    visits: int
+
+
+class CountryCount(Output):
+    country: str
+    visits: int
+
+
+class AnalyticsReport(Output):
+    project_id: str
+    start_date: str
+    end_date: str
+    unique_visitors: int
+    pageviews: int
+    top_pages: list[PageCount]
+    referrers: list[SourceCount]
+    countries: list[CountryCount]
+
+
+class MinuteSessions(Output):
+    minute: str
+    sessions: int
+
+
+class AnalyticsTrend(Output):
+    project_id: str
+    unique_sessions: int
+    per_minute: list[MinuteSessions]

@@ -311,6 +311,7 @@ class AnalyticsArguments(ProjectArguments):
     "Unique visitors, pageviews, the top 5 pages, referrers and countries of a project's live site over a "
     "date range of at most 90 days.",
     AnalyticsArguments,
+    output=outputs.AnalyticsReport,
 )
 def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
@@ -322,6 +323,7 @@ def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[st
     "Get live visitors",
     "Unique sessions on a project's live site in the last 5 minutes, with a per-minute breakdown.",
     ProjectArguments,
+    output=outputs.AnalyticsTrend,
 )
 def get_project_analytics_trend(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     project = services.projects().owned(args.project_id, ctx.user_id)
@@ -431,6 +433,7 @@ class MessageArguments(ToolInput):
     read_only=False,
     idempotent=False,
     open_world=True,
+    output=outputs.Message,
 )
 def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]:
     user = services.accounts().get_user(ctx.user_id)
@@ -446,6 +449,7 @@ def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]
     "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
     MessageArguments,
     open_world=True,
+    output=outputs.Message,
 )
 def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
     return services.workbench().get_message(ctx.user_id, args.message_id)
@@ -457,6 +461,7 @@ def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
     "The project's AI editing sessions, newest first.",
     ProjectArguments,
     open_world=True,
+    output=outputs.EditSessions,
 )
 def list_edits(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     return {"edit_sessions": services.workbench().list_edits(ctx.user_id, args.project_id)}
@@ -492,6 +497,7 @@ class DiffArguments(ProjectArguments):
     "are refused.",
     RefArguments,
     open_world=True,
+    output=outputs.Files,
 )
 def list_files(ctx: ToolContext, args: RefArguments) -> dict[str, Any]:
     return services.workbench().list_files(ctx.user_id, args.project_id, args.ref)
@@ -503,6 +509,7 @@ def list_files(ctx: ToolContext, args: RefArguments) -> dict[str, Any]:
     "One file of the project's repository at a ref (default HEAD). Files over 1 MB are refused.",
     ReadFileArguments,
     open_world=True,
+    output=outputs.FileContent,
 )
 def read_file(ctx: ToolContext, args: ReadFileArguments) -> dict[str, Any]:
     return services.workbench().read_file(ctx.user_id, args.project_id, args.path, args.ref)
@@ -515,6 +522,7 @@ def read_file(ctx: ToolContext, args: ReadFileArguments) -> dict[str, Any]:
     "with a marker.",
     DiffArguments,
     open_world=True,
+    output=outputs.Diff,
 )
 def get_diff(ctx: ToolContext, args: DiffArguments) -> dict[str, Any]:
     return services.workbench().diff(ctx.user_id, args.project_id, args.base, args.head)
@@ -542,6 +550,7 @@ class UploadArguments(ProjectArguments):
     UploadArguments,
     read_only=False,
     idempotent=False,
+    output=outputs.UploadUrl,
 )
 def get_file_upload_url(ctx: ToolContext, args: UploadArguments) -> dict[str, Any]:
     return services.workbench().upload_url(
