@@ -154,6 +154,7 @@ def authorize() -> Response:
     page = pages.consent_page(
         action=f"{settings.public_base_url}/oauth/authorize",
         client_name=request.client.name,
+        client_host=request.client.host,
         redirect_host=request.redirect_host,
         scope=request.scope,
         consent_token=token,

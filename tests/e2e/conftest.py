@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+from docserver import TestAuthority
 from stackproc import DATABASE_URL, RunningStack, start_stack
 
 
@@ -17,14 +18,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+def tls_authority(tmp_path_factory: pytest.TempPathFactory) -> TestAuthority:
+    """The certificate authority of the MCP clients' own loopback servers (their client metadata documents),
+    trusted by the stack as a developer's machine trusts its own."""
+    return TestAuthority(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory, tls_authority: TestAuthority) -> Iterator[RunningStack]:
     # Its own demo store database on the shared server, dropped afterwards: one left by an earlier run could
     # hold another version of a migration.
     demo_store = f"svc_demo_store_e2e_{uuid.uuid4().hex[:8]}"
     running = start_stack(
         tmp_path_factory.mktemp("stack") / "state",
         database_url=DATABASE_URL,
-        extra_env={"SVC_DEMO_STORE_DATABASE": demo_store},
+        extra_env={"SVC_DEMO_STORE_DATABASE": demo_store, "SSL_CERT_FILE": str(tls_authority.ca_file)},
     )
     try:
         yield running

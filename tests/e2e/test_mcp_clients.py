@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from authproxy import AuthProxy
+from docserver import DocumentServer
 from oauthflow import ScriptedBrowser, access_token
 from stackproc import ROOT, RunningStack, create_user
 
@@ -115,20 +116,43 @@ def test_conformance_server_scenarios(stack, gateway, version, scenarios):
     assert len(passed) >= (30 if version == "2026-07-28" else 8)
 
 
-def test_conformance_authorization_server_scenarios(gateway):
+@pytest.mark.parametrize("identity", ["registered", "metadata-document"])
+def test_conformance_authorization_server_scenarios(gateway, identity):
+    """The suite as the OAuth client: once with a registered client_id, once with the URL of a client metadata
+    document served on loopback (the local stack's local mode fetches it)."""
     require(NODE)
     require(CONFORMANCE)
     port = 38000 + secrets.randbelow(1000)
     callback = f"http://127.0.0.1:{port}/callback"
-    client_id = httpx.post(
-        f"{gateway}/oauth/register",
-        json={
-            "redirect_uris": [callback],
-            "token_endpoint_auth_method": "none",
-            "client_name": "Conformance AS",
-        },
-        timeout=10,
-    ).json()["client_id"]
+    with DocumentServer() as documents:
+        if identity == "registered":
+            client_id = httpx.post(
+                f"{gateway}/oauth/register",
+                json={
+                    "redirect_uris": [callback],
+                    "token_endpoint_auth_method": "none",
+                    "client_name": "Conformance AS",
+                },
+                timeout=10,
+            ).json()["client_id"]
+        else:
+            client_id = documents.document(
+                "/conformance/client.json", client_name="Conformance AS", redirect_uris=[callback]
+            )
+        checks = run_authorization_scenarios(gateway, client_id, port, callback)
+        fetched = documents.hits.get("/conformance/client.json", 0)
+    assert {c["id"] for c in checks if c["status"] == "SUCCESS"} >= {
+        "authorization-server-metadata",
+        "authorization-code-grant",
+    }
+    # No warnings either: the metadata offers client metadata documents.
+    assert all(c["status"] == "SUCCESS" for c in checks), checks
+    assert fetched == (1 if identity == "metadata-document" else 0)
+
+
+def run_authorization_scenarios(
+    gateway: str, client_id: str, port: int, callback: str
+) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as out:
         run = subprocess.Popen(
             [
@@ -165,12 +189,7 @@ def test_conformance_authorization_server_scenarios(gateway):
             run.kill()
             run.stdout.close()
             run.wait()
-        checks = checks_in(Path(out))
-    assert {c["id"] for c in checks if c["status"] == "SUCCESS"} >= {
-        "authorization-server-metadata",
-        "authorization-code-grant",
-    }
-    assert all(c["status"] in PASSING for c in checks), checks
+        return checks_in(Path(out))
 
 
 def deliver(callback: str) -> None:

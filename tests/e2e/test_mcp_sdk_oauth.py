@@ -13,6 +13,7 @@ import httpx
 import httpx2
 import psycopg
 import pytest
+from docserver import DocumentServer
 from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -39,7 +40,9 @@ class MemoryStorage:
         self.client_info = client_info
 
 
-def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser) -> OAuthClientProvider:
+def provider_for(
+    gateway: str, storage: MemoryStorage, browser: ScriptedBrowser, client_metadata_url: str | None = None
+) -> OAuthClientProvider:
     async def redirect_handler(url: str) -> None:
         await anyio.to_thread.run_sync(browser.visit, url)
 
@@ -64,6 +67,7 @@ def provider_for(gateway: str, storage: MemoryStorage, browser: ScriptedBrowser)
         storage=storage,
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
+        client_metadata_url=client_metadata_url,
     )
 
 
@@ -120,6 +124,30 @@ def test_sdk_client_with_stored_tokens_skips_the_browser(gateway):
     names, _ = anyio.run(session_round, gateway, second, "legacy")
     assert "get_me" in names
     assert len(browser.pages) == visits
+
+
+def test_sdk_client_identified_by_its_metadata_document_needs_no_registration(gateway, tls_authority):
+    """The SDK's URL-based client ID: the server offers client metadata documents, so the SDK skips
+    registration and uses the https URL of its document (served on loopback, local mode) as client_id."""
+    with DocumentServer(tls=tls_authority) as documents:
+        url = documents.document(
+            "/mcp/client-metadata.json",
+            host="localhost",
+            client_name="SDK by document",
+            redirect_uris=[REDIRECT],
+        )
+        storage = MemoryStorage()
+        browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
+        names, me = anyio.run(session_round, gateway, provider_for(gateway, storage, browser, url), "auto")
+        hits = dict(documents.hits)
+    assert "get_me" in names
+    assert '"email":"demo@svc.local"' in me["content"][0]["text"]
+    assert storage.client_info is not None and storage.client_info.client_id == url
+    consent = next(page for page in browser.pages if "consent_token" in page)
+    assert "Allow SDK by document to use your account?" in consent
+    assert "Identified by <strong>localhost</strong>" in consent
+    # Consent, code exchange and the refresh in session_round: one fetch (the document says max-age=300).
+    assert hits == {"/mcp/client-metadata.json": 1}
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,9 @@ class Settings(BaseModel):
     # A rotated refresh token presented again within this many seconds re-issues the family's pair instead of
     # revoking it (0: any reuse revokes the family; see docs/decisions.md, "Refresh token reuse").
     refresh_grace_seconds: int = Field(default=0, alias="REFRESH_GRACE_SECONDS", ge=0, le=300)
+    # Local mode only: client metadata documents (an https URL as client_id) may also be served from loopback
+    # addresses, over http or https. Deployed, only public addresses over https are fetched.
+    cimd_allow_loopback: bool = Field(default=False, alias="CIMD_ALLOW_LOOPBACK")
 
     # Providers: base URLs (the real providers by default; the local stack points them at the sandbox),
     # OAuth client ids, and the Secrets Manager ARNs of their secrets.

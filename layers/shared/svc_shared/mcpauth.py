@@ -270,8 +270,8 @@ class McpClients:
     def list(self, user_id: str) -> list[AuthorizedClientView]:
         views = []
         for found in self._grants.gate.authorized_clients(user_id):
-            client = self._clients.get(found.client_id)
-            name = (client.name if client else None) or "MCP client"
+            client = self._clients.get(found.client_id, fetch=False)
+            name = (client.display_name if client else None) or "MCP client"
             views.append(
                 AuthorizedClientView(
                     found.grant_id, found.client_id, name, found.authorized_at, found.last_used_at

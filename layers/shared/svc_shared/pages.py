@@ -54,14 +54,22 @@ def consent_page(
     action: str,
     client_name: str | None,
     redirect_host: str,
+    client_host: str | None = None,
     scope: str,
     consent_token: str,
     user_email: str,
 ) -> str:
-    name = escape(client_name or "An unnamed application")
+    name = escape(client_name or client_host or "An unnamed application")
+    # A client identified by a metadata document is vouched for by the host that serves it; a registered
+    # client's name is only what it said about itself.
+    identity = (
+        f'<p class="client-host">Identified by <strong>{escape(client_host)}</strong>, which publishes its details.</p>'
+        if client_host
+        else ""
+    )
     return layout(
         "Authorize access",
-        f"<h1>Allow {name} to use your account?</h1>"
+        f"<h1>Allow {name} to use your account?</h1>{identity}"
         f"<p>Signed in as <strong>{escape(user_email)}</strong>.</p>"
         f"<p><strong>{name}</strong> will be sent back to <code>{escape(redirect_host)}</code> and will be able to:</p>"
         f"<p>{escape(_SCOPE_TEXT.get(scope, scope))}</p>"

@@ -149,8 +149,10 @@ class Services:
     @functools.cached_property
     def oauth_clients(self) -> Clients:
         from svc_shared.oauth.clients import Clients
+        from svc_shared.oauth.documents import DocumentFetcher
 
-        return Clients(self.table, self.clock)
+        documents = DocumentFetcher(allow_loopback=self.settings.cimd_allow_loopback, clock=self.clock.now)
+        return Clients(self.table, self.clock, documents)
 
     @functools.cached_property
     def grants(self) -> Grants:

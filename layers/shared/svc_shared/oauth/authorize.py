@@ -9,6 +9,7 @@ from urllib.parse import urlencode, urlsplit
 
 from svc_shared.clock import Clock
 from svc_shared.oauth.clients import Client, Clients
+from svc_shared.oauth.documents import DocumentError
 from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
 from svc_shared.oauth.grants import valid_challenge
 from svc_shared.oauth.metadata import SCOPE
@@ -48,10 +49,17 @@ def redirect_with(redirect_uri: str, params: dict[str, str | None]) -> str:
     return f"{redirect_uri}{'&' if urlsplit(redirect_uri).query else '?'}{query}"
 
 
+def _client(clients: Clients, client_id: object) -> Client | None:
+    try:
+        return clients.lookup(client_id)
+    except DocumentError as exc:
+        raise AuthorizeRequestError("invalid_client", exc.message) from None
+
+
 def check_request(params: dict[str, str], clients: Clients, *, resource: str) -> AuthorizationRequest:
     """Validate an authorization request. Problems with the client or redirect URI raise
     AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
-    client = clients.get(params.get("client_id"))
+    client = _client(clients, params.get("client_id"))
     if client is None:
         raise AuthorizeRequestError(
             "invalid_client", "Unknown or expired client_id. Register the client again."
@@ -139,7 +147,7 @@ def read_consent(
         raise AuthorizeRequestError(
             "invalid_request", "The consent form has expired. Start again from your app."
         )
-    client = clients.get(data.get("c"))
+    client = _client(clients, data.get("c"))
     if client is None or data.get("r") not in client.redirect_uris:
         raise AuthorizeRequestError(
             "invalid_client", "This client is no longer registered. Start again from your app."

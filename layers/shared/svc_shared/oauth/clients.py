@@ -1,4 +1,5 @@
-"""Dynamic client registration (RFC 7591) and client authentication at the token endpoint."""
+"""The OAuth clients: registered ones (dynamic client registration, RFC 7591) and ones identified by a Client ID
+Metadata Document URL (svc_shared.oauth.documents); client authentication at the token endpoint."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ from urllib.parse import unquote, urlsplit
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
+from svc_shared.oauth.documents import (
+    FAILURE_TTL,
+    DocumentCache,
+    DocumentError,
+    DocumentFetcher,
+    looks_like_document_url,
+)
 from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
 from svc_shared.oauth.metadata import AUTH_METHODS, GRANT_TYPES, SCOPE
 from svc_shared.tokens import hash_token, new_token
@@ -35,10 +43,21 @@ class Client:
     name: str | None
     created_at: int
     used: bool
+    # Identified by a metadata document at its client_id URL, rather than registered here.
+    metadata_document: bool = False
 
     @property
     def confidential(self) -> bool:
         return self.auth_method != "none"
+
+    @property
+    def host(self) -> str | None:
+        """The host that vouches for a metadata-document client (the consent page shows it)."""
+        return urlsplit(self.client_id).hostname if self.metadata_document else None
+
+    @property
+    def display_name(self) -> str | None:
+        return self.name or self.host
 
 
 def redirect_uri_allowed(uri: object) -> bool:
@@ -66,13 +85,47 @@ def _client(item: dict[str, Any]) -> Client:
         name=item.get("client_name"),
         created_at=int(item["created_at"]),
         used=bool(item.get("used", False)),
+        metadata_document=bool(item.get("document", False)),
     )
 
 
+def _checked_document(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a metadata document this server uses, checked (the draft, §4 and §6)."""
+
+    def refuse(reason: str) -> DocumentError:
+        return DocumentError(url, reason)
+
+    if body.get("client_id") != url:
+        raise refuse("its client_id must be exactly the URL it is served from")
+    uris = body.get("redirect_uris")
+    if not isinstance(uris, list) or not uris:
+        raise refuse("redirect_uris is required: a non-empty array of strings")
+    if len(uris) > MAX_REDIRECT_URIS:
+        raise refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
+    if not all(redirect_uri_allowed(u) for u in uris):
+        raise refuse(REDIRECT_MUST_BE_HTTPS)
+    if body.get("token_endpoint_auth_method", "none") != "none":
+        raise refuse(
+            "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)"
+        )
+    grant_types = body.get("grant_types", list(GRANT_TYPES))
+    if not isinstance(grant_types, list) or "authorization_code" not in grant_types:
+        raise refuse("grant_types must include authorization_code")
+    response_types = body.get("response_types", ["code"])
+    if not isinstance(response_types, list) or "code" not in response_types:
+        raise refuse('response_types must include "code"')
+    name = body.get("client_name")
+    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH):
+        raise refuse(f"client_name must be a string of at most {MAX_NAME_LENGTH} characters")
+    return {"redirect_uris": list(dict.fromkeys(uris)), "client_name": name.strip() if name else None}
+
+
 class Clients:
-    def __init__(self, table: Table, clock: Clock) -> None:
+    def __init__(self, table: Table, clock: Clock, documents: DocumentFetcher | None = None) -> None:
         self._table = table
         self._clock = clock
+        self._documents = documents or DocumentFetcher(clock=clock.now)
+        self._memory = DocumentCache(clock.now)
 
     def register(self, metadata: dict[str, Any]) -> dict[str, Any]:
         """Validate client metadata, store the client, and answer the registration response (RFC 7591 §3.2.1).
@@ -144,7 +197,18 @@ class Clients:
             answer["client_secret_expires_at"] = 0
         return answer
 
-    def get(self, client_id: object) -> Client | None:
+    def get(self, client_id: object, *, fetch: bool = True) -> Client | None:
+        """The client, or None for an unknown or expired id or an unusable metadata document. With
+        `fetch=False` a metadata-document client is only looked up as last fetched (for showing its name)."""
+        if looks_like_document_url(client_id):
+            assert isinstance(client_id, str)
+            if not fetch:
+                item = self._table.get(keys.oauth_client(client_id), keys.CLIENT)
+                return _client(item) if item and item.get("document") else None
+            try:
+                return self.lookup(client_id)
+            except DocumentError:
+                return None
         if not isinstance(client_id, str) or not client_id or len(client_id) > 100:
             return None
         item = self._table.get(keys.oauth_client(client_id), keys.CLIENT)
@@ -153,6 +217,56 @@ class Clients:
         if not item.get("used") and item.get("expires_at", 0) <= self._clock.now():
             return None
         return _client(item)
+
+    def lookup(self, client_id: object) -> Client | None:
+        """As get, but an unusable metadata document raises DocumentError saying why."""
+        if not looks_like_document_url(client_id):
+            return self.get(client_id)
+        assert isinstance(client_id, str)
+        remembered = self._memory.get(client_id)
+        if isinstance(remembered, DocumentError):
+            raise remembered
+        if isinstance(remembered, Client):
+            return remembered
+        now = self._clock.now()
+        item = self._table.get(keys.oauth_client(client_id), keys.CLIENT)
+        if item and item.get("document") and item.get("fresh_until", 0) > now:
+            client = _client(item)
+            self._memory.put(client_id, client, float(item["fresh_until"]))
+            return client
+        try:
+            document = self._documents.fetch(client_id)
+            checked = _checked_document(client_id, document.body)
+        except DocumentError as exc:
+            self._memory.put(client_id, exc, now + FAILURE_TTL)
+            raise
+        return self._keep_document(client_id, checked, document.fresh_until, item)
+
+    def _keep_document(
+        self, url: str, checked: dict[str, Any], fresh_until: float, known: dict[str, Any] | None
+    ) -> Client:
+        """Store the checked document, so every instance reuses it while fresh and the workspace can name the
+        client without fetching; like a registration, it is deleted if no token exchange ever follows."""
+        now = int(self._clock.now())
+        used = bool(known and known.get("used"))
+        item: dict[str, Any] = {
+            "pk": keys.oauth_client(url),
+            "sk": keys.CLIENT,
+            "client_id": url,
+            "document": True,
+            "redirect_uris": checked["redirect_uris"],
+            "auth_method": "none",
+            "client_name": checked["client_name"],
+            "created_at": int(known["created_at"]) if known else now,
+            "fresh_until": int(fresh_until),
+            "used": used,
+        }
+        if not used:
+            item["expires_at"] = now + UNUSED_CLIENT_TTL
+        self._table.put(item)
+        client = _client(item)
+        self._memory.put(url, client, fresh_until)
+        return client
 
     def mark_used(self, client: Client) -> None:
         """A client that completed a token exchange no longer expires."""
@@ -180,7 +294,10 @@ class Clients:
         client_id = basic_id or form.get("client_id")
         if form.get("client_id") and basic_id and form["client_id"] != basic_id:
             raise OAuthError("invalid_client", "client_id does not match the authenticated client")
-        client = self.get(client_id)
+        try:
+            client = self.lookup(client_id)
+        except DocumentError as exc:
+            raise OAuthError("invalid_client", exc.message) from None
         if client is None:
             raise OAuthError("invalid_client", "unknown client_id")
         if client.auth_method == "none":

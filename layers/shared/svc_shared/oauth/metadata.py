@@ -37,6 +37,8 @@ def authorization_server(base_url: str) -> dict[str, Any]:
         "token_endpoint_auth_methods_supported": list(AUTH_METHODS),
         "code_challenge_methods_supported": ["S256"],
         "authorization_response_iss_parameter_supported": True,
+        # A client may use the https URL of its metadata document as its client_id (no registration).
+        "client_id_metadata_document_supported": True,
     }
 
 
