@@ -19,7 +19,7 @@ from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from oauthflow import REDIRECT, ScriptedBrowser
-from stackproc import DATABASE_URL
+from stackproc import DATABASE_URL, create_user
 
 
 class MemoryStorage:
@@ -126,9 +126,11 @@ def test_sdk_client_with_stored_tokens_skips_the_browser(gateway):
     assert len(browser.pages) == visits
 
 
-def test_sdk_client_identified_by_its_metadata_document_needs_no_registration(gateway, tls_authority):
+def test_sdk_client_identified_by_its_metadata_document_needs_no_registration(stack, gateway, tls_authority):
     """The SDK's URL-based client ID: the server offers client metadata documents, so the SDK skips
     registration and uses the https URL of its document (served on loopback, local mode) as client_id."""
+    email = f"cimd-{secrets.token_hex(4)}@example.com"
+    create_user(stack, email, "cimd-pass-123")
     with DocumentServer(tls=tls_authority) as documents:
         url = documents.document(
             "/mcp/client-metadata.json",
@@ -137,11 +139,11 @@ def test_sdk_client_identified_by_its_metadata_document_needs_no_registration(ga
             redirect_uris=[REDIRECT],
         )
         storage = MemoryStorage()
-        browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
+        browser = ScriptedBrowser(email, "cimd-pass-123")
         names, me = anyio.run(session_round, gateway, provider_for(gateway, storage, browser, url), "auto")
         hits = dict(documents.hits)
     assert "get_me" in names
-    assert '"email":"demo@svc.local"' in me["content"][0]["text"]
+    assert f'"email":"{email}"' in me["content"][0]["text"]
     assert storage.client_info is not None and storage.client_info.client_id == url
     consent = next(page for page in browser.pages if "consent_token" in page)
     assert "Allow SDK by document to use your account?" in consent
