@@ -14,7 +14,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
 from svc_shared.logs import get_logger
-from svc_shared.oauth import metadata
+from svc_shared.oauth import messages, metadata
 from svc_shared.oauth.authorize import (
     RedirectError,
     check_request,
@@ -98,7 +98,8 @@ def register() -> Response:
         body = web.json_body(app)
     except errors.InvalidInput as exc:
         raise OAuthError("invalid_client_metadata", exc.message) from exc
-    return web.json_response(201, services.oauth_clients().register(body))
+    metadata = messages.parse(messages.ClientMetadata, body)
+    return web.json_response(201, services.oauth_clients().register(metadata))
 
 
 # -- authorization -----------------------------------------------------------------------------------------
@@ -214,16 +215,17 @@ def authorize_decision() -> Response:
 
 
 # -- tokens ------------------------------------------------------------------------------------------------
-def _token_form() -> dict[str, str]:
+def _token_form() -> dict[str, Any]:
+    """The fields of a token or revocation request: form-encoded as RFC 6749 says, or JSON, which some
+    clients send."""
     if len(app.current_event.decoded_body or "") > MAX_BODY:
         raise OAuthError("invalid_request", f"request body must be at most {MAX_BODY} bytes")
     kind = web.content_type(app)
     try:
         if kind == "application/x-www-form-urlencoded":
-            return web.form_body(app)
+            return dict(web.form_body(app))
         if kind == "application/json":
-            body = web.json_body(app)
-            return {k: v for k, v in body.items() if isinstance(v, str)}
+            return web.json_body(app)
     except errors.InvalidInput as exc:
         raise OAuthError("invalid_request", exc.message) from exc
     raise OAuthError(
@@ -234,16 +236,11 @@ def _token_form() -> dict[str, str]:
 @app.post("/oauth/token")
 @app.post("/token")
 def token() -> Response:
-    form = _token_form()
-    grant_type = form.get("grant_type")
-    if grant_type not in ("authorization_code", "refresh_token"):
-        if not grant_type:
-            raise OAuthError("invalid_request", "grant_type is required")
-        raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+    form = messages.parse(messages.TokenRequest, _token_form())
     clients = services.oauth_clients()
     client = clients.authenticate(form, app.current_event.headers.get("authorization"))
     grants = services.grants()
-    if grant_type == "authorization_code":
+    if form.grant_type == "authorization_code":
         pair = grants.exchange_code(client, form)
         clients.mark_used(client)
     else:
@@ -256,14 +253,13 @@ def token() -> Response:
 def revoke() -> Response:
     """RFC 7009: the client authenticates as at the token endpoint; the answer is 200 whether or not the
     token was known (a client cannot probe for tokens)."""
-    form = _token_form()
-    client = services.oauth_clients().authenticate(form, app.current_event.headers.get("authorization"))
-    hint = form.get("token_type_hint")
-    if hint is not None and hint not in ("access_token", "refresh_token"):
-        raise OAuthError("unsupported_token_type", "token_type_hint must be access_token or refresh_token")
-    if not form.get("token"):
-        raise OAuthError("invalid_request", "token is required")
-    services.grants().revoke_token(client, form["token"])
+    fields = _token_form()
+    # The client is authenticated before anything about the token is said (RFC 7009 §2.1).
+    client = services.oauth_clients().authenticate(
+        messages.parse(messages.ClientCredentials, fields), app.current_event.headers.get("authorization")
+    )
+    form = messages.parse(messages.RevocationRequest, fields)
+    services.grants().revoke_token(client, form.token)
     return web.json_response(200, {}, headers={"Pragma": "no-cache"})
 
 

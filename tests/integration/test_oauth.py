@@ -453,11 +453,39 @@ def test_redirect_uri_must_match_the_authorization_request(api, demo_user):
     assert answer.json()["error"] == "invalid_grant"
 
 
-@pytest.mark.parametrize("form", [{}, {"grant_type": "password"}, {"grant_type": "authorization_code"}])
-def test_incomplete_token_requests_are_rfc6749_errors(api, client_id, form):
+@pytest.mark.parametrize(
+    ("form", "error"),
+    [
+        ({}, ("invalid_request", "grant_type is required")),
+        (
+            {"grant_type": "password"},
+            ("unsupported_grant_type", "grant_type must be authorization_code or refresh_token"),
+        ),
+        ({"grant_type": "authorization_code"}, ("invalid_request", "code is required")),
+        ({"grant_type": "refresh_token"}, ("invalid_request", "refresh_token is required")),
+    ],
+)
+def test_incomplete_token_requests_are_rfc6749_errors(api, client_id, form, error):
     answer = api.post("/oauth/token", form={"client_id": client_id, **form})
     assert answer.status == 400
-    assert answer.json()["error"] in {"invalid_request", "unsupported_grant_type"}
+    assert (answer.json()["error"], answer.json()["error_description"]) == error
+
+
+@pytest.mark.parametrize(
+    ("body", "description"),
+    [
+        ({"grant_type": "authorization_code", "code": 42}, "code: Input should be a valid string"),
+        ({"grant_type": ["refresh_token"]}, "grant_type must be authorization_code or refresh_token"),
+        (
+            {"grant_type": "refresh_token", "refresh_token": {"a": 1}},
+            "refresh_token: Input should be a valid string",
+        ),
+    ],
+)
+def test_a_json_token_request_with_a_wrong_field_names_it(api, client_id, body, description):
+    answer = api.post("/oauth/token", json_body={"client_id": client_id, **body})
+    assert answer.status == 400
+    assert answer.json()["error_description"] == description
 
 
 def test_token_request_as_json_is_accepted(api, demo_user, client_id):
@@ -703,8 +731,17 @@ def test_revoking_an_unknown_or_foreign_token_answers_200_and_changes_nothing(ap
 
 def test_revocation_request_errors(api, client_id):
     missing = api.post("/oauth/revoke", form={"client_id": client_id})
-    assert (missing.status, missing.json()["error"]) == (400, "invalid_request")
+    assert (missing.status, missing.json()) == (
+        400,
+        {"error": "invalid_request", "error_description": "token is required"},
+    )
     hint = revoke(api, client_id, "x", token_type_hint="id_token")
-    assert (hint.status, hint.json()["error"]) == (400, "unsupported_token_type")
+    assert (hint.status, hint.json()) == (
+        400,
+        {
+            "error": "unsupported_token_type",
+            "error_description": "token_type_hint must be access_token or refresh_token",
+        },
+    )
     unknown = revoke(api, "no-such-client", "x")
     assert (unknown.status, unknown.json()["error"]) == (401, "invalid_client")

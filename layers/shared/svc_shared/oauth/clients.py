@@ -22,13 +22,16 @@ from svc_shared.oauth.documents import (
     looks_like_document_url,
 )
 from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
-from svc_shared.oauth.metadata import AUTH_METHODS, GRANT_TYPES, SCOPE
+from svc_shared.oauth.messages import (
+    MAX_NAME_LENGTH,
+    MAX_REDIRECT_URIS,
+    ClientCredentials,
+    ClientMetadata,
+    redirect_uri_allowed,
+)
+from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
 from svc_shared.tokens import hash_token, new_token
 
-MAX_REDIRECT_URIS = 10
-MAX_URI_LENGTH = 2000
-MAX_NAME_LENGTH = 200
-LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 # A registration that never completes a token exchange is deleted after this long.
 UNUSED_CLIENT_TTL = 7 * 24 * 3600
 REGISTRATIONS_PER_MINUTE = 60
@@ -58,22 +61,6 @@ class Client:
     @property
     def display_name(self) -> str | None:
         return self.name or self.host
-
-
-def redirect_uri_allowed(uri: object) -> bool:
-    """HTTPS with a host, or plain HTTP on a loopback host with any port; never a fragment."""
-    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
-        return False
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError:
-        return False
-    if parts.fragment or not parts.hostname or any(ch.isspace() for ch in uri):
-        return False
-    if parts.scheme == "https":
-        return True
-    return parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
 
 
 def _client(item: dict[str, Any]) -> Client:
@@ -127,42 +114,13 @@ class Clients:
         self._documents = documents or DocumentFetcher(clock=clock.now)
         self._memory = DocumentCache(clock.now)
 
-    def register(self, metadata: dict[str, Any]) -> dict[str, Any]:
-        """Validate client metadata, store the client, and answer the registration response (RFC 7591 §3.2.1).
-        Unknown metadata fields are ignored; the client secret appears in this answer only."""
-        uris = metadata.get("redirect_uris")
-        if not isinstance(uris, list) or not uris:
-            raise OAuthError(
-                "invalid_redirect_uri", "redirect_uris is required: a non-empty array of strings"
-            )
-        if len(uris) > MAX_REDIRECT_URIS:
-            raise OAuthError("invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
-        if not all(redirect_uri_allowed(u) for u in uris):
-            raise OAuthError("invalid_redirect_uri", REDIRECT_MUST_BE_HTTPS)
-        method = metadata.get("token_endpoint_auth_method", "client_secret_basic")
-        if method not in AUTH_METHODS:
-            raise OAuthError(
-                "invalid_client_metadata",
-                f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}",
-            )
-        grant_types = metadata.get("grant_types", list(GRANT_TYPES))
-        if not isinstance(grant_types, list) or not set(grant_types) <= set(GRANT_TYPES) or not grant_types:
-            raise OAuthError(
-                "invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token"
-            )
-        response_types = metadata.get("response_types", ["code"])
-        if response_types != ["code"]:
-            raise OAuthError("invalid_client_metadata", 'response_types must be ["code"]')
-        scope = metadata.get("scope", SCOPE)
-        if not isinstance(scope, str) or set(scope.split()) - {SCOPE}:
-            raise OAuthError("invalid_client_metadata", f"scope must be {SCOPE}")
-        name = metadata.get("client_name")
-        if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME_LENGTH):
-            raise OAuthError(
-                "invalid_client_metadata",
-                f"client_name must be a string of at most {MAX_NAME_LENGTH} characters",
-            )
-
+    def register(self, metadata: ClientMetadata) -> dict[str, Any]:
+        """Store a client of checked metadata and answer the registration response (RFC 7591 §3.2.1). The
+        client secret appears in this answer only."""
+        method = metadata.token_endpoint_auth_method
+        uris = metadata.redirect_uris
+        grant_types = list(metadata.grant_types)
+        name = metadata.client_name
         now = int(self._clock.now())
         client_id = str(uuid.uuid4())
         secret = new_token() if method != "none" else None
@@ -171,10 +129,10 @@ class Clients:
                 "pk": keys.oauth_client(client_id),
                 "sk": keys.CLIENT,
                 "client_id": client_id,
-                "redirect_uris": list(dict.fromkeys(uris)),
+                "redirect_uris": uris,
                 "auth_method": method,
                 "secret_hash": hash_token(secret) if secret else None,
-                "client_name": name.strip() if name else None,
+                "client_name": name,
                 "grant_types": grant_types,
                 "created_at": now,
                 "expires_at": now + UNUSED_CLIENT_TTL,
@@ -184,14 +142,14 @@ class Clients:
         answer: dict[str, Any] = {
             "client_id": client_id,
             "client_id_issued_at": now,
-            "redirect_uris": list(dict.fromkeys(uris)),
+            "redirect_uris": uris,
             "token_endpoint_auth_method": method,
             "grant_types": grant_types,
             "response_types": ["code"],
             "scope": SCOPE,
         }
         if name:
-            answer["client_name"] = name.strip()
+            answer["client_name"] = name
         if secret:
             answer["client_secret"] = secret
             answer["client_secret_expires_at"] = 0
@@ -281,7 +239,7 @@ class Clients:
                 values={":t": True},
             )
 
-    def authenticate(self, form: dict[str, str], authorization: str | None) -> Client:
+    def authenticate(self, credentials: ClientCredentials, authorization: str | None) -> Client:
         """The client making a token request, authenticated by its registered method (RFC 6749 §2.3)."""
         basic_id = basic_secret = None
         if authorization and authorization[:6].lower() == "basic ":
@@ -291,8 +249,8 @@ class Clients:
                 basic_id, basic_secret = unquote(raw_id), unquote(raw_secret)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise OAuthError("invalid_client", "malformed HTTP Basic client credentials") from exc
-        client_id = basic_id or form.get("client_id")
-        if form.get("client_id") and basic_id and form["client_id"] != basic_id:
+        client_id = basic_id or credentials.client_id
+        if credentials.client_id and basic_id and credentials.client_id != basic_id:
             raise OAuthError("invalid_client", "client_id does not match the authenticated client")
         try:
             client = self.lookup(client_id)
@@ -301,10 +259,10 @@ class Clients:
         if client is None:
             raise OAuthError("invalid_client", "unknown client_id")
         if client.auth_method == "none":
-            if basic_secret or form.get("client_secret"):
+            if basic_secret or credentials.client_secret:
                 raise OAuthError("invalid_client", "this client is public and has no secret")
             return client
-        secret = basic_secret if client.auth_method == "client_secret_basic" else form.get("client_secret")
+        secret = basic_secret if client.auth_method == "client_secret_basic" else credentials.client_secret
         if (
             not secret
             or client.secret_hash is None

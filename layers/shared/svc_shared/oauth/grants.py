@@ -28,6 +28,7 @@ from svc_shared.dal import ConditionFailed, Table, TransactionConflict
 from svc_shared.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
 from svc_shared.oauth.clients import Client
 from svc_shared.oauth.errors import INVALID_CODE, INVALID_REFRESH, PKCE_MISMATCH, OAuthError
+from svc_shared.oauth.messages import TokenRequest
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.tokens import hash_token, new_token
 
@@ -152,8 +153,8 @@ class Grants:
         )
         return code
 
-    def exchange_code(self, client: Client, form: dict[str, str]) -> TokenPair:
-        code, verifier = form.get("code"), form.get("code_verifier")
+    def exchange_code(self, client: Client, request: TokenRequest) -> TokenPair:
+        code, verifier = request.code, request.code_verifier
         if not code:
             raise OAuthError("invalid_request", "code is required")
         if not verifier:
@@ -174,10 +175,10 @@ class Grants:
             raise OAuthError("invalid_grant", INVALID_CODE) from None
         if item["client_id"] != client.client_id:
             raise OAuthError("invalid_grant", INVALID_CODE)
-        redirect_uri = form.get("redirect_uri")
+        redirect_uri = request.redirect_uri
         if (redirect_uri or item["redirect_explicit"]) and redirect_uri != item["redirect_uri"]:
             raise OAuthError("invalid_grant", "redirect_uri does not match the authorization request")
-        if form.get("resource") and form["resource"] != item["resource"]:
+        if request.resource and request.resource != item["resource"]:
             raise OAuthError("invalid_target", "resource does not match the authorization request")
         if not _VERIFIER.match(verifier) or not hmac.compare_digest(s256(verifier), item["code_challenge"]):
             raise OAuthError("invalid_grant", PKCE_MISMATCH)
@@ -257,11 +258,11 @@ class Grants:
                 time.sleep(random.uniform(0.005, 0.03))
         return pair
 
-    def refresh(self, client: Client, form: dict[str, str]) -> TokenPair:
-        token = form.get("refresh_token")
+    def refresh(self, client: Client, request: TokenRequest) -> TokenPair:
+        token = request.refresh_token
         if not token:
             raise OAuthError("invalid_request", "refresh_token is required")
-        if form.get("scope") and set(form["scope"].split()) - {SCOPE}:
+        if request.scope and set(request.scope.split()) - {SCOPE}:
             raise OAuthError("invalid_scope", f"scope must be {SCOPE}")
         key = keys.oauth_refresh(hash_token(token))
         for _ in range(_MAX_ROTATION_ATTEMPTS):
@@ -269,7 +270,7 @@ class Grants:
             now = self._clock.now()
             if item is None or item["expires_at"] <= now or item["client_id"] != client.client_id:
                 raise OAuthError("invalid_grant", INVALID_REFRESH)
-            if form.get("resource") and form["resource"] != item["resource"]:
+            if request.resource and request.resource != item["resource"]:
                 raise OAuthError("invalid_target", "resource does not match the original grant")
             try:
                 if item["status"] == "active":

@@ -1,0 +1,176 @@
+"""The OAuth messages that reach the authorization server, as pydantic models parsed at the edge: client
+registration metadata (RFC 7591 §2), token requests (RFC 6749 §4.1.3, §6), revocation requests (RFC 7009 §2.1).
+
+A wrong field is an OAuthError with the RFC's error code for that message and a description naming the field
+(the texts MCP clients and the spec expect, e.g. "redirect_uris is required: a non-empty array of strings").
+Unknown fields are ignored, as the RFCs ask. What needs storage (a code, a refresh token, a client) is checked
+by the domain modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+
+from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
+from svc_shared.oauth.metadata import AUTH_METHODS, SCOPE
+
+MAX_REDIRECT_URIS = 10
+MAX_URI_LENGTH = 2000
+MAX_NAME_LENGTH = 200
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
+
+
+def redirect_uri_allowed(uri: object) -> bool:
+    """HTTPS with a host, or plain HTTP on a loopback host with any port; never a fragment."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
+        return False
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        return False
+    if parts.fragment or not parts.hostname or any(ch.isspace() for ch in uri):
+        return False
+    if parts.scheme == "https":
+        return True
+    return parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+
+
+def _refuse(message: str, code: str = "") -> PydanticCustomError:
+    """A field's own check failed: `message` is the description, `code` the RFC error if not the field's."""
+    return PydanticCustomError("oauth", message, {"code": code})
+
+
+class OAuthMessage(BaseModel):
+    """Base of an incoming OAuth message. `error_code` is the RFC error for a wrong field (`field_codes` per
+    field where it differs); `field_messages` gives the description of a field whose own check did not."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    error_code: ClassVar[str] = "invalid_request"
+    field_codes: ClassVar[dict[str, str]] = {}
+    field_messages: ClassVar[dict[str, str]] = {}
+
+
+M = TypeVar("M", bound=OAuthMessage)
+AuthMethod = Literal["none", "client_secret_basic", "client_secret_post"]  # metadata.AUTH_METHODS
+GrantType = Literal["authorization_code", "refresh_token"]  # metadata.GRANT_TYPES
+
+
+def _every_grant() -> list[GrantType]:
+    return ["authorization_code", "refresh_token"]
+
+
+def _code_only() -> list[Literal["code"]]:
+    return ["code"]
+
+
+def parse(model: type[M], data: Any) -> M:
+    """`data` as `model`, or the OAuthError for its first wrong field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False, include_input=False)[0]
+        field = str(problem["loc"][0]) if problem["loc"] else ""
+        code = model.field_codes.get(field, model.error_code)
+        if problem["type"] == "oauth":
+            message = problem["msg"]
+            code = (problem.get("ctx") or {}).get("code") or code
+        else:
+            message = model.field_messages.get(field) or f"{field or 'body'}: {problem['msg']}"
+        raise OAuthError(code, message) from None
+
+
+class ClientMetadata(OAuthMessage):
+    """A dynamic client registration request (RFC 7591 §2)."""
+
+    error_code: ClassVar[str] = "invalid_client_metadata"
+    field_codes: ClassVar[dict[str, str]] = {"redirect_uris": "invalid_redirect_uri"}
+    field_messages: ClassVar[dict[str, str]] = {
+        "redirect_uris": "redirect_uris is required: a non-empty array of strings",
+        "token_endpoint_auth_method": f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}",
+        "grant_types": "grant_types may only contain authorization_code and refresh_token",
+        "response_types": 'response_types must be ["code"]',
+        "scope": f"scope must be {SCOPE}",
+        "client_name": f"client_name must be a string of at most {MAX_NAME_LENGTH} characters",
+    }
+
+    redirect_uris: list[Any]
+    # RFC 7591's default; MCP clients send none.
+    token_endpoint_auth_method: AuthMethod = "client_secret_basic"  # noqa: S105 - a method's name
+    grant_types: list[GrantType] = Field(default_factory=_every_grant, min_length=1)
+    response_types: list[Literal["code"]] = Field(default_factory=_code_only, min_length=1, max_length=1)
+    scope: str = SCOPE
+    client_name: str | None = Field(default=None, max_length=MAX_NAME_LENGTH)
+
+    @field_validator("redirect_uris")
+    @classmethod
+    def _redirect_uris(cls, uris: list[Any]) -> list[str]:
+        if not uris:
+            raise _refuse(cls.field_messages["redirect_uris"])
+        if len(uris) > MAX_REDIRECT_URIS:
+            raise _refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
+        if not all(redirect_uri_allowed(uri) for uri in uris):
+            raise _refuse(REDIRECT_MUST_BE_HTTPS)
+        return list(dict.fromkeys(uris))
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, scope: str) -> str:
+        if set(scope.split()) - {SCOPE}:
+            raise _refuse(cls.field_messages["scope"])
+        return SCOPE
+
+    @field_validator("client_name")
+    @classmethod
+    def _name(cls, name: str | None) -> str | None:
+        return name.strip() or None if name is not None else None
+
+
+class ClientCredentials(OAuthMessage):
+    """How a client identifies itself in the body of a token or revocation request (RFC 6749 §2.3.1); HTTP
+    Basic credentials come in the Authorization header instead."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+class TokenRequest(ClientCredentials):
+    """A token request: the authorization code grant or a refresh (RFC 6749 §4.1.3, §6; RFC 8707 resource)."""
+
+    field_codes: ClassVar[dict[str, str]] = {"grant_type": "unsupported_grant_type"}
+    field_messages: ClassVar[dict[str, str]] = {
+        "grant_type": "grant_type must be authorization_code or refresh_token"
+    }
+
+    grant_type: GrantType = Field(default=None, validate_default=True)
+    code: str | None = None
+    code_verifier: str | None = None
+    redirect_uri: str | None = None
+    refresh_token: str | None = None
+    resource: str | None = None
+    scope: str | None = None
+
+    @field_validator("grant_type", mode="before")
+    @classmethod
+    def _grant_type(cls, value: Any) -> Any:
+        if value is None or value == "":
+            raise _refuse("grant_type is required", "invalid_request")
+        return value
+
+
+class RevocationRequest(ClientCredentials):
+    """A revocation request (RFC 7009 §2.1)."""
+
+    field_codes: ClassVar[dict[str, str]] = {"token_type_hint": "unsupported_token_type"}
+    field_messages: ClassVar[dict[str, str]] = {
+        "token": "token is required",
+        "token_type_hint": "token_type_hint must be access_token or refresh_token",
+    }
+
+    token_type_hint: Literal["access_token", "refresh_token"] | None = None
+    token: str = Field(min_length=1)
