@@ -12,6 +12,7 @@ from typing import Any
 from svc_shared import services
 from svc_shared.logs import get_logger
 from svc_shared.mcp import protocol
+from svc_shared.mcp.messages import Message, Refused
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
 from svc_shared.mcpauth import RATE_LIMIT, AccessClaims, is_signed_format, read_access_token
@@ -127,15 +128,14 @@ def _claims(request: Request) -> AccessClaims | None:
     return AccessClaims(grant.user_id, "", "", grant.client_id, grant.expires_at, grant.scope)
 
 
-def _scope_refusal(request: Request, messages: list[Any], scope: str) -> dict[str, Any] | None:
+def _scope_refusal(request: Request, messages: list[Message | Refused], scope: str) -> dict[str, Any] | None:
     """The 403 for the first tool call the token's scope does not allow (checked before any I/O)."""
     for message in messages:
-        if isinstance(message, dict) and message.get("method") == "tools/call":
-            params = message.get("params")
-            name = params.get("name") if isinstance(params, dict) else None
+        if isinstance(message, Message) and message.method == "tools/call":
+            name = message.arguments.get("name")
             tool = registry.tools.get(name) if isinstance(name, str) else None
             if tool is not None and not tool.allowed_by(scope):
-                return _insufficient_scope(request, message.get("id"), tool.name, tool.accepted_scopes)
+                return _insufficient_scope(request, message.id, tool.name, tool.accepted_scopes)
     return None
 
 
@@ -145,8 +145,8 @@ def _era_problem(request: Request, parsed: protocol.Parsed) -> tuple[bool, dict[
     is a version this server does not speak."""
     header = request.headers.get("mcp-protocol-version")
     version = header.strip() if header is not None else None
-    first = parsed.messages[0] if len(parsed.messages) == 1 and isinstance(parsed.messages[0], dict) else {}
-    id_ = first.get("id") if isinstance(first.get("id"), str | int) else None
+    first = parsed.messages[0]
+    id_ = first.id if len(parsed.messages) == 1 and isinstance(first.id, str | int) else None
     if version is None or version in protocol.HANDSHAKE_VERSIONS:
         return False, None
     if version not in protocol.STATELESS_VERSIONS:
@@ -154,7 +154,7 @@ def _era_problem(request: Request, parsed: protocol.Parsed) -> tuple[bool, dict[
     if parsed.batch:
         message = "Invalid Request: protocol 2026-07-28 takes one JSON-RPC message per request, not a batch."
         return True, _reply(request, 400, protocol.error(None, protocol.INVALID_REQUEST, message))
-    if isinstance(parsed.messages[0], dict) and "id" not in parsed.messages[0]:
+    if first.notification:
         return True, None  # a notification: acknowledged below, whatever its envelope
     problem = protocol.check_stateless(parsed.messages[0], request.headers)
     if problem is not None:

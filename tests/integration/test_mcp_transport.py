@@ -109,6 +109,39 @@ def test_parse_error_and_invalid_requests(api, bearer):
     )
 
 
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        (
+            {"jsonrpc": "2.0", "id": True, "method": "ping"},
+            (None, -32600, "Invalid Request: expected a JSON-RPC 2.0 object."),
+        ),
+        ({"id": 1, "method": "ping"}, (None, -32600, "Invalid Request: expected a JSON-RPC 2.0 object.")),
+        (["not", "an", "object"], (None, -32600, "Invalid Request: expected a JSON-RPC 2.0 object.")),
+        ({"jsonrpc": "2.0", "id": 7}, (7, -32600, "Invalid Request: method must be a string.")),
+        (
+            {"jsonrpc": "2.0", "id": 7, "method": "ping", "params": "x"},
+            (7, -32602, "Invalid params: params must be an object."),
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": 3}},
+            (7, -32602, "Invalid params: name must be a string."),
+        ),
+    ],
+)
+def test_a_malformed_message_gets_the_error_naming_its_wrong_member(api, bearer, message, reply):
+    answer = rpc(api, bearer, [message, call("ping", id_="after")])
+    assert answer.status == 200
+    first, second = answer.json()
+    assert (first["id"], first["error"]["code"], first["error"]["message"]) == reply
+    assert second == {"jsonrpc": "2.0", "id": "after", "result": {}}
+
+
+def test_a_reply_to_a_request_the_server_never_sent_is_ignored(api, bearer):
+    answer = rpc(api, bearer, [{"jsonrpc": "2.0", "id": 9, "result": {}}, call("ping", id_=2)])
+    assert answer.json() == [{"jsonrpc": "2.0", "id": 2, "result": {}}]
+
+
 @pytest.mark.parametrize("id_", [0, -1, 1.5, "abc", "", None])
 def test_ids_of_every_valid_type_are_echoed(api, bearer, id_):
     assert rpc(api, bearer, call("ping", id_=id_)).json() == {"jsonrpc": "2.0", "id": id_, "result": {}}

@@ -21,6 +21,16 @@ from pydantic import ValidationError
 
 from svc_shared.errors import DomainError
 from svc_shared.logs import get_logger
+from svc_shared.mcp.messages import (
+    META_CAPABILITIES,
+    META_VERSION,
+    NOT_JSON_RPC,
+    CallParams,
+    Message,
+    Refused,
+    error,
+    read,
+)
 from svc_shared.mcp.registry import Registry, ToolContext
 
 logger = get_logger()
@@ -51,8 +61,6 @@ STATUS_BY_CODE = {
     UNSUPPORTED_VERSION: 400,
     METHOD_NOT_FOUND: 404,
 }
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 # Methods whose name-bearing parameter the client mirrors in the Mcp-Name header.
 NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -64,13 +72,6 @@ INSTRUCTIONS = (
     "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
     "repository files, assets, analytics and credits."
 )
-
-
-def error(id_: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        body["data"] = data
-    return {"jsonrpc": "2.0", "id": id_, "error": body}
 
 
 def result(id_: Any, value: Any) -> dict[str, Any]:
@@ -102,9 +103,10 @@ def dumps(body: dict[str, Any] | list[dict[str, Any]]) -> str:
 
 @dataclass(frozen=True)
 class Parsed:
-    """A decoded body: its messages, whether it was a batch, or a ready error reply."""
+    """A decoded body: its messages (each read, or refused with its reply), whether it was a batch, or a ready
+    error reply for the whole body."""
 
-    messages: list[Any]
+    messages: list[Message | Refused]
     batch: bool
     failure: dict[str, Any] | None = None
 
@@ -123,13 +125,8 @@ def parse(body: str | None) -> Parsed:
                 True,
                 error(None, INVALID_REQUEST, f"Invalid Request: a batch holds at most {MAX_BATCH} messages."),
             )
-        return Parsed(payload, True)
-    return Parsed([payload], False)
-
-
-def _valid_id(message: dict[str, Any]) -> bool:
-    value = message.get("id")
-    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+        return Parsed([read(m) for m in payload], True)
+    return Parsed([read(payload)], False)
 
 
 # Told of every state-changing tool call once it ran: (context, tool name, arguments, its result or None,
@@ -160,20 +157,16 @@ def unsupported_version(id_: Any, requested: str) -> dict[str, Any]:
     )
 
 
-def check_stateless(message: Any, headers: dict[str, str]) -> dict[str, Any] | None:
+def check_stateless(message: Message | Refused, headers: dict[str, str]) -> dict[str, Any] | None:
     """The error reply for a 2026-07-28 request whose envelope or routing headers are wrong, else None.
 
     Checked in the spec's order: `params._meta` carries the version and the client's capabilities; the
     `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers agree with the body; the version is one this
     server speaks. `headers` are keyed by lower-case name."""
-    id_ = message.get("id") if isinstance(message, dict) and _valid_id(message) else None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not _valid_id(message):
-        return error(None, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object.")
-    method = message.get("method")
-    if not isinstance(method, str):
-        return error(id_, INVALID_REQUEST, "Invalid Request: method must be a string.")
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(message, Refused):
+        return message.reply or error(None, INVALID_REQUEST, NOT_JSON_RPC)
+    id_, method, params = message.id, message.method, message.arguments
+    meta = params.get("_meta")
     if not isinstance(meta, dict):
         return error(
             id_,
@@ -193,7 +186,7 @@ def check_stateless(message: Any, headers: dict[str, str]) -> dict[str, Any] | N
     if decode_header_value(headers.get("mcp-method")) != method:
         return error(id_, HEADER_MISMATCH, "The Mcp-Method header does not match the request's method.")
     name_key = NAME_PARAM.get(method)
-    named = params.get(name_key) if name_key is not None and isinstance(params, dict) else None
+    named = params.get(name_key) if name_key is not None else None
     if named is not None and decode_header_value(headers.get("mcp-name")) != named:
         return error(
             id_, HEADER_MISMATCH, f"The Mcp-Name header does not match the request's {name_key} parameter."
@@ -231,29 +224,20 @@ class Dispatcher:
             "tools/call": self._call,
         }
 
-    def handle(self, message: Any, context: ToolContext, *, stateless: bool = False) -> dict[str, Any] | None:
+    def handle(
+        self, message: Message | Refused, context: ToolContext, *, stateless: bool = False
+    ) -> dict[str, Any] | None:
         """The reply to one message, or None for a notification."""
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not _valid_id(message):
-            return error(None, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object.")
-        method = message.get("method")
-        if not isinstance(method, str):
-            if "result" in message or "error" in message:
-                return None  # a reply to a server request we never send: nothing to answer
-            return error(message.get("id"), INVALID_REQUEST, "Invalid Request: method must be a string.")
-        notification = "id" not in message
-        params = message.get("params", {})
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            reply = error(message.get("id"), INVALID_PARAMS, "Invalid params: params must be an object.")
-            return None if notification else reply
+        if isinstance(message, Refused):
+            return message.reply
+        method = message.method
         methods = self._stateless_methods if stateless else self._methods
         try:
-            reply = self._method(methods, method, params, message.get("id"), context)
+            reply = self._method(methods, method, message.arguments, message.id, context)
         except Exception:
             logger.exception("mcp method failed", extra={"method": method})
-            reply = error(message.get("id"), INTERNAL_ERROR, "Internal error.")
-        if notification:
+            reply = error(message.id, INTERNAL_ERROR, "Internal error.")
+        if message.notification:
             return None
         if stateless and isinstance(reply.get("result"), dict):
             reply["result"].setdefault("resultType", "complete")
@@ -308,15 +292,16 @@ class Dispatcher:
         return result(id_, Encoded(self._registry.listing(hints)))
 
     def _call(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        name = params.get("name")
-        if not isinstance(name, str):
-            return error(id_, INVALID_PARAMS, "Invalid params: name must be a string.")
-        tool = self._registry.tools.get(name)
-        if tool is None:
-            return error(id_, METHOD_NOT_FOUND, f"Unknown tool: {name}")
-        arguments = params.get("arguments") or {}
-        if not isinstance(arguments, dict):
+        try:
+            call = CallParams.model_validate(params)
+        except ValidationError as exc:
+            if exc.errors()[0]["loc"][0] == "name":
+                return error(id_, INVALID_PARAMS, "Invalid params: name must be a string.")
             return result(id_, tool_error("Invalid arguments: arguments must be an object."))
+        tool = self._registry.tools.get(call.name)
+        if tool is None:
+            return error(id_, METHOD_NOT_FOUND, f"Unknown tool: {call.name}")
+        arguments = call.arguments or {}
         try:
             args = tool.input_model.model_validate(arguments)
         except ValidationError as exc:
