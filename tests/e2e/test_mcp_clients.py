@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
 import subprocess
 import tempfile
 import time
@@ -122,7 +123,7 @@ def test_conformance_authorization_server_scenarios(gateway, identity):
     document served on loopback (the local stack's local mode fetches it)."""
     require(NODE)
     require(CONFORMANCE)
-    port = 38000 + secrets.randbelow(1000)
+    port = callback_port()
     callback = f"http://127.0.0.1:{port}/callback"
     with DocumentServer() as documents:
         if identity == "registered":
@@ -148,6 +149,20 @@ def test_conformance_authorization_server_scenarios(gateway, identity):
     # No warnings either: the metadata offers client metadata documents.
     assert all(c["status"] == "SUCCESS" for c in checks), checks
     assert fetched == (1 if identity == "metadata-document" else 0)
+
+
+def callback_port() -> int:
+    """A port for the suite's callback server: free now, and below the ephemeral range (32768-60999), where
+    the suite's many outgoing connections would otherwise sometimes hold it."""
+    for _ in range(50):
+        port = 20000 + secrets.randbelow(10000)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port for the callback server")
 
 
 def run_authorization_scenarios(
