@@ -135,7 +135,9 @@ def authorize() -> Response:
     params = _query()
     try:
         request = check_request(
-            params, services.oauth_clients(), resource=metadata.resource_url(settings.public_base_url)
+            messages.AuthorizationQuery.model_validate(params),
+            services.oauth_clients(),
+            resource=metadata.resource_url(settings.public_base_url),
         )
     except RedirectError as exc:
         return _redirect_error(exc)

@@ -12,6 +12,7 @@ from svc_shared.oauth.clients import Client, Clients
 from svc_shared.oauth.documents import DocumentError
 from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
 from svc_shared.oauth.grants import valid_challenge
+from svc_shared.oauth.messages import AuthorizationQuery
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.tokens import BadSignature, hash_token, sign, unsign
 
@@ -56,15 +57,15 @@ def _client(clients: Clients, client_id: object) -> Client | None:
         raise AuthorizeRequestError("invalid_client", exc.message) from None
 
 
-def check_request(params: dict[str, str], clients: Clients, *, resource: str) -> AuthorizationRequest:
+def check_request(query: AuthorizationQuery, clients: Clients, *, resource: str) -> AuthorizationRequest:
     """Validate an authorization request. Problems with the client or redirect URI raise
     AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
-    client = _client(clients, params.get("client_id"))
+    client = _client(clients, query.client_id)
     if client is None:
         raise AuthorizeRequestError(
             "invalid_client", "Unknown or expired client_id. Register the client again."
         )
-    redirect_uri = params.get("redirect_uri")
+    redirect_uri = query.redirect_uri
     explicit = bool(redirect_uri)
     if not redirect_uri:
         if len(client.redirect_uris) != 1:
@@ -75,23 +76,23 @@ def check_request(params: dict[str, str], clients: Clients, *, resource: str) ->
             "invalid_request", "redirect_uri does not match any registered redirect URI."
         )
 
-    state = params.get("state")
+    state = query.state
 
     def fail(code: str, message: str) -> RedirectError:
         return RedirectError(code, message, redirect_uri=redirect_uri, state=state)
 
     if state is not None and len(state) > MAX_STATE_LENGTH:
         raise fail("invalid_request", f"state must be at most {MAX_STATE_LENGTH} characters")
-    if params.get("response_type") != "code":
+    if query.response_type != "code":
         raise fail("unsupported_response_type", "response_type must be code")
-    if params.get("code_challenge_method") != "S256":
+    if query.code_challenge_method != "S256":
         raise fail("invalid_request", UNSUPPORTED_METHOD)
-    if not valid_challenge(params.get("code_challenge")):
+    if query.code_challenge is None or not valid_challenge(query.code_challenge):
         raise fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
-    scope = params.get("scope") or SCOPE
+    scope = query.scope or SCOPE
     if set(scope.split()) != {SCOPE}:
         raise fail("invalid_scope", f"the only scope is {SCOPE}")
-    wanted = params.get("resource")
+    wanted = query.resource
     if wanted is not None and wanted.rstrip("/") != resource:
         raise fail("invalid_target", f"resource must be {resource}")
     return AuthorizationRequest(
@@ -99,7 +100,7 @@ def check_request(params: dict[str, str], clients: Clients, *, resource: str) ->
         redirect_uri=redirect_uri,
         redirect_explicit=explicit,
         state=state,
-        code_challenge=params["code_challenge"],
+        code_challenge=query.code_challenge,
         resource=resource,
         scope=SCOPE,
     )

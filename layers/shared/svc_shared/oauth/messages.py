@@ -131,6 +131,21 @@ class ClientMetadata(OAuthMessage):
         return name.strip() or None if name is not None else None
 
 
+class AuthorizationQuery(OAuthMessage):
+    """The query of an authorization request (RFC 6749 §4.1.1, PKCE RFC 7636 §4.3, RFC 8707). Every member is
+    optional here: which are missing or wrong decides where the error goes (a page while the client and
+    redirect URI are not trusted, a redirect after), so authorize.check_request checks them in that order."""
+
+    client_id: str | None = None
+    redirect_uri: str | None = None
+    response_type: str | None = None
+    state: str | None = None
+    code_challenge: str | None = None
+    code_challenge_method: str | None = None
+    scope: str | None = None
+    resource: str | None = None
+
+
 class ClientCredentials(OAuthMessage):
     """How a client identifies itself in the body of a token or revocation request (RFC 6749 §2.3.1); HTTP
     Basic credentials come in the Authorization header instead."""
