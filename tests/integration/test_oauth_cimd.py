@@ -294,3 +294,26 @@ def test_client_id_urls_follow_the_drafts_rules(url, reason):
 )
 def test_cache_control_sets_how_long_a_document_is_reused(header, seconds):
     assert cache_seconds(header) == seconds
+
+
+def test_a_client_id_url_of_the_longest_allowed_length_gets_tokens_mcp_accepts(
+    api, demo_user, local_mode, docs
+):
+    origin = docs.url("")
+    url = docs.document("/" + "c" * (500 - len(origin) - len("/.json")) + ".json")
+    assert len(url) == 500
+    sign_in(api)
+    verifier, challenge = pkce()
+    code = allow(api, authorize_page(api, url, challenge))
+    tokens = exchange(api, url, code, verifier)
+    assert tokens.status == 200, tokens.text
+    answer = api.post(
+        "/mcp",
+        body='{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        headers={
+            "Authorization": f"Bearer {tokens.json()['access_token']}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
+    assert answer.status == 200, answer.text

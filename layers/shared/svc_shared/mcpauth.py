@@ -32,7 +32,9 @@ from svc_shared.ratelimit import SlidingLog, log_time
 from svc_shared.tokens import BadSignature, new_token, sign, unsign
 
 ACCESS_PREFIX = "svcat_"
-MAX_ACCESS_TOKEN = 512
+# The signed claims carry the client_id, which may be a metadata document URL of up to 500 characters
+# (svc_shared.oauth.documents.MAX_URL_LENGTH): such a token is about 950 characters.
+MAX_ACCESS_TOKEN = 1024
 RATE_LIMIT, RATE_WINDOW = 60, 60
 DEFAULT_SCOPE = "mcp:all"
 _FIELDS = {"u": str, "g": str, "j": str, "c": str, "e": int}
