@@ -317,3 +317,14 @@ def test_a_client_id_url_of_the_longest_allowed_length_gets_tokens_mcp_accepts(
         },
     )
     assert answer.status == 200, answer.text
+
+
+def test_a_host_that_does_not_resolve_is_named(api, demo_user):
+    sign_in(api)
+    _, challenge = pkce()
+    url = "https://client.invalid/oauth/metadata.json"
+    page = authorize_page(api, url, challenge)
+    assert page.status == 400
+    assert page_error(page) == (
+        f"The client's metadata document at {url} cannot be used: the host client.invalid could not be resolved."
+    )

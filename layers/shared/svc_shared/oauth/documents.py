@@ -13,6 +13,7 @@ their own machine.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ipaddress
 import json
 import re
@@ -99,14 +100,6 @@ def address_allowed(address: str, *, allow_loopback: bool) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def _resolve(host: str, port: int) -> list[str]:
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        return []
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
 _MAX_AGE = re.compile(r"(?:^|,)\s*(?:s-maxage|max-age)\s*=\s*\"?(\d+)", re.IGNORECASE)
 
 
@@ -132,13 +125,24 @@ class DocumentFetcher:
         self,
         *,
         allow_loopback: bool = False,
-        resolve: Callable[[str, int], list[str]] = _resolve,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.allow_loopback = allow_loopback
-        self._resolve = resolve
         self._clock = clock
         self._tls: ssl.SSLContext | None = None
+        self._dns: concurrent.futures.ThreadPoolExecutor | None = None
+
+    def _resolve(self, host: str, port: int) -> list[str]:
+        """The addresses of `host`, or none if it cannot be resolved within the fetch timeout (getaddrinfo
+        has no timeout of its own, so it runs on a helper thread that is left to finish by itself)."""
+        if self._dns is None:
+            self._dns = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="cimd-dns")
+        lookup = self._dns.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+        try:
+            infos = lookup.result(timeout=FETCH_TIMEOUT)
+        except (OSError, UnicodeError, concurrent.futures.TimeoutError):
+            return []
+        return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
     def _tls_context(self) -> ssl.SSLContext:
         if self._tls is None:
