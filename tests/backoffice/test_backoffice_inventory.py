@@ -54,8 +54,10 @@ def test_overselling_is_refused_by_the_database_with_422(editor, product):
     answer = editor.post(
         "/api/inventory/adjust", {"product_id": product["id"], "delta": -1, "reason": "oops"}
     )
-    assert answer.status == 422
-    assert "stock_levels_quantity_check" in answer.json()["error"]
+    assert (answer.status, answer.json()) == (
+        422,
+        {"error": "Not enough stock: the quantity at a location cannot go below zero."},
+    )
 
 
 def test_unknown_product_or_location_is_404(editor, product):
@@ -80,14 +82,22 @@ def test_locations_crud(as_role, editor, product):
     patched = admin.patch(f"/api/inventory/locations/{shop['id']}", {"address": "1 Main St"})
     assert patched.json()["address"] == "1 Main St"
     assert admin.patch(f"/api/inventory/locations/{uuid.uuid4()}", {"name": "x"}).status == 404
-    # The default location cannot be deleted, nor one holding stock history (database rules, 422).
-    assert admin.delete(f"/api/inventory/locations/{shop['id']}").status == 422
+    # The default location cannot be deleted, nor one holding stock (database rules: 409, in words).
+    refused = admin.delete(f"/api/inventory/locations/{shop['id']}")
+    assert (refused.status, refused.json()) == (
+        409,
+        {"error": "The default stock location cannot be deleted."},
+    )
     main = next(loc for loc in items if loc["code"] == "MAIN")
     editor.post(
         "/api/inventory/adjust",
         {"product_id": product["id"], "location_id": main["id"], "delta": 1, "reason": "r"},
     )
-    assert admin.delete(f"/api/inventory/locations/{main['id']}").status == 422
+    in_use = admin.delete(f"/api/inventory/locations/{main['id']}")
+    assert (in_use.status, in_use.json()) == (
+        409,
+        {"error": "This stock location holds stock: move it or deactivate the location instead."},
+    )
     spare = admin.post("/api/inventory/locations", {"name": "Spare", "code": "SPARE"}).json()
     assert admin.delete(f"/api/inventory/locations/{spare['id']}").json() == {"ok": True}
     assert admin.delete(f"/api/inventory/locations/{spare['id']}").status == 404

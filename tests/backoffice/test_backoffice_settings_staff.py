@@ -64,5 +64,5 @@ def test_the_last_owner_cannot_leave(as_role, staff):
     owner = as_role("owner")
     assert owner.delete("/api/staff", {"id": staff["owner2"]["id"]}).status == 200
     answer = owner.delete("/api/staff", {"id": staff["owner"]["id"]})
-    assert (answer.status, answer.json()) == (422, {"error": "The store must keep at least one owner."})
-    assert owner.patch("/api/staff", {"id": staff["owner"]["id"], "role": "admin"}).status == 422
+    assert (answer.status, answer.json()) == (409, {"error": "The store must keep at least one owner."})
+    assert owner.patch("/api/staff", {"id": staff["owner"]["id"], "role": "admin"}).status == 409

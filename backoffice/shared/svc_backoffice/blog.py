@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from psycopg import errors as pg
-
 from svc_backoffice.catalog import _delete, _insert, _reorder, _update, slugify
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
     BlogCategoryCreate,
     BlogCategoryUpdate,
@@ -23,8 +21,6 @@ from svc_backoffice.models import (
 )
 from svc_backoffice.store import _like
 
-DUPLICATE_POST = "A blog post with that slug already exists."
-DUPLICATE_CATEGORY = "A blog category with that slug already exists."
 POST_COLUMNS = (
     "id, title, slug, excerpt, status, category_id, author_id, tags, seo_title, seo_description, cover_image, "
     "scheduled_for, published_at, created_at, updated_at"
@@ -72,18 +68,12 @@ def get_post(db: Database, post_id: Any) -> Row:
 def create_post(db: Database, body: BlogPostCreate, author_id: str) -> Row:
     data = body.model_dump()
     data["slug"] = data["slug"] or slugify(body.title, "post")
-    try:
-        row = _insert(db, "blog_posts", {**data, "author_id": author_id}, "id")
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_POST) from exc
+    row = _insert(db, "blog_posts", {**data, "author_id": author_id}, "id")
     return get_post(db, row["id"])
 
 
 def update_post(db: Database, post_id: str, body: BlogPostUpdate) -> Row:
-    try:
-        _update(db, "blog_posts", post_id, body.model_dump(exclude_unset=True), "id")
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_POST) from exc
+    _update(db, "blog_posts", post_id, body.model_dump(exclude_unset=True), "id")
     return get_post(db, post_id)
 
 
@@ -153,19 +143,13 @@ def list_categories(db: Database) -> list[Row]:
 def create_category(db: Database, body: BlogCategoryCreate) -> Row:
     data = body.model_dump()
     data["slug"] = data["slug"] or slugify(body.name, "category")
-    try:
-        return _insert(db, "blog_categories", data, CATEGORY_COLUMNS)
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_CATEGORY) from exc
+    return _insert(db, "blog_categories", data, CATEGORY_COLUMNS)
 
 
 def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:
-    try:
-        return _update(
-            db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS
-        )
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_CATEGORY) from exc
+    return _update(
+        db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS
+    )
 
 
 def delete_category(db: Database, category_id: str) -> None:

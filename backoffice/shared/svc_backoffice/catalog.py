@@ -6,11 +6,10 @@ import re
 import unicodedata
 from typing import Any
 
-from psycopg import errors as pg
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
     SORTS,
     AttributeCreate,
@@ -23,8 +22,6 @@ from svc_backoffice.models import (
     ProductListQuery,
     ProductUpdate,
 )
-
-DUPLICATE_PRODUCT = "A product with that slug or SKU already exists."
 
 
 def slugify(text: str, fallback: str) -> str:
@@ -170,24 +167,18 @@ def create_product(db: Database, body: ProductCreate) -> Row:
     columns = _product_columns(data)
     names = ", ".join(columns)
     values = ", ".join(f"%({n})s" for n in columns)
-    try:
-        row = db.one(f"INSERT INTO products ({names}) VALUES ({values}) RETURNING id", columns)  # noqa: S608
-        assert row is not None
-        if body.attributes:
-            _set_attributes(db, row["id"], data["attributes"])
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_PRODUCT) from exc
+    row = db.one(f"INSERT INTO products ({names}) VALUES ({values}) RETURNING id", columns)  # noqa: S608
+    assert row is not None
+    if body.attributes:
+        _set_attributes(db, row["id"], data["attributes"])
     return get_product(db, row["id"])
 
 
 def update_product(db: Database, product_id: str, body: ProductUpdate) -> Row:
     data = body.model_dump(mode="python", exclude_unset=True)
-    try:
-        _update(db, "products", product_id, _product_columns(data), "id")
-        if "attributes" in data:
-            _set_attributes(db, product_id, data["attributes"] or [])
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_PRODUCT) from exc
+    _update(db, "products", product_id, _product_columns(data), "id")
+    if "attributes" in data:
+        _set_attributes(db, product_id, data["attributes"] or [])
     return get_product(db, product_id)
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from psycopg import errors as pg
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete, _insert, _update
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
     INT32,
     CouponCreate,
@@ -27,9 +26,6 @@ from svc_backoffice.models import (
     OrderUpdate,
 )
 from svc_backoffice.store import _like
-
-DUPLICATE_CUSTOMER = "A customer with that email already exists."
-DUPLICATE_COUPON = "A coupon with that code already exists."
 
 
 def _page(rows: list[Row], offset: int, limit: int) -> dict[str, Any]:
@@ -261,19 +257,13 @@ def get_customer(db: Database, customer_id: Any) -> Row:
 
 
 def create_customer(db: Database, body: CustomerCreate) -> Row:
-    try:
-        row = _insert(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_CUSTOMER) from exc
+    row = _insert(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
     return get_customer(db, row["id"])
 
 
 def update_customer(db: Database, customer_id: str, body: CustomerUpdate) -> Row:
     changes = _jsonb(body.model_dump(mode="json", exclude_unset=True), "addresses")
-    try:
-        _update(db, "customers", customer_id, changes, "id")
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_CUSTOMER) from exc
+    _update(db, "customers", customer_id, changes, "id")
     return get_customer(db, customer_id)
 
 
@@ -296,17 +286,11 @@ def get_coupon(db: Database, coupon_id: str) -> Row:
 
 
 def create_coupon(db: Database, body: CouponCreate) -> Row:
-    try:
-        return _insert(db, "coupons", body.model_dump(), COUPON_COLUMNS)
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_COUPON) from exc
+    return _insert(db, "coupons", body.model_dump(), COUPON_COLUMNS)
 
 
 def update_coupon(db: Database, coupon_id: str, body: CouponUpdate) -> Row:
-    try:
-        return _update(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_COUPON) from exc
+    return _update(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
 
 
 def delete_coupon(db: Database, coupon_id: str) -> None:

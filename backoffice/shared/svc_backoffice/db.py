@@ -1,5 +1,5 @@
 """PostgreSQL access: one psycopg connection per container, opened lazily, one transaction per request, and
-the translation of the database's refusals (unique, check, reference, illegal transition) to domain errors."""
+the translation of the database's refusals to domain errors (by SQLSTATE and constraint: dberrors.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from contextvars import ContextVar
 from typing import Any
 
 import psycopg
-from psycopg import errors as pg
 from psycopg.rows import dict_row
 
-from svc_backoffice.errors import Conflict, NotFound, Unprocessable
+from svc_backoffice.dberrors import translate
 
 Row = dict[str, Any]
 
@@ -56,31 +55,15 @@ class Database:
 
 @contextmanager
 def translate_errors() -> Iterator[None]:
-    """Rules the schema enforces become domain errors carrying the database's own message."""
+    """A refusal the schema or its functions made on purpose becomes the domain error that says it in the
+    product's words (svc_backoffice.dberrors); anything else goes on as it is."""
     try:
         yield
-    except pg.UniqueViolation as exc:
-        raise Conflict(_message(exc, "A record with that value already exists.")) from exc
-    except (
-        pg.CheckViolation,
-        pg.ForeignKeyViolation,
-        pg.NotNullViolation,
-        pg.NumericValueOutOfRange,
-        pg.DatetimeFieldOverflow,
-    ) as exc:
-        raise Unprocessable(_message(exc, "The database refused the change.")) from exc
-    except pg.NoDataFound as exc:
-        raise NotFound() from exc
-    except pg.RaiseException as exc:
-        if _message(exc, "").startswith("Illegal transition"):
-            raise Unprocessable(_message(exc, "")) from exc
-        if _message(exc, "").startswith("Not enough stock"):
-            raise Conflict(_message(exc, "")) from exc
-        raise
-
-
-def _message(exc: psycopg.Error, default: str) -> str:
-    return (exc.diag.message_primary or default) if exc.diag else default
+    except psycopg.Error as exc:
+        error = translate(exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
 # The container's database, per execution context: Lambda runs one request at a time on one thread; tests

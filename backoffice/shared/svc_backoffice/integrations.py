@@ -15,7 +15,6 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg import errors as pg
 from psycopg.types.json import Jsonb
 
 from svc_backoffice import sealing
@@ -23,11 +22,10 @@ from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete
 from svc_backoffice.config import Settings
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, InvalidInput, NotFound, Unprocessable
+from svc_backoffice.errors import InvalidInput, NotFound, Unprocessable
 from svc_backoffice.models import IntegrationCreate, IntegrationUpdate
 from svc_backoffice.web import logger
 
-DUPLICATE = "That integration already exists."
 COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set, connected_at, created_at, updated_at"
 
 
@@ -41,15 +39,12 @@ def list_integrations(db: Database) -> list[Row]:
 
 def create_integration(db: Database, body: IntegrationCreate) -> Row:
     sealed = sealing.seal(body.secret, _purpose(body.kind)) if body.secret else None
-    try:
-        row = db.one(
-            "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
-            "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
-            f"RETURNING {COLUMNS}",
-            (body.kind, body.status, Jsonb(body.config), sealed, body.status),
-        )
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE) from exc
+    row = db.one(
+        "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
+        "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
+        f"RETURNING {COLUMNS}",
+        (body.kind, body.status, Jsonb(body.config), sealed, body.status),
+    )
     assert row is not None
     return row
 

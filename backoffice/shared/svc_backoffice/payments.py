@@ -14,16 +14,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg import errors as pg
 from psycopg.types.json import Jsonb
 
 from svc_backoffice import sealing
 from svc_backoffice.catalog import _delete
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, NotFound, WebhookNotConfigured, WebhookRejected
+from svc_backoffice.errors import NotFound, WebhookNotConfigured, WebhookRejected
 from svc_backoffice.models import INT32, PaymentProviderCreate, PaymentProviderUpdate, _storable
 
-DUPLICATE_PROVIDER = "That payment provider is already configured."
 PROVIDER_COLUMNS = (
     "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "
     "created_at, updated_at"
@@ -41,14 +39,11 @@ def list_providers(db: Database) -> list[Row]:
 
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
     sealed = sealing.seal(body.webhook_secret, _purpose(body.kind)) if body.webhook_secret else None
-    try:
-        row = db.one(
-            "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
-            f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
-            (body.kind, body.display_name, body.enabled, Jsonb(body.public_config), sealed),
-        )
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATE_PROVIDER) from exc
+    row = db.one(
+        "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
+        f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
+        (body.kind, body.display_name, body.enabled, Jsonb(body.public_config), sealed),
+    )
     assert row is not None
     return row
 

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from psycopg import errors as pg
-
 from svc_backoffice.catalog import _delete, _insert, _update
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict
 from svc_backoffice.models import (
     CarrierCreate,
     CarrierUpdate,
@@ -24,20 +21,12 @@ METHOD_COLUMNS = (
     "created_at"
 )
 CARRIER_COLUMNS = "id, name, code, tracking_url_template, active, created_at"
-DUPLICATES = {
-    "shipping_zones": "A shipping zone with that name already exists.",
-    "shipping_methods": "The zone already has a method with that name.",
-    "shipping_carriers": "A carrier with that name or code already exists.",
-}
 
 
 def _write(db: Database, table: str, row_id: str | None, data: dict[str, Any], columns: str) -> Row:
-    try:
-        if row_id is None:
-            return _insert(db, table, data, columns)
-        return _update(db, table, row_id, data, columns)
-    except pg.UniqueViolation as exc:
-        raise Conflict(DUPLICATES[table]) from exc
+    if row_id is None:
+        return _insert(db, table, data, columns)
+    return _update(db, table, row_id, data, columns)
 
 
 def list_zones(db: Database) -> list[Row]:
