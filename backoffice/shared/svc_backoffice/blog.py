@@ -147,9 +147,7 @@ def create_category(db: Database, body: BlogCategoryCreate) -> Row:
 
 
 def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:
-    return _update(
-        db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS
-    )
+    return _update(db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS)
 
 
 def delete_category(db: Database, category_id: str) -> None:

@@ -110,7 +110,9 @@ def translate(exc: psycopg.Error) -> DomainError | None:
         return Conflict(DUPLICATES.get(table, "A record with that value already exists."))
     if state == "23503":
         if (diag.message_primary or "").startswith("update or delete"):
-            return Conflict(IN_USE.get(constraint, "It is still used by other records and cannot be deleted."))
+            return Conflict(
+                IN_USE.get(constraint, "It is still used by other records and cannot be deleted.")
+            )
         column = FOREIGN_KEY_COLUMNS.get(constraint) or _column(table, constraint, "_fkey") or "reference"
         noun = NOUNS.get(f"{table}.{column}") or NOUNS.get(column, "record")
         return Unprocessable(f"{column}: no such {noun}.")
@@ -118,7 +120,9 @@ def translate(exc: psycopg.Error) -> DomainError | None:
         if constraint in RULES:
             return Unprocessable(RULES[constraint])
         column = _column(table, constraint, "_check")
-        return Unprocessable(f"{column}: this value is not allowed." if column else "The change breaks a rule.")
+        return Unprocessable(
+            f"{column}: this value is not allowed." if column else "The change breaks a rule."
+        )
     if state == "23502":
         return Unprocessable(f"{diag.column_name or 'a field'}: is required.")
     if state == "P0002":  # no_data_found, raised by the functions for a missing row
