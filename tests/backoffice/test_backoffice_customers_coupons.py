@@ -125,3 +125,28 @@ def test_coupon_stats_count_redemptions(editor, viewer):
     assert (figures["redemptions"], figures["used_count"], figures["remaining"]) == (2, 2, 1)
     assert (figures["discount_total_cents"], figures["revenue_cents"], figures["live"]) == (1000, 3000, True)
     assert viewer.get(f"/api/coupons/{uuid.uuid4()}/stats").status == 404
+
+
+@pytest.mark.parametrize(
+    "email",
+    [
+        "ann\x01@example.com",
+        "ann@exa\x7fmple.com",
+        "ann\t@example.com",
+        "a" * 65 + "@example.com",
+        "ann@" + "d" * 247 + ".com",
+        "ann@@example.com",
+        "@example.com",
+        "ann@example",
+    ],
+)
+def test_a_customer_email_with_control_characters_or_out_of_shape_is_400(editor, email):
+    answer = editor.post("/api/customers", {"email": email})
+    assert answer.status == 400
+    assert list(answer.json()["error"]["fieldErrors"]) == ["email"]
+
+
+def test_the_longest_valid_email_is_accepted(editor):
+    email = "a" * 64 + "@" + "d" * 185 + ".com"
+    assert len(email) == 254
+    assert editor.post("/api/customers", {"email": email}).status == 201

@@ -3,8 +3,9 @@ them; names match the `body` / `query` columns of the route table."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 from uuid import UUID
 
 from pydantic import (
@@ -21,7 +22,9 @@ from pydantic import (
 
 INT32 = 2_147_483_647
 SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+# An address: one @, a dot in the domain, at most 64 characters before the @ (RFC 5321), and no white space
+# or control character anywhere (they would reach mail headers and logs).
+EMAIL = r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$"
 Role = Literal["viewer", "editor", "admin", "owner"]
 ProductStatus = Literal["draft", "active", "archived"]
 ProductType = Literal["physical", "digital", "service", "bundle"]
@@ -111,16 +114,46 @@ def _bool_param(value: Any) -> Any:
     return value
 
 
-def _lenient_int(default: int) -> Any:
-    def parse(value: Any) -> int:
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            return default
+def _whole_number(value: Any) -> Any:
+    """A number in a query string: digits with an optional sign; anything else is refused (400 naming the
+    parameter) rather than read as the default."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not re.fullmatch(r"[+-]?[0-9]{1,15}", text):
+            raise ValueError("must be a whole number")
+        return int(text)
+    return value
 
-    return BeforeValidator(parse)
+
+QueryNumber = Annotated[int, BeforeValidator(_whole_number)]
 
 
+class ListQuery(BaseModel):
+    """The query of a list route: unknown parameters are ignored, text must be storable, `offset` and `limit`
+    must be whole numbers; offset is then floored at 0 and limit (DEFAULT_LIMIT when absent) clamped to
+    1..MAX_LIMIT."""
+
+    model_config = ConfigDict(extra="ignore")
+    DEFAULT_LIMIT: ClassVar[int] = 20
+    MAX_LIMIT: ClassVar[int] = 100
+
+    offset: QueryNumber = 0
+    limit: QueryNumber = 0  # DEFAULT_LIMIT when not given
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_unstorable_text(cls, data: Any) -> Any:
+        return _storable(data)
+
+    @model_validator(mode="after")
+    def _clamp(self) -> Self:
+        self.offset = min(max(self.offset, 0), INT32)
+        limit = self.limit if "limit" in self.model_fields_set else self.DEFAULT_LIMIT
+        self.limit = min(max(limit, 1), self.MAX_LIMIT)
+        return self
+
+
+# The SQL each product sort orders by (ProductListQuery.sort names them).
 SORTS = {
     "created_at": "created_at",
     "updated_at": "updated_at",
@@ -130,11 +163,8 @@ SORTS = {
 }
 
 
-class ProductListQuery(BaseModel):
-    """Filters of GET /api/products. offset is floored at 0, limit defaults to 20 and is clamped to 1..100;
-    an unknown sort or dir falls back to created_at / desc."""
-
-    model_config = ConfigDict(extra="ignore")
+class ProductListQuery(ListQuery):
+    """Filters of GET /api/products: an unknown sort or dir is a 400 naming the allowed values."""
 
     q: str | None = Field(default=None, max_length=200)
     status: ProductStatus | None = None
@@ -142,25 +172,8 @@ class ProductListQuery(BaseModel):
     category_id: UUID | None = None
     out_of_stock: Annotated[bool, BeforeValidator(_bool_param)] = False
     low_stock: Annotated[bool, BeforeValidator(_bool_param)] = False
-    sort: str = "created_at"
-    dir: str = "desc"
-    offset: Annotated[int, _lenient_int(0)] = 0
-    limit: Annotated[int, _lenient_int(20)] = 20
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_unstorable_text(cls, data: Any) -> Any:
-        return _storable(data)
-
-    @model_validator(mode="after")
-    def _clamp(self) -> ProductListQuery:
-        self.offset = min(max(self.offset, 0), INT32)
-        self.limit = min(max(self.limit, 1), 100)
-        if self.sort not in SORTS:
-            self.sort = "created_at"
-        if self.dir not in ("asc", "desc"):
-            self.dir = "desc"
-        return self
+    sort: Literal["created_at", "updated_at", "title", "price", "stock"] = "created_at"
+    dir: Literal["asc", "desc"] = "desc"
 
 
 class CategoryCreate(Body):
@@ -274,7 +287,7 @@ class InventoryAdjust(Body):
 # -- commerce -------------------------------------------------------------------------------------------------
 OrderStatus = Literal["pending", "paid", "processing", "shipped", "delivered", "cancelled", "refunded"]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-Email = Annotated[str, Field(pattern=EMAIL, max_length=254)]
+Email = Annotated[str, Field(pattern=EMAIL, max_length=254)]  # 254: RFC 5321's path limit
 Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
 
 
@@ -289,27 +302,12 @@ class Address(Body):
     phone: str | None = Field(default=None, max_length=32)
 
 
-class OrderListQuery(BaseModel):
+class OrderListQuery(ListQuery):
     """Filters of GET /api/orders; q matches the order number exactly or the email by substring."""
-
-    model_config = ConfigDict(extra="ignore")
 
     q: str | None = Field(default=None, max_length=200)
     status: OrderStatus | None = None
     customer_id: UUID | None = None
-    offset: Annotated[int, _lenient_int(0)] = 0
-    limit: Annotated[int, _lenient_int(20)] = 20
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_unstorable_text(cls, data: Any) -> Any:
-        return _storable(data)
-
-    @model_validator(mode="after")
-    def _clamp(self) -> OrderListQuery:
-        self.offset = min(max(self.offset, 0), INT32)
-        self.limit = min(max(self.limit, 1), 100)
-        return self
 
 
 class OrderItemIn(Body):
@@ -369,23 +367,8 @@ class OrderNoteCreate(Body):
         return text
 
 
-class CustomerListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class CustomerListQuery(ListQuery):
     q: str | None = Field(default=None, max_length=200)
-    offset: Annotated[int, _lenient_int(0)] = 0
-    limit: Annotated[int, _lenient_int(20)] = 20
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_unstorable_text(cls, data: Any) -> Any:
-        return _storable(data)
-
-    @model_validator(mode="after")
-    def _clamp(self) -> CustomerListQuery:
-        self.offset = min(max(self.offset, 0), INT32)
-        self.limit = min(max(self.limit, 1), 100)
-        return self
 
 
 PHONE = r"^\+?[0-9 ().-]{4,32}$"
@@ -546,25 +529,10 @@ class PaymentProviderUpdate(Body):
 BlogStatus = Literal["draft", "scheduled", "published"]
 
 
-class BlogPostListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class BlogPostListQuery(ListQuery):
     q: str | None = Field(default=None, max_length=200)
     status: BlogStatus | None = None
     category_id: UUID | None = None
-    offset: Annotated[int, _lenient_int(0)] = 0
-    limit: Annotated[int, _lenient_int(20)] = 20
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_unstorable_text(cls, data: Any) -> Any:
-        return _storable(data)
-
-    @model_validator(mode="after")
-    def _clamp(self) -> BlogPostListQuery:
-        self.offset = min(max(self.offset, 0), INT32)
-        self.limit = min(max(self.limit, 1), 100)
-        return self
 
 
 class BlogPostCreate(Body):
@@ -615,19 +583,12 @@ class BlogCategoryUpdate(Body):
 CommentStatus = Literal["pending", "approved", "spam"]
 
 
-class BlogCommentListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class BlogCommentListQuery(ListQuery):
+    DEFAULT_LIMIT: ClassVar[int] = 50
+    MAX_LIMIT: ClassVar[int] = 200
 
     status: CommentStatus | None = None
     post_id: UUID | None = None
-    offset: Annotated[int, _lenient_int(0)] = 0
-    limit: Annotated[int, _lenient_int(50)] = 50
-
-    @model_validator(mode="after")
-    def _clamp(self) -> BlogCommentListQuery:
-        self.offset = min(max(self.offset, 0), INT32)
-        self.limit = min(max(self.limit, 1), 200)
-        return self
 
 
 class BlogCommentUpdate(Body):
@@ -671,21 +632,11 @@ class IntegrationUpdate(Body):
 
 
 # -- search, ai ----------------------------------------------------------------------------------------------
-class SearchQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class SearchQuery(ListQuery):
+    DEFAULT_LIMIT: ClassVar[int] = 5
+    MAX_LIMIT: ClassVar[int] = 20
 
     q: str = Field(min_length=1, max_length=100)
-    limit: Annotated[int, _lenient_int(5)] = 5
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_unstorable_text(cls, data: Any) -> Any:
-        return _storable(data)
-
-    @model_validator(mode="after")
-    def _clamp(self) -> SearchQuery:
-        self.limit = min(max(self.limit, 1), 20)
-        return self
 
 
 Tone = Literal["neutral", "friendly", "premium", "playful"]
@@ -762,7 +713,7 @@ AiSuggest = Annotated[
 # -- settings, staff -----------------------------------------------------------------------------------------
 class SettingsUpdate(Body):
     store_name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    contact_email: str | None = Field(default=None, pattern=EMAIL, max_length=254)
+    contact_email: Email | None = None
     currency: str = Field(default=None, pattern=r"^[A-Z]{3}$")  # type: ignore[assignment]
     locale: str = Field(default=None, pattern=r"^[a-z]{2}(-[A-Z]{2})?$")  # type: ignore[assignment]
     timezone: str = Field(default=None, min_length=1, max_length=64)  # type: ignore[assignment]
@@ -771,7 +722,7 @@ class SettingsUpdate(Body):
 
 
 class StaffCreate(Body):
-    email: str = Field(pattern=EMAIL, max_length=254)
+    email: Email
     name: str = Field(default="", max_length=120)
     role: Role
 
