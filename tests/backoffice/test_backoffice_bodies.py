@@ -1,5 +1,6 @@
-"""Every route with a body, walked with bodies a careless or hostile client sends: bytes that are not UTF-8
-and text that is not JSON. Each gets a 4xx with `{error}`, never a 5xx or Python's own message."""
+"""Every route with a body, walked with bodies a careless or hostile client sends: bytes that are not UTF-8,
+text that is not JSON, JSON of the wrong type, JSON nested beyond reason, and a body over the size limit.
+Each gets a 4xx with `{error}`, never a 5xx or Python's own message."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from bohelpers import LambdaContext, build_event, function_for
 
 from svc_backoffice import route_table
+from svc_backoffice.web import MAX_BODY_BYTES
 
 WITH_BODIES = [r for r in route_table.ROUTES if r.body and r.role]  # routes that read a JSON body
 
@@ -26,14 +28,24 @@ def call(route: route_table.Route, cookie: str, *, raw: bytes) -> tuple[int, dic
     return result["statusCode"], json.loads(result.get("body") or "{}")
 
 
-@pytest.mark.parametrize(
-    ("kind", "raw"),
-    [("not-utf8", b'{"name": "\xff\xfe"}'), ("malformed", b'{"name": ')],
-    ids=["not-utf8", "malformed"],
-)
+BAD_BODIES = {
+    "not-utf8": b'{"name": "\xff\xfe"}',
+    "malformed": b'{"name": ',
+    "array": b"[1, 2, 3]",
+    "string": b'"text"',
+    "number": b"42",
+    "null": b"null",
+    "deep": b"[" * 100_000 + b"]" * 100_000,
+    "oversized": b'{"name": "' + b"x" * MAX_BODY_BYTES + b'"}',
+}
+
+
+@pytest.mark.parametrize(("kind", "raw"), BAD_BODIES.items(), ids=list(BAD_BODIES))
 @pytest.mark.parametrize("route", WITH_BODIES, ids=lambda r: f"{r.method} {r.path}")
 def test_a_bad_body_is_a_4xx_with_an_error_on_every_route(staff, route, kind, raw):
     status, body = call(route, staff["owner"]["cookie"], raw=raw)
     assert 400 <= status < 500, (status, body)
     assert "error" in body
     assert "codec" not in json.dumps(body) and "Traceback" not in json.dumps(body)
+    if kind == "oversized" and route.method != "DELETE":
+        assert (status, body) == (413, {"error": "The body is larger than 1024 KB."})

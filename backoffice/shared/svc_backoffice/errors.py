@@ -26,6 +26,10 @@ class NotFound(DomainError):
         super().__init__(message)
 
 
+class PayloadTooLarge(DomainError):
+    """A request body over the size the route reads."""
+
+
 class Forbidden(DomainError):
     pass
 

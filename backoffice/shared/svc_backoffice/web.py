@@ -28,6 +28,7 @@ from svc_backoffice.errors import (
     Forbidden,
     InvalidInput,
     NotFound,
+    PayloadTooLarge,
     Unprocessable,
     WebhookNotConfigured,
     WebhookRejected,
@@ -96,6 +97,9 @@ class _RequestLocalResolver(APIGatewayRestResolver):
 
 M = TypeVar("M")
 
+# A JSON body larger than this is refused before it is parsed (the largest a route keeps is a blog post of
+# 200,000 characters, up to 800 KB of UTF-8).
+MAX_BODY_BYTES = 1024 * 1024
 SIGNED_OUT = "/auth/signed-out"
 INSUFFICIENT_ROLE = "/auth/signed-out?reason=insufficient_role"
 
@@ -105,6 +109,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
+    PayloadTooLarge: 413,
     Unprocessable: 422,
     WebhookRejected: 400,
     WebhookNotConfigured: 401,
@@ -230,13 +235,18 @@ def flatten(exc: ValidationError) -> dict[str, Any]:
 
 
 def body(router: Router, model: type[M] | TypeAdapter[M]) -> M:
-    """The JSON body validated by `model` (a pydantic model or TypeAdapter); 400 when malformed or invalid."""
+    """The JSON body validated by `model` (a pydantic model or TypeAdapter); 400 when malformed or invalid,
+    413 over MAX_BODY_BYTES."""
     try:
         raw = router.current_event.decoded_body
     except (UnicodeDecodeError, binascii.Error, ValueError):
         raise InvalidInput("Invalid JSON: the body is not UTF-8 text") from None
+    if raw and len(raw) > MAX_BODY_BYTES // 4 and len(raw.encode()) > MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KB.")
     try:
         value = json.loads(raw) if raw else None
+    except RecursionError:
+        raise InvalidInput("Invalid JSON: nested too deeply") from None
     except ValueError:
         raise InvalidInput("Invalid JSON") from None
     adapter = model if isinstance(model, TypeAdapter) else TypeAdapter(model)
