@@ -4,6 +4,7 @@ create/update/delete, and the database's 409/422 answers."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import quote
 
 import pytest
 
@@ -198,3 +199,29 @@ def test_unexpected_failure_is_500_internal_error_with_a_request_id_and_no_detai
     assert answer.json()["error"] == "internal error"
     assert answer.json()["request_id"]
     assert "hunter2" not in answer.body and "Traceback" not in answer.body
+
+
+@pytest.mark.parametrize(
+    ("q", "found"),
+    [
+        ("Mug", {"Mug-2024", "Espresso cup"}),
+        ("2024", {"Mug-2024"}),
+        ("Mug-2024", {"Mug-2024"}),
+        ("mug2024", {"Mug-2024"}),
+        ("MUG", {"Mug-2024", "Espresso cup"}),
+        ("mug-002", {"Espresso cup"}),
+        ("MUG-00", {"Espresso cup"}),
+        ("mug00", {"Espresso cup"}),
+        ("002", {"Espresso cup"}),
+        ("espresso mug", {"Espresso cup"}),
+        ("2025", set()),
+    ],
+)
+def test_search_finds_product_codes_by_their_parts_their_whole_and_prefixes(viewer, editor, q, found):
+    make(editor, title="Mug-2024", slug="mug-2024")
+    make(editor, title="Espresso cup", slug="espresso-cup", sku="MUG-002")
+    make(editor, title="Linen shirt", slug="linen", sku="LS-1")
+    listed = viewer.get(f"/api/products?q={quote(q)}")
+    assert {p["title"] for p in listed.json()["items"]} == found
+    searched = viewer.get(f"/api/search?q={quote(q)}").json()["results"]
+    assert {r["title"] for r in searched if r["type"] == "product"} == found

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from typing import Any
 
 from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _update, tsquery
+from svc_backoffice.catalog import _delete, _update, selective, tsquery
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import Conflict, Forbidden, NotFound
 from svc_backoffice.models import (
@@ -170,10 +170,16 @@ def search(db: Database, q: SearchQuery) -> dict[str, Any]:
         "limit": q.limit,
         "number": int(text) if text.isdigit() and len(text) < 18 else None,
     }
-    sql = """
+    products = (
+        "SELECT id, title, sku, slug, updated_at FROM products "
+        "WHERE (%(tsq)s <> '' AND search @@ to_tsquery('simple', %(tsq)s)) OR lower(sku) = %(sku)s"
+    )
+    if selective(text):  # a code: the few matches from the search index first, then sorted (catalog.py)
+        products += " OFFSET 0"
+    # Constant SQL and the constant fence above; values travel as parameters.
+    sql = f"""
 (SELECT 'product' AS type, id::text, title, coalesce(sku, slug) AS subtitle, '/products/' || id AS url
-   FROM products
-  WHERE (%(tsq)s <> '' AND search @@ to_tsquery('simple', %(tsq)s)) OR lower(sku) = %(sku)s
+   FROM ({products}) p
   ORDER BY updated_at DESC LIMIT %(limit)s)
 UNION ALL
 (SELECT 'category', id::text, name, slug, '/categories/' || id FROM categories
@@ -194,7 +200,7 @@ UNION ALL
 UNION ALL
 (SELECT 'blog_post', id::text, title, status, '/blog/posts/' || id FROM blog_posts
   WHERE title ILIKE %(like)s ORDER BY updated_at DESC LIMIT %(limit)s)
-"""
+"""  # noqa: S608
     return {"q": text, "results": db.all(sql, params)}
 
 
