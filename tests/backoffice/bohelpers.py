@@ -208,7 +208,7 @@ def staff(db: Database) -> dict[str, dict[str, Any]]:
         ("owner2", "owner"),
     ]:
         row = db.one(
-            "INSERT INTO staff (email, name, role) VALUES (%s, %s, %s) RETURNING id::text, email, role",
+            "INSERT INTO staff (email, name, role, joined_at) VALUES (%s, %s, %s, now()) RETURNING id::text, email, role",
             (f"{key}@shop.example", key.title(), role),
         )
         assert row is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import subprocess
 import time
 from collections.abc import Iterator
@@ -27,7 +28,9 @@ PROVIDERS = ("repo_host", "db_host", "static_host")
 
 @contextlib.contextmanager
 def signed_in(gateway: str, email: str, password: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=gateway, timeout=30) as browser:
+    # A person on a machine of their own: sign-in throttling counts attempts per client address.
+    here = httpx.HTTPTransport(local_address=f"127.{secrets.randbelow(250) + 1}.{secrets.randbelow(256)}.3")
+    with httpx.Client(base_url=gateway, timeout=30, transport=here) as browser:
         assert browser.post("/login", data={"email": email, "password": password}).status_code == 303
         yield browser
 
@@ -215,6 +218,39 @@ def test_demo_store_backoffice_opens_signed_in_from_the_platform(gateway, stack)
         replay = browser.get(handoff.headers["location"])  # the same token a second time
         assert replay.status_code == 302
         assert "signed-out" in replay.headers["location"]
+
+
+def test_an_invited_person_joins_the_store_backoffice_and_a_stranger_does_not(gateway, stack):
+    """Staff invitations across both systems: the owner invites an email in the backoffice; that person,
+    signed in to the platform but in no workspace of the owner's, opens the store's sign-in link and lands
+    in the backoffice in the invited role; someone not invited is told to ask for an invitation."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    invitee, stranger = (f"{who}-{secrets.token_hex(3)}@example.com" for who in ("nina", "sam"))
+    for email in (invitee, stranger):
+        create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        owner.get(owner.get(link).headers["location"])  # the owner's own backoffice session
+        invited = owner.post(f"{backoffice}/api/staff", json={"email": invitee, "role": "editor"})
+        assert (invited.status_code, invited.json()["status"]) == (201, "invited")
+    with signed_in(gateway, invitee, "person-pass-123") as nina:
+        sso = nina.get(nina.get(link).headers["location"])
+        assert sso.status_code == 302 and "svc_session" in sso.cookies
+        assert nina.post(f"{backoffice}/api/products", json={"title": "Nina's mug"}).status_code == 201
+        # An editor, not an admin: the staff list is not hers to see.
+        assert nina.get(f"{backoffice}/api/staff").headers["location"].endswith("reason=insufficient_role")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        owner.get(owner.get(link).headers["location"])
+        members = {m["email"]: m for m in owner.get(f"{backoffice}/api/staff").json()["items"]}
+        assert (members[invitee]["role"], members[invitee]["status"]) == ("editor", "active")
+    with signed_in(gateway, stranger, "person-pass-123") as sam:
+        refused = sam.get(sam.get(link).headers["location"])
+        assert (refused.status_code, refused.headers["location"]) == (
+            302,
+            "/auth/signed-out?reason=not_invited",
+        )
+        page = sam.get(f"{backoffice}/auth/signed-out?reason=not_invited").text
+        assert "This store has not invited your email address" in page
 
 
 def test_backoffice_sign_in_link_needs_a_platform_session(gateway, stack):

@@ -31,11 +31,21 @@ def sign_in(db: Database, token: str) -> str:
         audience=settings.handoff_audience,
     )
     handoff.consume(db, claims)
-    row = db.one(
-        "INSERT INTO staff (email, role) VALUES (%s, %s) ON CONFLICT (lower(email)) DO UPDATE "
-        "SET email = staff.email RETURNING id, removed_at",
-        (claims.email, claims.role),
-    )
+    if claims.role == handoff.INVITEE:
+        # Only an invitation lets in a person the platform knows nothing more of.
+        row = db.one(
+            "UPDATE staff SET joined_at = coalesce(joined_at, now()) "
+            "WHERE lower(email) = lower(%s) AND removed_at IS NULL RETURNING id, removed_at",
+            (claims.email,),
+        )
+        if row is None:
+            raise handoff.NotInvited("no invitation for this email")
+    else:
+        row = db.one(
+            "INSERT INTO staff (email, role, joined_at) VALUES (%s, %s, now()) ON CONFLICT (lower(email)) "
+            "DO UPDATE SET joined_at = coalesce(staff.joined_at, now()) RETURNING id, removed_at",
+            (claims.email, claims.role),
+        )
     assert row is not None
     if row["removed_at"] is not None:
         raise handoff.HandoffRejected("staff member was removed")

@@ -9,7 +9,9 @@ checks:
   aud  HANDOFF_AUDIENCE (this backoffice, e.g. its public base URL)
   sub  the staff member's email
   role viewer | editor | admin | owner: used only when the email has no staff row yet (first sign-in);
-       an existing row keeps the role managed in the backoffice
+       an existing row keeps the role managed in the backoffice. `invitee`: the platform vouches for the
+       email only (its holder is neither the project's owner nor in its workspace), so the person gets in
+       only with an invitation (a staff row for that email, written by an admin or owner), in its role
   iat, exp  exp - iat <= 60 s, and not expired (5 s leeway for clock skew)
   jti  unique id; recorded in `sso_handoffs` on first use, a second use is refused
 """
@@ -30,8 +32,15 @@ LEEWAY_SECONDS = 5
 ALGORITHMS = ["EdDSA", "ES256"]
 
 
+INVITEE = "invitee"
+
+
 class HandoffRejected(Exception):
     """The hand-off token is not acceptable; the reason is for logs, never for the browser."""
+
+
+class NotInvited(HandoffRejected):
+    """A valid hand-off for a person this store has not invited (or whose invitation was withdrawn)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ def verify(token: str, *, public_key: str, issuer: str, audience: str, now: floa
     if iat > current + LEEWAY_SECONDS or exp < current - LEEWAY_SECONDS:
         raise HandoffRejected("token not valid now")
     role = claims.get("role")
-    if role not in ROLE_RANK:
+    if role not in ROLE_RANK and role != INVITEE:
         raise HandoffRejected("unknown role")
     email, jti = str(claims["sub"]).strip(), str(claims["jti"])
     if "@" not in email or not 8 <= len(jti) <= 200:

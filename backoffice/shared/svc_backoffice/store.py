@@ -105,7 +105,11 @@ def update_settings(db: Database, body: SettingsUpdate) -> Row:
 
 
 # -- staff ---------------------------------------------------------------------------------------------------
-STAFF_COLUMNS = "id, email, name, role, created_at, updated_at"
+# `status`: invited until the person first signs in, then active.
+STAFF_COLUMNS = (
+    "id, email, name, role, CASE WHEN joined_at IS NULL THEN 'invited' ELSE 'active' END AS status, joined_at, "
+    "created_at, updated_at"
+)
 
 
 def list_staff(db: Database) -> list[Row]:
@@ -118,11 +122,12 @@ def list_staff(db: Database) -> list[Row]:
 def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
     if body.role == "owner" and actor.role != "owner":
         raise Forbidden(ONLY_OWNER_GRANTS)
-    # A removed member can be added again; an active one is a conflict.
+    # An invitation: the person joins by signing in through the platform's hand-off. A removed member can be
+    # invited again (as a new invitation); a current member or invitation is a conflict.
     row = db.one(
         "INSERT INTO staff (email, name, role) VALUES (%(email)s, %(name)s, %(role)s) "  # noqa: S608 - column lists are constants
-        "ON CONFLICT (lower(email)) DO UPDATE SET name = EXCLUDED.name, role = EXCLUDED.role, removed_at = NULL "
-        f"WHERE staff.removed_at IS NOT NULL RETURNING {STAFF_COLUMNS}",
+        "ON CONFLICT (lower(email)) DO UPDATE SET name = EXCLUDED.name, role = EXCLUDED.role, removed_at = NULL, "
+        f"joined_at = NULL WHERE staff.removed_at IS NOT NULL RETURNING {STAFF_COLUMNS}",
         body.model_dump(),
     )
     if row is None:

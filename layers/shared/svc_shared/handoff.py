@@ -17,6 +17,9 @@ ISSUER = "svc-platform"
 LIFETIME = 60
 # A workspace role becomes a backoffice role the first time its holder signs in there.
 ROLE_BY_WORKSPACE_ROLE = {"owner": "owner", "admin": "admin", "member": "editor"}
+# Anyone else signed in: the token vouches for the email only, and the backoffice lets the person in only if
+# its staff invited that email (svc_backoffice/handoff.py).
+INVITEE = "invitee"
 
 
 def public_key_pem(private_pem: str) -> str:
@@ -51,8 +54,8 @@ class Handoffs:
         self._private_key = private_key  # a callable returning the PEM, read only when needed
 
     def sign_in_url(self, user: User, project_id: str, next_path: str = "/") -> str:
-        """Where to send the user's browser: the backoffice's /auth/sso with a fresh token, for the project's
-        owner or a member of its workspace (anyone else: not found)."""
+        """Where to send the user's browser: the backoffice's /auth/sso with a fresh token: the owner's and
+        workspace members' roles, anyone else as an invitee (the backoffice admits them if it invited them)."""
         import jwt
 
         project = self._projects.get(project_id)
@@ -62,7 +65,7 @@ class Handoffs:
             try:
                 role = ROLE_BY_WORKSPACE_ROLE[self._accounts.get_workspace(user, project.workspace_id).role]
             except NotFound:
-                raise NotFound("project not found") from None
+                role = INVITEE
         audience = project.extra.get("backoffice_url")
         if not audience:
             raise Conflict(

@@ -17,6 +17,8 @@ REASONS = {
     "insufficient_role": "Your role does not allow that page.",
     "invalid_handoff": "The sign-in link is invalid, expired or already used. Open the backoffice again from "
     "your workspace.",
+    "not_invited": "This store has not invited your email address. Ask its owner to invite you, then open "
+    "the sign-in link again.",
 }
 
 
@@ -35,6 +37,8 @@ def sso() -> Response:
     token = event.get_query_string_value("token") or ""
     try:
         cookie = auth.sign_in(database(), token)
+    except handoff.NotInvited:
+        return redirect("/auth/signed-out?reason=not_invited")
     except handoff.HandoffRejected as exc:
         logger.info("hand-off rejected", extra={"reason": str(exc)})
         return redirect("/auth/signed-out?reason=invalid_handoff")
