@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -18,7 +19,7 @@ from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.router import Router
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from svc_backoffice import auth, route_table
 from svc_backoffice.db import database
@@ -200,24 +201,63 @@ def role_gate(minimum: str) -> Callable[[APIGatewayRestResolver, NextMiddleware]
 
 
 class ApiRouter(Router):
-    """A Router for one resource under `prefix`; `api(method, rule)` registers a route with the role gate
-    of its row in the route table (a route missing from the table fails at import)."""
+    """A Router for one resource under `prefix`. `api(...)` is where a route is declared, once: its method and
+    rule, minimum role (None: no role gate), body and query models (by name in svc_backoffice.models), answers
+    and summary. The route table (route_table.ROUTES), docs/routes.md, the OpenAPI document and the template
+    check are all read from these declarations."""
 
     def __init__(self, prefix: str) -> None:
         super().__init__()
         self.prefix = prefix
+        self.declared: list[route_table.Route] = []
 
-    def api(self, method: str, rule: str = "/") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        path = self.prefix if rule == "/" else f"{self.prefix}{rule}"
-        table_path = path.replace("<", "[").replace(">", "]")
-        table = (*route_table.ROUTES, *route_table.AUTH_ROUTES)
-        spec = next((r for r in table if r.method == method and r.path == table_path), None)
-        if spec is None:
-            raise LookupError(f"{method} {table_path} is not in the route table")
-        return self.route(rule, method, middlewares=[role_gate(spec.role)] if spec.role else None)
+    def api(
+        self,
+        method: str,
+        rule: str = "/",
+        *,
+        role: str | None,
+        body: str | None = None,
+        query: str | None = None,
+        answers: str = "200",
+        summary: str = "",
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        path = (self.prefix if rule == "/" else f"{self.prefix}{rule}").replace("<", "[").replace(">", "]")
+        for name in (body, query):
+            if name is not None and name not in _models():
+                raise LookupError(f"{method} {path}: no request model named {name}")
+        if role is not None and role not in ROLE_RANK:
+            raise LookupError(f"{method} {path}: no role named {role}")
+        route = route_table.Route(
+            method, path, role, route_table.resource_of(path), body, query, answers, summary
+        )
+        self.declared.append(route)
+        middlewares = [_declare(route)] + ([role_gate(role)] if role else [])
+        return self.route(rule, method, middlewares=middlewares)
 
     def staff(self) -> auth.Staff:
         return self.context["staff"]
+
+
+def _declare(route: route_table.Route) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response]:
+    """Makes the serving route's declaration available to the handler (its body and query models)."""
+
+    def declare(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+        app.append_context(route=route)
+        return next_middleware(app)
+
+    return declare
+
+
+def _models() -> dict[str, Any]:
+    from svc_backoffice.models import REQUEST_MODELS
+
+    return REQUEST_MODELS
+
+
+@functools.cache
+def _adapter(name: str) -> TypeAdapter[Any]:
+    return TypeAdapter(_models()[name])
 
 
 # -- request parsing -----------------------------------------------------------------------------------------
@@ -234,9 +274,9 @@ def flatten(exc: ValidationError) -> dict[str, Any]:
     return {"formErrors": form, "fieldErrors": fields}
 
 
-def body(router: Router, model: type[M] | TypeAdapter[M]) -> M:
-    """The JSON body validated by `model` (a pydantic model or TypeAdapter); 400 when malformed or invalid,
-    413 over MAX_BODY_BYTES."""
+def body(router: Router) -> Any:
+    """The JSON body validated by the serving route's body model; 400 when malformed or invalid, 413 over
+    MAX_BODY_BYTES."""
     try:
         raw = router.current_event.decoded_body
     except (UnicodeDecodeError, binascii.Error, ValueError):
@@ -249,17 +289,21 @@ def body(router: Router, model: type[M] | TypeAdapter[M]) -> M:
         raise InvalidInput("Invalid JSON: nested too deeply") from None
     except ValueError:
         raise InvalidInput("Invalid JSON") from None
-    adapter = model if isinstance(model, TypeAdapter) else TypeAdapter(model)
+    name = router.context["route"].body
+    assert name is not None, "the route declares no body model"
     try:
-        return adapter.validate_python(value)
+        return _adapter(name).validate_python(value)
     except ValidationError as exc:
         raise InvalidInput("Invalid request body", flatten(exc)) from None
 
 
-def query(router: Router, model: type[BaseModel]) -> Any:
+def query(router: Router) -> Any:
+    """The query string validated by the serving route's query model; 400 naming what is wrong."""
     params = router.current_event.query_string_parameters or {}
+    name = router.context["route"].query
+    assert name is not None, "the route declares no query model"
     try:
-        return model.model_validate(params)
+        return _models()[name].model_validate(params)
     except ValidationError as exc:
         raise InvalidInput("Invalid query", flatten(exc)) from None
 

@@ -31,7 +31,14 @@ def _safe_next(target: str | None) -> str:
     return target
 
 
-@sessions.api("GET", "/sso")
+@sessions.api(
+    "GET",
+    "/sso",
+    role=None,
+    query="HandoffQuery",
+    answers="302",
+    summary="Hand-off from the platform; sets svc_session",
+)
 def sso() -> Response:
     event = sessions.current_event
     token = event.get_query_string_value("token") or ""
@@ -49,7 +56,13 @@ def sso() -> Response:
     )
 
 
-@sessions.api("GET", "/signed-out")
+@sessions.api(
+    "GET",
+    "/signed-out",
+    role=None,
+    answers="200",
+    summary="Signed-out page; clears svc_session",
+)
 def signed_out() -> Response:
     reason = sessions.current_event.get_query_string_value("reason") or ""
     message = REASONS.get(reason, "You are signed out. Open the backoffice from your workspace to sign in.")
@@ -81,7 +94,12 @@ def signed_out() -> Response:
 openapi_document = ApiRouter("/openapi.json")
 
 
-@openapi_document.api("GET")
+@openapi_document.api(
+    "GET",
+    role=None,
+    answers="200",
+    summary="This API's OpenAPI document",
+)
 def serve_openapi() -> Response:
     return json_response(200, openapi.document(), headers={"Cache-Control": "public, max-age=300"})
 

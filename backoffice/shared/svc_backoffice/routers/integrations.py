@@ -7,31 +7,52 @@ from aws_lambda_powertools.event_handler import Response
 from svc_backoffice import integrations as logic
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
-from svc_backoffice.models import IntegrationCreate, IntegrationUpdate
 from svc_backoffice.web import ApiRouter, body, json_response, path_id, redirect
 
 integrations = ApiRouter("/api/integrations")
 
 
-@integrations.api("GET")
+@integrations.api(
+    "GET",
+    role="admin",
+    answers="200 302 500",
+    summary="Integrations (secrets are write-only)",
+)
 def list_integrations() -> Response:
     return json_response(200, {"items": logic.list_integrations(database())})
 
 
-@integrations.api("POST")
+@integrations.api(
+    "POST",
+    role="admin",
+    body="IntegrationCreate",
+    answers="201 302 400 409 500",
+    summary="Add an integration",
+)
 def create_integration() -> Response:
-    return json_response(201, logic.create_integration(database(), body(integrations, IntegrationCreate)))
+    return json_response(201, logic.create_integration(database(), body(integrations)))
 
 
-@integrations.api("PATCH", "/<id>")
+@integrations.api(
+    "PATCH",
+    "/<id>",
+    role="admin",
+    body="IntegrationUpdate",
+    answers="200 302 400 404 500",
+    summary="Update an integration",
+)
 def update_integration(id: str) -> Response:
     integration_id = path_id(id)
-    return json_response(
-        200, logic.update_integration(database(), integration_id, body(integrations, IntegrationUpdate))
-    )
+    return json_response(200, logic.update_integration(database(), integration_id, body(integrations)))
 
 
-@integrations.api("DELETE", "/<id>")
+@integrations.api(
+    "DELETE",
+    "/<id>",
+    role="admin",
+    answers="200 302 404 500",
+    summary="Remove an integration",
+)
 def delete_integration(id: str) -> Response:
     logic.delete_integration(database(), path_id(id))
     return json_response(200, {"ok": True})
@@ -40,12 +61,24 @@ def delete_integration(id: str) -> Response:
 gsc = ApiRouter("/api/gsc")
 
 
-@gsc.api("POST", "/connect")
+@gsc.api(
+    "POST",
+    "/connect",
+    role="admin",
+    answers="200 302 422 500",
+    summary="Start the search-console OAuth flow (authorize URL with state and PKCE)",
+)
 def connect() -> Response:
     return json_response(200, logic.gsc_connect(database(), get_settings(), gsc.staff()))
 
 
-@gsc.api("GET", "/callback")
+@gsc.api(
+    "GET",
+    "/callback",
+    role="admin",
+    answers="302 400 500",
+    summary="Search-console OAuth callback: exchange the code, store tokens encrypted",
+)
 def callback() -> Response:
     event = gsc.current_event
     target = logic.gsc_callback(
@@ -59,12 +92,24 @@ def callback() -> Response:
     return redirect(target)
 
 
-@gsc.api("GET", "/status")
+@gsc.api(
+    "GET",
+    "/status",
+    role="admin",
+    answers="200 302 500",
+    summary="Search-console connection and verified sites",
+)
 def status() -> Response:
     return json_response(200, logic.gsc_status(database(), get_settings()))
 
 
-@gsc.api("POST", "/disconnect")
+@gsc.api(
+    "POST",
+    "/disconnect",
+    role="admin",
+    answers="200 302 500",
+    summary="Revoke and forget the search-console tokens",
+)
 def disconnect() -> Response:
     return json_response(200, logic.gsc_disconnect(database(), get_settings()))
 

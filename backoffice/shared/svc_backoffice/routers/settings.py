@@ -6,43 +6,76 @@ from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice import store
 from svc_backoffice.db import database
-from svc_backoffice.models import SettingsUpdate, StaffCreate, StaffDelete, StaffUpdate
 from svc_backoffice.web import ApiRouter, body, json_response
 
 settings = ApiRouter("/api/settings")
 
 
-@settings.api("GET")
+@settings.api(
+    "GET",
+    role="viewer",
+    answers="200 302 500",
+    summary="Store settings",
+)
 def get_settings() -> Response:
     return json_response(200, store.get_settings_row(database()))
 
 
-@settings.api("PATCH")
+@settings.api(
+    "PATCH",
+    role="admin",
+    body="SettingsUpdate",
+    answers="200 302 400 422 500",
+    summary="Update store settings",
+)
 def update_settings() -> Response:
-    return json_response(200, store.update_settings(database(), body(settings, SettingsUpdate)))
+    return json_response(200, store.update_settings(database(), body(settings)))
 
 
 staff = ApiRouter("/api/staff")
 
 
-@staff.api("GET")
+@staff.api(
+    "GET",
+    role="admin",
+    answers="200 302 500",
+    summary="Staff members and invitations, with their roles and status (invited or active)",
+)
 def list_staff() -> Response:
     return json_response(200, {"items": store.list_staff(database())})
 
 
-@staff.api("POST")
+@staff.api(
+    "POST",
+    role="admin",
+    body="StaffCreate",
+    answers="201 302 400 403 409 500",
+    summary="Invite a person by email with a role; they join through the platform's sign-in link (only an owner grants owner)",
+)
 def add_staff() -> Response:
-    return json_response(201, store.add_staff(database(), staff.staff(), body(staff, StaffCreate)))
+    return json_response(201, store.add_staff(database(), staff.staff(), body(staff)))
 
 
-@staff.api("PATCH")
+@staff.api(
+    "PATCH",
+    role="admin",
+    body="StaffUpdate",
+    answers="200 302 400 403 404 409 500",
+    summary="Change a staff member's role or name (only an owner grants owner)",
+)
 def update_staff() -> Response:
-    return json_response(200, store.update_staff(database(), staff.staff(), body(staff, StaffUpdate)))
+    return json_response(200, store.update_staff(database(), staff.staff(), body(staff)))
 
 
-@staff.api("DELETE")
+@staff.api(
+    "DELETE",
+    role="admin",
+    body="StaffDelete",
+    answers="200 302 400 403 404 409 500",
+    summary="Remove a staff member or withdraw an invitation (only an owner removes an owner; the last owner stays)",
+)
 def remove_staff() -> Response:
-    store.remove_staff(database(), staff.staff(), body(staff, StaffDelete))
+    store.remove_staff(database(), staff.staff(), body(staff))
     return json_response(200, {"ok": True})
 
 
