@@ -136,7 +136,16 @@ def test_malformed_forged_expired_or_foreign_tokens_are_refused_with_no_io(api, 
         return real_sendall(self, data, *args)
 
     with patch.object(socket.socket, "send", send), patch.object(socket.socket, "sendall", sendall):
-        for bad in (forged_mac, other_user, foreign, other_key, "svcat_a.b", "svcat_" + "x" * 600, "."):
+        for bad in (
+            forged_mac,
+            other_user,
+            foreign,
+            other_key,
+            "svcat_a.b",
+            "svcat_" + "x" * 600,
+            "svcat_" + "x" * 1100,
+            ".",
+        ):
             answer = rpc(api, with_token(warm, bad), call("ping"))
             assert answer.status == 401, bad
             assert 'error="invalid_token"' in answer.header("www-authenticate")

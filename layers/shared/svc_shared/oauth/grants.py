@@ -64,6 +64,10 @@ class TokenPair:
         }
 
 
+# The earlier, random access tokens: "svcat_" and new_token()'s 32 bytes in URL-safe base64.
+RANDOM_ACCESS_TOKEN_LENGTH = len("svcat_") + 43
+
+
 @dataclass(frozen=True)
 class AccessGrant:
     """What a verified access token allows: who, through which client, for which resource."""
@@ -429,8 +433,12 @@ class Grants:
 
     # -- verification -------------------------------------------------------------------------------------
     def verify_access_token(self, token: str | None) -> AccessGrant | None:
-        """The grant behind a bearer token, or None; one read. Revocation deletes the item."""
-        if not token or not token.startswith("svcat_") or len(token) > MAX_ACCESS_TOKEN:
+        """The grant behind a bearer token, or None; one read. Revocation deletes the item. A token of
+        neither shape (signed: with a `.`, at most MAX_ACCESS_TOKEN; random: `svcat_` and 43 URL-safe
+        characters) is refused with no read."""
+        if not token or not token.startswith("svcat_"):
+            return None
+        if len(token) > MAX_ACCESS_TOKEN or ("." not in token and len(token) != RANDOM_ACCESS_TOKEN_LENGTH):
             return None
         item = self._table.get(keys.oauth_access(hash_token(token)), keys.ACCESS)
         if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:
