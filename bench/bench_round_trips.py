@@ -77,7 +77,6 @@ def round_trips(ctx: Context) -> Result:
                     ":cutoff": {"N": str(1000 + turn[0] * 100 - 60)},
                     ":token": {"S": "j"},
                 },
-                ReturnValues="UPDATED_NEW",
             )
 
         def gate_small() -> None:  # the same write, on a gate item whose log holds one slot
@@ -88,7 +87,6 @@ def round_trips(ctx: Context) -> Result:
                 ConditionExpression="#j = :token AND (attribute_not_exists(t0) OR t0 <= :cutoff)",
                 ExpressionAttributeNames={"#j": "TOKEN#g", "#u": "USED#g"},
                 ExpressionAttributeValues={":now": {"N": "1.5"}, ":cutoff": {"N": "2"}, ":token": {"S": "j"}},
-                ReturnValues="UPDATED_NEW",
             )
 
         pool = ThreadPoolExecutor(2)

@@ -158,7 +158,7 @@ class Gate:
                         condition=guard + condition,
                         names=names or None,
                         values=values,
-                        returns="UPDATED_NEW",
+                        returns="NONE",
                         old_on_failure=True,
                     )
                 except TransactionConflict:

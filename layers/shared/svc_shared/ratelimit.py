@@ -32,10 +32,10 @@ MAX_LOG = 100  # the most slots a log has (one attribute each)
 _ATTEMPTS = 10  # writes before giving up on a slot race (other requests taking the free slots each time)
 _REMEMBERED = 10_000  # item views kept per instance
 
-# send(SET clauses, condition, values) performs the conditional UpdateItem and returns what it wrote
-# (ReturnValues UPDATED_NEW: the whole item would cost more to send back); it raises ConditionFailed carrying
-# the item as it is.
-Send = Callable[[list[str], str, dict[str, Any]], dict[str, Any]]
+# send(SET clauses, condition, values) performs the conditional UpdateItem (ReturnValues NONE: the log knows
+# what it wrote, and an answer with the item would cost the service more work); it raises ConditionFailed
+# carrying the item as it is.
+Send = Callable[[list[str], str, dict[str, Any]], object]
 
 
 def log_time(clock: Clock) -> float:
@@ -107,7 +107,7 @@ class SlidingLog:
             condition = " AND ".join(f"(attribute_not_exists(t{i}) OR t{i} <= :cutoff)" for i in slots)
             clauses = [f"t{i} = :now" for i in slots]
             try:
-                item = send(clauses, condition, {":now": now, ":cutoff": cutoff})
+                send(clauses, condition, {":now": now, ":cutoff": cutoff})
             except ConditionFailed as refused:
                 actual = refused.item or {}
                 if holds is not None and not holds(actual):
@@ -119,7 +119,7 @@ class SlidingLog:
                     return False, self.retry_after(log, now, amount), False
                 slots = random.sample(free, amount)
                 continue
-            self._remember(key, {**self._seen.get(key, {}), **_log_of(item)})
+            self._remember(key, {**self._seen.get(key, {}), **dict.fromkeys(slots, now)})
             return True, 0, False
         return False, 1, False  # lost every race for a free slot: the client may try again at once
 
@@ -169,7 +169,7 @@ class RateLimiter:
                 "SET " + ", ".join([*clauses, "expires_at = :exp"]),
                 condition=condition,
                 values={**values, ":exp": int(now) + window + 60},
-                returns="UPDATED_NEW",
+                returns="NONE",
                 old_on_failure=True,
             )
 
