@@ -10,7 +10,9 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared import errors, pages, services, web
+from svc_shared.accounts import User
 from svc_shared.bodies import SignInForm
+from svc_shared.handoff import NotPublished
 from svc_shared.logs import get_logger
 from svc_shared.sessions import SESSION_COOKIE
 
@@ -77,17 +79,56 @@ def workspaces() -> Response:
     return web.json_response(200, {"workspaces": [w.public() for w in spaces]})
 
 
+def _page(status: int, template: str, user: User | None, **context: Any) -> Response:
+    """A page in the workspace's layout and with its headers (this route is opened by a browser)."""
+    from svc_shared.workspace import render
+
+    html = render.page(template, base=services.settings().public_base_url, user=user, **context)
+    return Response(
+        status_code=status,
+        content_type="text/html; charset=utf-8",
+        body=html,
+        headers=dict(render.PAGE_HEADERS),
+    )
+
+
 @app.get("/backoffice/sso")
 def backoffice_sign_in() -> Response:
-    """Open a project's backoffice signed in (owner or workspace member): a redirect with a 60 s token."""
+    """Open a project's backoffice signed in: a redirect with a 60 s token. A browser opens this link, so
+    every answer that is not the redirect is a page, never JSON."""
     settings = services.settings()
     project_id = app.current_event.get_query_string_value("project") or ""
     user_id = services.sessions().resolve(web.cookie(app, SESSION_COOKIE))
     if user_id is None:
         target = f"/backoffice/sso?{urlencode({'project': project_id})}"
         return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': target})}")
-    user = services.accounts().get_user(user_id)
-    return web.redirect(services.handoffs().sign_in_url(user, project_id))
+    user: User | None = None
+    try:
+        user = services.accounts().get_user(user_id)
+        return web.redirect(services.handoffs().sign_in_url(user, project_id))
+    except NotPublished as exc:
+        project = exc.project
+        return _page(
+            409,
+            "backoffice_pending.html",
+            user,
+            nav="home",
+            project=project,
+            owner=user is not None and project.owner_id == user.id,
+            project_url=services.workspace_url(project.id),
+        )
+    except errors.NotFound:
+        message = "This page does not exist, or it is not shared with you."
+        return _page(404, "error.html", user, title="Not found", message=message)
+    except errors.DomainError as exc:
+        return _page(
+            web.status_for(exc), "error.html", user, title="Something went wrong", message=exc.message
+        )
+    except Exception:  # the resolver's own 500 answer is JSON; a browser gets the page
+        request_id = app.current_event.request_context.request_id
+        logger.exception("unhandled error", extra={"request_id": request_id})
+        message = f"An internal error occurred. Try again; if it persists, quote request {request_id}."
+        return _page(500, "error.html", user, title="Something went wrong", message=message)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -103,6 +103,7 @@ EXPECTED_STATUS = {
     "NotFound": 404,
     "AlreadyExists": 409,
     "Conflict": 409,
+    "NotPublished": 409,
     "Unauthenticated": 401,
     "Forbidden": 403,
     "PaymentRequired": 402,

@@ -4,6 +4,7 @@
 svc --local users create --email a@b.c --password ... --plan paid
 svc --stack svc-platform users set-plan --email a@b.c --plan free
 svc --table svc-prod-app users show --email a@b.c
+svc --stack svc-platform handoff-keys rotate
 """
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from svc_shared.accounts import PLANS, Accounts
 from svc_shared.dal import Table
 from svc_shared.errors import DomainError
 
-# Resolves the local stack's environment: {"table": ..., "state_machine": ...}.
+if TYPE_CHECKING:
+    from svc_shared.crypto import Envelope
+
+# Resolves the local stack's environment: {"table": ..., "state_machine": ...} and, for commands that encrypt,
+# "local_master_key" (else LOCAL_MASTER_KEY from the process environment).
 LocalEnvironment = Callable[[], dict[str, str]]
 
 
@@ -34,7 +40,11 @@ def _environment(args: argparse.Namespace, local: LocalEnvironment | None) -> di
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
         if "AppTableName" not in outputs:
             raise SystemExit(f"stack {args.stack} has no AppTableName output")
-        return {"table": outputs["AppTableName"], "state_machine": outputs.get("PublishStateMachineArn", "")}
+        return {
+            "table": outputs["AppTableName"],
+            "state_machine": outputs.get("PublishStateMachineArn", ""),
+            "kms_key_id": outputs.get("DataKeyArn", ""),
+        }
     name = args.table or os.environ.get("TABLE_NAME")
     if not name:
         raise SystemExit(
@@ -79,7 +89,47 @@ def _parser(*, local: bool) -> argparse.ArgumentParser:
         "resume", help="start the state machine again: it resumes at the recorded stage"
     )
     resume.add_argument("project_id")
+
+    handoff = groups.add_parser(
+        "handoff-keys", help="the keys that sign backoffice sign-in hand-offs"
+    ).add_subparsers(dest="action", required=True)
+    handoff.add_parser("show", help="the keys: kid, created and retired times, which signs and which verify")
+    handoff.add_parser(
+        "rotate",
+        help="make a new current key; the previous one keeps verifying for HANDOFF_KEY_GRACE_SECONDS "
+        "(default 24 h)",
+    )
     return parser
+
+
+def _envelope(env: dict[str, str]) -> Envelope:
+    """The environment's envelope encryption: the stack's KMS key, or the local stack's master key."""
+    import base64
+
+    from svc_shared.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
+
+    master = env.get("local_master_key") or os.environ.get("LOCAL_MASTER_KEY")
+    if master:
+        return Envelope(LocalKeyProvider(base64.b64decode(master)))
+    kms_key_id = env.get("kms_key_id") or os.environ.get("KMS_KEY_ID")
+    if not kms_key_id:
+        raise SystemExit("no key to encrypt with: --stack NAME, or KMS_KEY_ID (or LOCAL_MASTER_KEY locally)")
+    return Envelope(KmsKeyProvider(kms_key_id))
+
+
+def _handoff_keys(args: argparse.Namespace, env: dict[str, str]) -> int:
+    from svc_shared.clock import system_clock
+    from svc_shared.handoff_keys import CACHE_SECONDS, HandoffKeys
+
+    grace = int(os.environ.get("HANDOFF_KEY_GRACE_SECONDS") or 24 * 3600)
+    keys = HandoffKeys(Table(env["table"]), lambda: _envelope(env), system_clock, grace_seconds=grace)
+    report: dict[str, object] = {}
+    if args.action == "rotate":
+        key = keys.rotate()
+        report = {"rotated": key.kid, "signs_from": key.created_at + CACHE_SECONDS}
+    report["keys"] = keys.listing()
+    print(json.dumps(report, indent=2))
+    return 0
 
 
 def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
@@ -116,9 +166,9 @@ def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
 def main(argv: Sequence[str] | None = None, *, local: LocalEnvironment | None = None) -> int:
     args = _parser(local=local is not None).parse_args(argv)
     env = _environment(args, local)
-    if args.group == "publish":
+    if args.group in ("publish", "handoff-keys"):
         try:
-            return _publish(args, env)
+            return (_publish if args.group == "publish" else _handoff_keys)(args, env)
         except DomainError as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 1

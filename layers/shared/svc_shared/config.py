@@ -60,7 +60,10 @@ class Settings(BaseModel):
     checkout_api_url: str = Field(default="https://api.stripe.com", alias="CHECKOUT_API_URL")
     checkout_secret_key_arn: str = Field(default="", alias="CHECKOUT_SECRET_KEY_ARN")
     checkout_webhook_secret_arn: str = Field(default="", alias="CHECKOUT_WEBHOOK_SECRET_ARN")
-    handoff_private_key_arn: str = Field(default="", alias="HANDOFF_PRIVATE_KEY_ARN")
+    # Backoffice hand-offs: a key retired by rotation keeps verifying this long (svc_shared.handoff_keys).
+    handoff_key_grace_seconds: int = Field(default=24 * 3600, alias="HANDOFF_KEY_GRACE_SECONDS", ge=0)
+    # The hosted backoffice: the secret each shop's session and field keys are derived from (svc_shared.shops).
+    backoffice_secret_arn: str = Field(default="", alias="BACKOFFICE_SECRET_ARN")
     publish_state_machine_arn: str = Field(default="", alias="PUBLISH_STATE_MACHINE_ARN")
     analytics_queue_url: str = Field(default="", alias="ANALYTICS_QUEUE_URL")
     builder_api_url: str = Field(default="", alias="BUILDER_API_URL")

@@ -1,17 +1,21 @@
 """Single sign-on into a project's backoffice: a 60-second EdDSA token the backoffice verifies with the
-platform's public key (it never holds the private one). Claims as backoffice/shared/svc_backoffice/handoff.py
-expects: iss, aud (the backoffice URL), sub (email), role, iat, exp, jti."""
+platform's public keys (it never holds a private one). Claims as backoffice/shared/svc_backoffice/handoff.py
+expects: iss, aud (the backoffice URL), sub (email), role, iat, exp, jti; the header's `kid` names the signing
+key (svc_shared.handoff_keys)."""
 
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from svc_shared.accounts import Accounts, User
 from svc_shared.clock import Clock
 from svc_shared.errors import Conflict, NotFound
-from svc_shared.projects import Projects
+from svc_shared.projects import Project, Projects
+
+if TYPE_CHECKING:
+    from svc_shared.handoff_keys import HandoffKeys
 
 ISSUER = "svc-platform"
 LIFETIME = 60
@@ -20,6 +24,16 @@ ROLE_BY_WORKSPACE_ROLE = {"owner": "owner", "admin": "admin", "member": "editor"
 # Anyone else signed in: the token vouches for the email only, and the backoffice lets the person in only if
 # its staff invited that email (svc_backoffice/handoff.py).
 INVITEE = "invitee"
+
+
+class NotPublished(Conflict):
+    """The project's backoffice is served once the project is published; it is not yet."""
+
+    code = "backoffice_not_published"
+
+    def __init__(self, project: Project) -> None:
+        super().__init__("This shop's backoffice opens once the shop is published.")
+        self.project = project
 
 
 def public_key_pem(private_pem: str) -> str:
@@ -47,15 +61,16 @@ def new_private_key_pem() -> str:
 
 
 class Handoffs:
-    def __init__(self, projects: Projects, accounts: Accounts, clock: Clock, private_key: Any) -> None:
+    def __init__(self, projects: Projects, accounts: Accounts, clock: Clock, keys: HandoffKeys) -> None:
         self._projects = projects
         self._accounts = accounts
         self._clock = clock
-        self._private_key = private_key  # a callable returning the PEM, read only when needed
+        self._keys = keys
 
     def sign_in_url(self, user: User, project_id: str, next_path: str = "/") -> str:
         """Where to send the user's browser: the backoffice's /auth/sso with a fresh token: the owner's and
-        workspace members' roles, anyone else as an invitee (the backoffice admits them if it invited them)."""
+        workspace members' roles, anyone else as an invitee (the backoffice admits them if it invited them).
+        A project not published yet is NotPublished for its owner and members, NotFound for anyone else."""
         import jwt
 
         project = self._projects.get(project_id)
@@ -68,9 +83,10 @@ class Handoffs:
                 role = INVITEE
         audience = project.extra.get("backoffice_url")
         if not audience:
-            raise Conflict(
-                "This project's backoffice has no URL yet: deploy the backoffice from its repository first."
-            )
+            if role == INVITEE:
+                raise NotFound("project not found")
+            raise NotPublished(project)
+        kid, private_key = self._keys.signer()
         now = int(self._clock.now())
         token = jwt.encode(
             {
@@ -82,7 +98,8 @@ class Handoffs:
                 "exp": now + LIFETIME,
                 "jti": str(uuid.uuid4()),
             },
-            self._private_key(),
+            private_key,
             algorithm="EdDSA",
+            headers={"kid": kid},
         )
         return f"{audience}/auth/sso?{urlencode({'token': token, 'next': next_path})}"

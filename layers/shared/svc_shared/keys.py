@@ -21,6 +21,8 @@ ACCESS = "AT"
 REFRESH = "RT"
 FAMILY = "FAMILY"
 MCP_GATE = "MCP"  # USER#<id>: current access token, client and last use of each grant; the /mcp rate log
+HANDOFF_KEYS = "HANDOFF_KEYS"  # the partition of the backoffice hand-off signing keys (one item)
+KEYRING = "KEYRING"  # HANDOFF_KEYS: every signing key, the current one's kid and a version for rotation
 
 # -- prefixes used in range queries ----------------------------------------------------------------------
 MEMBER_PREFIX = "MEMBER#"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
     from svc_shared.handoff import Handoffs
+    from svc_shared.handoff_keys import HandoffKeys
     from svc_shared.integrations import Integrations
     from svc_shared.mcpauth import McpClients
     from svc_shared.oauth.clients import Clients
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from svc_shared.publishing import Publisher
     from svc_shared.ratelimit import RateLimiter
     from svc_shared.sessions import Sessions
+    from svc_shared.shops import Shops
     from svc_shared.signin import SignIn
     from svc_shared.workbench import Workbench
 
@@ -331,6 +333,7 @@ class Services:
             self.clock,
             adapters,
             template=lambda: template_root(settings.backoffice_template_dir),
+            public_base_url=lambda: self.settings.public_base_url,
             crash_points=crash_points if settings.env_name != "prod" else frozenset(),
         )
 
@@ -346,12 +349,30 @@ class Services:
         )
 
     @functools.cached_property
+    def handoff_keys(self) -> HandoffKeys:
+        from svc_shared.handoff_keys import HandoffKeys
+
+        return HandoffKeys(
+            self.table,
+            lambda: self.envelope,
+            self.clock,
+            grace_seconds=self.settings.handoff_key_grace_seconds,
+        )
+
+    @functools.cached_property
     def handoffs(self) -> Handoffs:
         from svc_shared.handoff import Handoffs
-        from svc_shared.secrets import get_secret
 
-        arn = self.settings.handoff_private_key_arn
-        return Handoffs(self.projects, self.accounts, self.clock, lambda: get_secret(arn))
+        return Handoffs(self.projects, self.accounts, self.clock, self.handoff_keys)
+
+    @functools.cached_property
+    def shops(self) -> Shops:
+        from svc_shared.shops import Shops, backoffice_secret_reader
+
+        secret = backoffice_secret_reader(
+            self.settings.backoffice_secret_arn, lambda: self.aws.client("secretsmanager")
+        )
+        return Shops(self.projects, self.envelope, self.handoff_keys, self.clock, secret=secret)
 
 
 def workspace_url(project_id: str) -> str:
@@ -484,6 +505,14 @@ def provisioning() -> Provisioning:
 
 def handoffs() -> Handoffs:
     return current().handoffs
+
+
+def handoff_keys() -> HandoffKeys:
+    return current().handoff_keys
+
+
+def shops() -> Shops:
+    return current().shops
 
 
 def signing_key(purpose: str) -> bytes:

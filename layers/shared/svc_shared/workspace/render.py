@@ -53,6 +53,21 @@ def render(template: str, **context: Any) -> str:
     return str(environment().get_template(template).render(**context))
 
 
+def page(template: str, *, base: str, user: Any, csrf: str = "", nav: str = "", **context: Any) -> str:
+    """A page of the workspace's layout (base.html) with what every page needs besides its own context."""
+    return render(
+        template,
+        base=base,
+        version=asset_version(),
+        csrf=csrf,
+        user=user,
+        nav=nav,
+        notice=context.pop("notice", None),
+        notice_kind=context.pop("notice_kind", None),
+        **context,
+    )
+
+
 @functools.lru_cache(maxsize=8)
 def static_file(name: str) -> tuple[bytes, str, str] | None:
     """(content, content type, etag) of a file of static/, or None for anything else."""

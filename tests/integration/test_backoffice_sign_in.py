@@ -1,0 +1,90 @@
+"""Open backoffice (`GET /backoffice/sso?project=ID`) through real proxy events: a published shop redirects
+with a signed hand-off to its hosted backoffice; anything else is a page in the workspace's style, never JSON."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+import pytest
+
+from svc_shared import services
+from svc_shared.handoff import ISSUER
+
+
+def sign_in(api, email="demo@example.com", password="demo-password-1"):
+    assert api.post("/login", form={"email": email, "password": password}).status == 303
+
+
+@pytest.fixture
+def project(demo_user):
+    return services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Candle <Shop>",
+    )
+
+
+def assert_workspace_page(answer, status: int) -> None:
+    assert answer.status == status
+    assert answer.header("content-type").startswith("text/html")
+    csp = answer.header("content-security-policy")
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "/workspace/static/workspace.css" in answer.text  # the workspace's layout and stylesheet
+    assert "<script>" not in answer.text and "style=" not in answer.text
+
+
+def test_an_unpublished_shop_explains_in_words_and_links_to_its_project_page(api, project):
+    sign_in(api)
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert_workspace_page(answer, 409)
+    assert "backoffice opens once the shop is published" in answer.text
+    assert "Candle &lt;Shop&gt;" in answer.text  # autoescaped
+    link = re.search(r'<a class="button" id="project-page" href="([^"]+)"', answer.text)
+    assert link and link[1] == f"http://127.0.0.1:3000/workspace/projects/{project.id}"
+    assert "Publish the shop from its project page" in answer.text
+    assert api.get(link[1].removeprefix("http://127.0.0.1:3000")).status == 200  # the page where Publish is
+
+
+def test_a_workspace_member_is_told_the_owner_publishes(api, demo_user, project):
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
+    sign_in(api, "m@example.com", "member-password-1")
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert_workspace_page(answer, 409)
+    assert "The shop's owner publishes it from its project page" in answer.text
+
+
+@pytest.mark.parametrize("which", ["someone else's", "unknown", "missing"])
+def test_a_project_the_user_may_not_see_is_the_not_found_page(api, demo_user, project, which):
+    services.accounts().create_user(email="s@example.com", password="strange-password-1")
+    sign_in(api, "s@example.com", "strange-password-1")
+    params = {"someone else's": {"project": project.id}, "unknown": {"project": str(uuid.uuid4())}}
+    answer = api.get("/backoffice/sso", params=params.get(which))
+    assert_workspace_page(answer, 404)
+    assert "This page does not exist, or it is not shared with you." in answer.text
+    assert "Candle" not in answer.text
+
+
+def test_a_published_shop_opens_signed_in_at_its_hosted_backoffice(api, demo_user, project):
+    url = f"http://127.0.0.1:3000/shops/{project.id}"
+    services.projects().update(project, {"backoffice_url": url})
+    sign_in(api)
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert answer.status == 303
+    location = answer.header("location")
+    assert location.startswith(f"{url}/auth/sso?")
+    token = parse_qs(urlsplit(location).query)["token"][0]
+    (public_key,) = services.handoff_keys().public_keys()
+    claims = jwt.decode(token, public_key, algorithms=["EdDSA"], audience=url, issuer=ISSUER)
+    assert (claims["sub"], claims["role"]) == ("demo@example.com", "owner")
+    assert jwt.get_unverified_header(token)["kid"]
+
+
+def test_signed_out_visitors_sign_in_first(api, project):
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert answer.status == 303
+    assert answer.header("location").startswith("http://127.0.0.1:3000/login?next=")

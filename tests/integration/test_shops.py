@@ -1,0 +1,227 @@
+"""The hosted backoffice's platform side: a published project's shop (URL, database through the recorded
+pooler, per-shop keys, hand-off keys), kept warm for a minute, 404 for what is not a published shop, and the
+shops function handing the backoffice an event whose path is relative to the shop."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import SANDBOX_DATABASE_URL, admin_client
+
+from svc_shared import keys, services
+from svc_shared.config import ConfigurationError
+from svc_shared.errors import NotFound
+
+EVENTS = Path(__file__).resolve().parents[2] / "events"
+
+
+@pytest.fixture
+def shops_env(clock, app_env, monkeypatch):
+    secret = admin_client("secretsmanager").create_secret(
+        Name=f"backoffice-{app_env['TABLE_NAME']}", SecretString=uuid.uuid4().hex * 2
+    )
+    monkeypatch.setenv("BACKOFFICE_SECRET_ARN", secret["ARN"])
+    services.wire(clock=clock)
+    return {**app_env, "backoffice_secret_arn": secret["ARN"]}
+
+
+def a_project(user, name: str = "Candle Shop"):
+    return services.projects().create(
+        owner_id=user.id,
+        workspace_id=user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name=name,
+    )
+
+
+def publish_record(project, password: str = "s3cret/pass+word"):
+    """What publishing leaves on a project: the encrypted database password (db_creating), the pooler and
+    the backoffice URL (the site stage). The pooler is this machine's PostgreSQL, as the sandbox answers."""
+    server = psycopg.conninfo.conninfo_to_dict(SANDBOX_DATABASE_URL)
+    sealed = services.envelope().encrypt(password, {"project_id": project.id, "kind": "db_password"})
+    return services.projects().update(
+        project,
+        {
+            "db_password": sealed,
+            "db_pooler_host": server.get("host", "127.0.0.1"),
+            "db_pooler_port": int(server.get("port", 5432)),
+            "db_pooler_user": server.get("user", "postgres"),
+            "db_pooler_database": server.get("dbname", "postgres"),
+            "backoffice_url": f"{services.settings().public_base_url}/shops/{project.id}",
+        },
+    )
+
+
+def test_a_published_project_is_a_shop_on_its_own_database_with_its_own_keys(shops_env, demo_user):
+    project = publish_record(a_project(demo_user))
+    other = publish_record(a_project(demo_user, "Mug Shop"), password="another-password")
+    services.handoffs().sign_in_url(demo_user, project.id)  # the first hand-off makes the first key
+
+    shop = services.shops().get(project.id)
+    assert shop.id == project.id
+    assert shop.base_url == f"http://127.0.0.1:3000/shops/{project.id}"
+    server = psycopg.conninfo.conninfo_to_dict(SANDBOX_DATABASE_URL)
+    assert psycopg.conninfo.conninfo_to_dict(shop.conninfo) == {
+        "host": server.get("host", "127.0.0.1"),
+        "port": str(server.get("port", 5432)),
+        "user": server.get("user", "postgres"),
+        "password": "s3cret/pass+word",  # quoted in the URL, read back whole
+        "dbname": server.get("dbname", "postgres"),
+    }
+    with psycopg.connect(shop.conninfo, connect_timeout=5) as conn:
+        assert conn.execute("SELECT current_database()").fetchone()[0] == server.get("dbname", "postgres")
+    assert shop.handoff_public_keys == services.handoff_keys().public_keys()
+    assert len(shop.handoff_public_keys) == 1
+
+    second = services.shops().get(other.id)
+    assert len(shop.session_key) == len(shop.field_key) == 32
+    assert len({shop.session_key, shop.field_key, second.session_key, second.field_key}) == 4
+    assert "s3cret" not in repr(shop) and repr(shop.session_key) not in repr(shop)
+
+    services.wire(clock=services.clock())  # another instance derives the same keys
+    again = services.shops().get(project.id)
+    assert (again.session_key, again.field_key) == (shop.session_key, shop.field_key)
+
+
+def test_unknown_and_unpublished_projects_are_not_shops(shops_env, demo_user):
+    with pytest.raises(NotFound):
+        services.shops().get(str(uuid.uuid4()))
+    with pytest.raises(NotFound):
+        services.shops().get("")
+    draft = a_project(demo_user)
+    with pytest.raises(NotFound):
+        services.shops().get(draft.id)
+    # The site stage records the URL and pooler after the database password: half a record is no shop.
+    services.projects().update(draft, {"backoffice_url": f"http://127.0.0.1:3000/shops/{draft.id}"})
+    with pytest.raises(NotFound):
+        services.shops().get(draft.id)
+
+
+def test_a_warm_instance_serves_a_shop_for_a_minute_without_storage(shops_env, demo_user, clock):
+    project = publish_record(a_project(demo_user))
+    first = services.shops().get(project.id)
+    # Gone from storage: a warm request still gets its shop (no read), until the minute is over.
+    shops_env["dynamodb"].delete_item(
+        TableName=shops_env["TABLE_NAME"],
+        Key={"pk": {"S": keys.project(project.id)}, "sk": {"S": keys.META}},
+    )
+    clock.advance(59)
+    assert services.shops().get(project.id) == first
+    clock.advance(2)
+    with pytest.raises(NotFound):
+        services.shops().get(project.id)
+
+
+def test_without_the_backoffice_secret_the_error_names_the_setting(app_env, clock, demo_user, monkeypatch):
+    monkeypatch.delenv("BACKOFFICE_SECRET_ARN", raising=False)
+    services.wire(clock=clock)
+    project = publish_record(a_project(demo_user))
+    with pytest.raises(ConfigurationError, match="BACKOFFICE_SECRET_ARN is not set"):
+        services.shops().get(project.id)
+
+
+# ---- the shops function ---------------------------------------------------------------------------------
+# TEST STAND-IN for svc_backoffice.hosting (the backoffice side, built elsewhere): the contract's `Shop` and a
+# `handle` that records what it was given. Only here, never in shipped code.
+@dataclass(frozen=True)
+class StandInShop:
+    id: str
+    base_url: str
+    conninfo: str
+    session_key: bytes
+    field_key: bytes
+    handoff_public_keys: tuple[str, ...] = ()
+
+
+@pytest.fixture
+def hosting(monkeypatch):
+    import svc_backoffice
+
+    calls: list[tuple[dict[str, Any], StandInShop]] = []
+
+    def handle(event: dict[str, Any], context: Any, shop: StandInShop) -> dict[str, Any]:
+        calls.append((event, shop))
+        return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": '{"ok": true}'}
+
+    module = types.ModuleType("svc_backoffice.hosting")
+    module.Shop = StandInShop  # type: ignore[attr-defined]
+    module.handle = handle  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "svc_backoffice.hosting", module)
+    monkeypatch.setattr(svc_backoffice, "hosting", module, raising=False)
+    return calls
+
+
+def test_the_backoffice_gets_the_path_below_the_shop_and_the_shop(shops_env, demo_user, api, hosting):
+    project = publish_record(a_project(demo_user))
+    answer = api.post(
+        f"/shops/{project.id}/api/products",
+        params={"expand": "variants"},
+        json_body={"title": "Speckled mug"},
+        headers={"Cookie": "svc_session=abc"},
+    )
+    assert answer.status == 200 and answer.json() == {"ok": True}
+    event, shop = hosting[-1]
+    assert isinstance(shop, StandInShop)
+    assert (shop.id, shop.base_url) == (project.id, f"http://127.0.0.1:3000/shops/{project.id}")
+    assert shop.conninfo == services.shops().get(project.id).conninfo
+    assert event["path"] == "/api/products" and event["requestContext"]["path"] == "/api/products"
+    assert event["httpMethod"] == "POST"
+    assert event["queryStringParameters"] == {"expand": "variants"}
+    assert json.loads(event["body"]) == {"title": "Speckled mug"}
+    assert event["headers"]["Cookie"] == "svc_session=abc"
+
+    root = api.get(f"/shops/{project.id}")
+    assert root.status == 200 and hosting[-1][0]["path"] == "/"
+    assert api.get(f"/shops/{project.id}/auth/sso", params={"token": "t"}).status == 200
+    assert hosting[-1][0]["path"] == "/auth/sso"
+
+
+def test_a_stage_or_base_path_in_front_changes_nothing(shops_env, demo_user, hosting):
+    from functions.shops.app import handler
+    from svc_local.runtime import LambdaContext
+    from svc_local.template import Template
+
+    (spec,) = [
+        f for f in Template(EVENTS.parent / "template.yaml").functions() if f.logical_id == "ShopsFunction"
+    ]
+    project = publish_record(a_project(demo_user))
+    event = json.loads((EVENTS / "shops_proxy_post.json").read_text())
+    event["pathParameters"]["projectId"] = project.id
+    event["path"] = f"/v1/shops/{project.id}/api/products"  # a custom domain's base path
+    event["requestContext"]["path"] = f"/live/v1/shops/{project.id}/api/products"
+    assert handler(event, LambdaContext.for_function(spec))["statusCode"] == 200
+    assert hosting[-1][0]["path"] == "/api/products"
+    assert hosting[-1][0]["resource"] == "/{proxy+}"
+
+
+def test_what_is_not_a_published_shop_answers_404_in_the_backoffice_error_shape(
+    shops_env, demo_user, api, hosting
+):
+    draft = a_project(demo_user)
+    for path in (f"/shops/{uuid.uuid4()}", f"/shops/{draft.id}/api/products", "/shops/x/auth/sso"):
+        answer = api.get(path)
+        assert answer.status == 404
+        assert answer.header("content-type") == "application/json"
+        assert answer.json() == {"error": "Shop not found"}
+    assert hosting == []
+
+
+def test_a_misconfigured_stack_answers_500_naming_the_request_only(
+    app_env, clock, demo_user, api, monkeypatch
+):
+    monkeypatch.delenv("BACKOFFICE_SECRET_ARN", raising=False)
+    services.wire(clock=clock)
+    project = publish_record(a_project(demo_user))
+    answer = api.get(f"/shops/{project.id}/api/products")
+    assert answer.status == 500
+    body = answer.json()
+    assert body["error"] == "internal error" and body["request_id"]
+    assert "BACKOFFICE_SECRET_ARN" not in answer.text
