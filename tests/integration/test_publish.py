@@ -127,7 +127,23 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     variables = host.env(site["account_id"], site["id"])
     assert variables["SUPABASE_URL"] == f"https://{stored.db_project_ref}.supabase.co"
     assert variables["SUPABASE_ANON_KEY"] == stored.db_public_key
-    assert "DATABASE_URL" in variables
+
+    # Where the shop's backoffice is: hosted by the platform, on the shop's database through the pooler.
+    backoffice_url = f"http://127.0.0.1:3000/shops/{project.id}"
+    assert stored.extra["backoffice_url"] == backoffice_url
+    assert variables["BACKOFFICE_API_URL"] == backoffice_url
+    server = psycopg.conninfo.conninfo_to_dict(details["database_url"])
+    assert (
+        stored.extra["db_pooler_host"],
+        stored.extra["db_pooler_port"],
+        stored.extra["db_pooler_user"],
+        stored.extra["db_pooler_database"],
+    ) == (server["host"], int(server.get("port", 5432)), server.get("user", "postgres"), server["dbname"])
+    site_database = psycopg.conninfo.conninfo_to_dict(variables["DATABASE_URL"])
+    assert (site_database["host"], site_database["dbname"]) == (server["host"], server["dbname"])
+    assert "supabase.co" not in variables["DATABASE_URL"]
+    with psycopg.connect(variables["DATABASE_URL"], connect_timeout=5) as conn:
+        assert conn.execute("SELECT to_regclass('public.products') IS NOT NULL").fetchone()[0]
 
     # Publishing again does nothing more.
     assert provision(api, project.id).json()["stage"] == "ready"

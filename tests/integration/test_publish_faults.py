@@ -95,6 +95,8 @@ def assert_published_once(merchant) -> None:
         services.connections().token(user_id, "static_host").access_token,
     )
     assert host.find_site(name) is not None
+    assert project.extra["backoffice_url"] == f"http://127.0.0.1:3000/shops/{project.id}"
+    assert project.extra["db_pooler_database"] == details["database"]
     sites = httpx.get(
         f"{merchant['env']['STATIC_HOST_API_URL']}/sites",
         params={"filter": "all"},
@@ -115,13 +117,19 @@ TRANSIENT = [
     ("template tree 5xx", "POST", "/github/api/repos/*/*/git/trees", {"status": 500}),
     ("template ref update dropped", "PATCH", "/github/api/repos/*/*/git/refs/heads/*", {"drop": True}),
     ("site create 5xx", "POST", "/netlify/api/v1/sites", {"status": 503}),
+    (
+        "pooler config 5xx",
+        "GET",
+        "/supabase/v1/projects/*/config/database/pooler",
+        {"status": 503, "times": 4},
+    ),
     ("build start dropped", "POST", "/netlify/api/v1/sites/*/builds", {"drop": True}),
 ]
 
 
 @pytest.mark.parametrize(("scenario", "method", "path", "how"), TRANSIENT, ids=[t[0] for t in TRANSIENT])
 def test_a_transient_provider_failure_is_retried_to_ready(merchant, scenario, method, path, how):
-    fault(merchant["sandbox"], method, path, times=1, **how)
+    fault(merchant["sandbox"], method, path, **{"times": 1, **how})
     report = run_to_end(merchant["api"], merchant["project"].id)
     assert report["status"] == "ready", report
     assert_published_once(merchant)

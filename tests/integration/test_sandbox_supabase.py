@@ -166,6 +166,66 @@ def test_project_becomes_ready_and_runs_sql_for_real(db: DbHost):
     assert set(keys) == {"anon", "service_role"}
 
 
+def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandbox: Sandbox, db: DbHost):
+    if not _reachable(DATABASE_URL):
+        pytest.skip("no PostgreSQL for project databases")
+    org = db.organizations()[0]["slug"]
+    project = db.create_project(name="pooled", db_pass="secret-pass-2", organization_slug=org)
+    raw = httpx.get(
+        f"{sandbox.url}/supabase/v1/projects/{project['ref']}/config/database/pooler",
+        headers=db.headers(),
+    )
+    assert raw.status_code == 200
+    (primary,) = raw.json()
+    assert {
+        "identifier", "database_type", "is_using_scram_auth", "db_user", "db_host", "db_port", "db_name",
+        "connection_string", "pool_mode", "default_pool_size", "max_client_conn",
+    } == set(primary)  # fmt: skip
+    assert (primary["database_type"], primary["db_name"]) == ("PRIMARY", f"sbx_{project['ref']}")
+    assert "secret-pass-2" not in raw.text
+
+    pooler = db.session_pooler(project["ref"])
+    server = httpx.URL(DATABASE_URL)
+    assert (pooler.host, pooler.port, pooler.user) == (
+        server.host,
+        server.port or 5432,
+        server.username or "postgres",
+    )
+    assert pooler.database == f"sbx_{project['ref']}"
+    db.query(project["ref"], "create table pooled_items (id int)")  # waits for the database to exist
+    import psycopg
+
+    url = f"postgresql://{pooler.user}@{pooler.host}:{pooler.port}/{pooler.database}"
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        assert conn.execute("SELECT to_regclass('public.pooled_items') IS NOT NULL").fetchone()[0]
+
+    # A fault on the route, as on any other: a 503 the adapter retries (GET), then a 404 it does not.
+    admin(
+        sandbox,
+        "/faults",
+        {
+            "method": "GET",
+            "path": "/supabase/v1/projects/*/config/database/pooler",
+            "status": 503,
+            "times": 1,
+        },
+    )
+    assert db.session_pooler(project["ref"]) == pooler
+    admin(
+        sandbox,
+        "/faults",
+        {
+            "method": "GET",
+            "path": "/supabase/v1/projects/*/config/database/pooler",
+            "status": 404,
+            "times": 1,
+        },
+    )
+    with pytest.raises(ProviderError) as missing:
+        db.session_pooler(project["ref"])
+    assert missing.value.status == 404
+
+
 def test_unknown_project_is_404(db: DbHost):
     with pytest.raises(ProviderError) as missing:
         db.project("nosuchprojectref0000")

@@ -146,6 +146,7 @@ class Publisher:
         *,
         template: Callable[[], Path] = template_root,
         crash_points: frozenset[str] = frozenset(),
+        public_base_url: Callable[[], str] = lambda: "",
     ) -> None:
         self._table = table
         self._projects = projects
@@ -155,6 +156,7 @@ class Publisher:
         self._adapters = adapters
         self._template = template
         self._crash_points = set(crash_points)
+        self._public_base_url = public_base_url
 
     def _crash_point(self, name: str) -> None:
         """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
@@ -410,6 +412,7 @@ class Publisher:
             site = host.link_repo(
                 site["id"], repo_path=project.repo_host_repo, branch=project.repo_host_branch
             )
+        self._record_backoffice(project)
         host.set_env(site["account_id"], site["id"], self._site_environment(project))
         build = host.start_build(site["id"])
         self._advance(
@@ -425,10 +428,36 @@ class Publisher:
         )
         return "ready"
 
+    def _record_backoffice(self, project: Project) -> None:
+        """Where the shop's backoffice is served (the platform hosts it at /shops/{id}) and how it reaches the
+        shop's database (the db_host pooler, not secret): read again on every attempt, so a resume records
+        the same thing."""
+        assert project.db_project_ref
+        pooler = self._db(project).session_pooler(project.db_project_ref)
+        base = self._public_base_url().rstrip("/")
+        if not base:
+            raise PublishFailed("the platform's public base URL is not configured")
+        self._projects.update(
+            project,
+            {
+                "db_pooler_host": pooler.host,
+                "db_pooler_port": pooler.port,
+                "db_pooler_user": pooler.user,
+                "db_pooler_database": pooler.database,
+                "backoffice_url": f"{base}/shops/{project.id}",
+            },
+        )
+
     def _site_environment(self, project: Project) -> dict[str, str]:
+        from svc_shared.shops import conninfo
+
         project = self._projects.get(project.id, consistent=True)
         ref = project.db_project_ref or ""
-        env = {"SUPABASE_URL": f"https://{ref}.supabase.co", "SUPABASE_ANON_KEY": project.db_public_key or ""}
+        env = {
+            "SUPABASE_URL": f"https://{ref}.supabase.co",
+            "SUPABASE_ANON_KEY": project.db_public_key or "",
+            "BACKOFFICE_API_URL": str(project.extra["backoffice_url"]),
+        }
         if project.db_privileged_key:
             env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
                 project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
@@ -437,7 +466,7 @@ class Publisher:
             password = self._envelope.decrypt_text(
                 project.extra["db_password"], {"project_id": project.id, "kind": "db_password"}
             )
-            env["DATABASE_URL"] = f"postgresql://postgres:{password}@db.{ref}.supabase.co:5432/postgres"
+            env["DATABASE_URL"] = conninfo(project, password)
         return env
 
     # Each stage's step, by the name the state machine and the project record use (every stage but "ready").

@@ -1,6 +1,7 @@
 """db_host sandbox (Supabase Management API shape): OAuth with expiring, rotating tokens, organizations per
 account, projects that become ready after a delay, SQL run for real in one PostgreSQL database per project
-(`sbx_<ref>` on the server of DATABASE_URL), API keys, and the per-token rate limit."""
+(`sbx_<ref>` on the server of DATABASE_URL), API keys, the connection pooler's configuration (the same server:
+connections go straight to it), and the per-token rate limit."""
 
 from __future__ import annotations
 
@@ -179,6 +180,7 @@ class Supabase(BaseProvider):
             SandboxRoute("GET", f"{project}/health", self.health),
             SandboxRoute("POST", f"{project}/database/query", self.query),
             SandboxRoute("GET", f"{project}/api-keys", self.api_keys),
+            SandboxRoute("GET", f"{project}/config/database/pooler", self.pooler),
             *self.settings.routes("supabase"),
             SandboxRoute("POST", "/__admin/supabase/tokens", self.admin_tokens),
             SandboxRoute("POST", "/__admin/supabase/accounts", self.admin_account),
@@ -451,6 +453,36 @@ class Supabase(BaseProvider):
                 }
             )
         return json_response(keys)
+
+    def pooler(self, request: SandboxRequest) -> SandboxResponse:
+        """The pooler configuration: the sandbox's PostgreSQL server stands in for Supavisor (session mode),
+        with the project's own database and the server's user."""
+        found = self._project(request)
+        if isinstance(found, SandboxResponse):
+            return found
+        project = found[1]
+        if not self.database_url:
+            return _message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
+        server = urlsplit(self.database_url)
+        host, port = server.hostname or "127.0.0.1", server.port or 5432
+        user = server.username or "postgres"
+        return json_response(
+            [
+                {
+                    "identifier": project["ref"],
+                    "database_type": "PRIMARY",
+                    "is_using_scram_auth": True,
+                    "db_user": user,
+                    "db_host": host,
+                    "db_port": port,
+                    "db_name": project["database"],
+                    "connection_string": f"postgresql://{user}:[YOUR-PASSWORD]@{host}:{port}/{project['database']}",
+                    "pool_mode": "session",
+                    "default_pool_size": 15,
+                    "max_client_conn": 200,
+                }
+            ]
+        )
 
     # ---- admin
 

@@ -1,14 +1,28 @@
-"""db_host adapter: the Supabase Management API (OAuth, organizations, projects, health, SQL, API keys)."""
+"""db_host adapter: the Supabase Management API (OAuth, organizations, projects, health, SQL, API keys, the
+connection pooler)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from svc_shared.providers.http import Provider
+from svc_shared.providers.http import Provider, ProviderNotFound
 
 REGION = "eu-central-1"
 READY = "ACTIVE_HEALTHY"
+# Supabase's pooler (Supavisor) serves session mode on 5432 and transaction mode on 6543 of the same host.
+SESSION_PORT = 5432
+
+
+@dataclass(frozen=True)
+class Pooler:
+    """Where a project's primary database is reached through the pooler in session mode (no secret here)."""
+
+    host: str
+    port: int
+    user: str
+    database: str
 
 
 class DbHostOAuth(Provider):
@@ -89,3 +103,24 @@ class DbHost(Provider):
         """The public (anon) and privileged (service_role) keys by name."""
         keys = self.request("GET", f"/v1/projects/{quote(ref)}/api-keys", params={"reveal": "true"})
         return {k["name"]: k["api_key"] for k in keys if isinstance(k, dict) and k.get("api_key")}
+
+    def session_pooler(self, ref: str) -> Pooler:
+        """The primary database's pooler, at its session-mode port."""
+        configs = self.request("GET", f"/v1/projects/{quote(ref)}/config/database/pooler")
+        primary = next(
+            (
+                c
+                for c in configs or []
+                if isinstance(c, dict) and c.get("database_type") == "PRIMARY" and c.get("db_host")
+            ),
+            None,
+        )
+        if primary is None:
+            raise ProviderNotFound(self.name, 200, "the pooler configuration has no PRIMARY database")
+        port = int(primary["db_port"]) if primary.get("pool_mode") == "session" else SESSION_PORT
+        return Pooler(
+            host=str(primary["db_host"]),
+            port=port,
+            user=str(primary["db_user"]),
+            database=str(primary.get("db_name") or "postgres"),
+        )
