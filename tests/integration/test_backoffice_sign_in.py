@@ -88,3 +88,16 @@ def test_signed_out_visitors_sign_in_first(api, project):
     answer = api.get("/backoffice/sso", params={"project": project.id})
     assert answer.status == 303
     assert answer.header("location").startswith("http://127.0.0.1:3000/login?next=")
+
+
+def test_an_unexpected_failure_is_the_error_page_naming_the_request(api, app_env, project):
+    from svc_shared import keys
+    from svc_shared.dal import Table
+
+    # A keyring item the code cannot read (no current key): the failure is logged, the browser gets a page.
+    Table(app_env["TABLE_NAME"]).put({"pk": keys.HANDOFF_KEYS, "sk": keys.KEYRING, "version": 1})
+    services.projects().update(project, {"backoffice_url": f"http://127.0.0.1:3000/shops/{project.id}"})
+    sign_in(api)
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert_workspace_page(answer, 500)
+    assert "An internal error occurred" in answer.text and "quote request" in answer.text
