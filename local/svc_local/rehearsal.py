@@ -257,11 +257,15 @@ class Rehearsal:
         *,
         stack_name: str = LOCAL_STACK_NAME,
         secret_values: Mapping[str, str] | None = None,
+        cache_dir: str | Path | None = None,
     ) -> None:
         self.template_path = Path(template_path).resolve()
         self.parameters = dict(parameters or {})
         self.stack_name = stack_name
         self.secret_values = dict(secret_values or {})
+        # The built template is kept here, by the hash of what went into the transform (the same template and
+        # parameters build the same template): a restart skips the transform.
+        self.cache_dir = Path(cache_dir) if cache_dir else None
         self.built: dict[str, Any] = {}
         self.created_template: dict[str, Any] = {}
         self.stripped: dict[str, str] = {}
@@ -294,14 +298,16 @@ class Rehearsal:
         handoff = variables.get("HANDOFF_PRIVATE_KEY_ARN")
         if isinstance(handoff, dict) and handoff.get("Ref") in secrets:
             secrets[handoff["Ref"]] = state.handoff_key()
-        return cls(template.path, parameters, secret_values=secrets)
+        return cls(template.path, parameters, secret_values=secrets, cache_dir=state.path)
 
     def summary(self) -> str:
         """What the local stack prints at start: the stack, what was stripped and why, what the checks found."""
         lines = [
             f"rehearsal: stack {self.stack_name} created from the built template in {self.timings['total']:.2f}s "
             f"({len(self.resources)} resources; stripped {len(self.stripped)}: "
-            + ", ".join(sorted({reason.split(":", 1)[0] for reason in self.stripped.values()}))
+            + ", ".join(sorted({reason.split(": ", 1)[0] for reason in self.stripped.values()}))
+            + "; "
+            + ", ".join(f"{step} {seconds:.2f}s" for step, seconds in self.timings.items() if step != "total")
             + ")"
         ]
         lines += [f"rehearsal problem: {problem}" for problem in self.problems]
@@ -315,7 +321,7 @@ class Rehearsal:
         started = time.perf_counter()
         sam = load_yaml(self.template_path)
         packaged, artifacts = package(sam, self.template_path.parent)
-        self.built = transform(packaged, self.parameters)
+        self.built = self._transform(packaged)
         self.created_template, self.stripped = plan(self.built)
         self.timings["transform"] = time.perf_counter() - started
 
@@ -335,6 +341,24 @@ class Rehearsal:
         self.timings["inspect"] = time.perf_counter() - mark
         self.timings["total"] = time.perf_counter() - started
         return self
+
+    def _transform(self, packaged: Mapping[str, Any]) -> dict[str, Any]:
+        if self.cache_dir is None:
+            return transform(packaged, self.parameters)
+        import samtranslator
+
+        key = hashlib.sha256(
+            json.dumps([packaged, self.parameters, samtranslator.__version__], sort_keys=True).encode()
+        ).hexdigest()
+        cached = self.cache_dir / "rehearsal-built.json"
+        if cached.is_file():
+            saved = json.loads(cached.read_text())
+            if saved.get("key") == key:
+                return dict(saved["template"])
+        built = transform(packaged, self.parameters)
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps({"key": key, "template": built}))
+        return built
 
     def _create(self, aws: Any) -> None:
         cfn = aws.client("cloudformation")
