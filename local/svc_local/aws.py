@@ -270,6 +270,7 @@ class EmbeddedAws:
         registry: FunctionRegistry | None = None,
         templates: Iterable[Template] = (),
         snapshot_interval: float = SNAPSHOT_INTERVAL_SECONDS,
+        setup: Iterable[Callable[[EmbeddedAws], Any]] = (),
     ) -> None:
         self.host = host
         self.requested_port = port
@@ -280,6 +281,9 @@ class EmbeddedAws:
             for spec in template.functions():
                 self.registry.add(spec)
         self.snapshot_interval = snapshot_interval
+        # Run once the server answers, after the templates' resources and before the state is restored (the
+        # deploy rehearsal creates its stack here, so that saved items land in the tables it created).
+        self.setup = list(setup)
         # Ref values of provisioned resources whose local id is only known once created (secret ARNs).
         self.refs: dict[str, str] = {}
         self._server: Any = None
@@ -343,6 +347,8 @@ class EmbeddedAws:
         self._stopping.clear()
         for template in self.templates:
             self.provision(template)
+        for step in self.setup:
+            step(self)
         if self.state is not None:
             self.restore()
             self._restored = True

@@ -24,6 +24,7 @@ from svc_local.eventsource import SqsPoller
 from svc_local.gateway import Gateway
 from svc_local.postgres import Postgres, redact
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.rehearsal import Rehearsal, RehearsalError
 from svc_local.runtime import FunctionRegistry
 from svc_local.sandbox import Sandbox
 from svc_local.state import StateDir, repo_root
@@ -54,6 +55,7 @@ class LocalStack:
         database_url: str | None = None,
         out: TextIO | None = None,
         stage: str | None = None,
+        rehearsal: bool | None = None,
     ) -> None:
         env = os.environ
         self.template_path = Path(template_path or env.get("SVC_TEMPLATE") or repo_root() / "template.yaml")
@@ -68,6 +70,9 @@ class LocalStack:
         # SVC_STAGE=live serves the API under /live, as API Gateway's execute-api URL of the stage does.
         self.stage = (stage if stage is not None else env.get("SVC_STAGE", "")).strip("/")
         self.out = out or sys.stdout
+        # SVC_REHEARSAL=1: the resources come from the built template created as a stack (svc_local.rehearsal).
+        self.rehearse = rehearsal if rehearsal is not None else env.get("SVC_REHEARSAL", "") == "1"
+        self.rehearsal: Rehearsal | None = None
         self.gateway: Gateway | None = None
         self.aws: EmbeddedAws | None = None
         self.pollers: list[SqsPoller] = []
@@ -94,14 +99,20 @@ class LocalStack:
             self.template_path, {"PublicBaseUrl": public_url} if "PublicBaseUrl" in params else {}
         )
 
+        rehearsal = Rehearsal.for_local_stack(template, self.state) if self.rehearse else None
+        self.rehearsal = rehearsal
         self.aws = EmbeddedAws(
             host="127.0.0.1",
             port=self.aws_port,
             state_dir=self.state.path,
             registry=registry,
-            templates=[template],
+            templates=[] if rehearsal else [template],
+            setup=[rehearsal.run] if rehearsal else [],
         )
         self.aws.start()
+        if rehearsal:
+            template.refs.update(rehearsal.refs)
+            print(rehearsal.summary(), file=sys.stderr, flush=True)
         self.postgres = Postgres(self.state.path / "pg", self.database_url)
         database_url = self.postgres.start()
         self.backoffice = self._start_backoffice(database_url)
@@ -122,7 +133,7 @@ class LocalStack:
         )
         self.sandbox.start()
 
-        environment = template.environment(skip={"KMS_KEY_ID"})
+        environment = rehearsal.environment() if rehearsal else template.environment(skip={"KMS_KEY_ID"})
         buckets = template.buckets()
         tables = template.tables()
         environment.update(
@@ -154,9 +165,10 @@ class LocalStack:
         # The local stack encrypts with LOCAL_MASTER_KEY; a KMS key id as well would be ambiguous.
         os.environ.pop("KMS_KEY_ID", None)
         os.environ.pop("AWS_SESSION_TOKEN", None)
-        environment["HANDOFF_PRIVATE_KEY_ARN"] = self.aws.ensure_secret(
-            "svc-local/handoff-signing-key", self.state.handoff_key()
-        )
+        if not rehearsal:  # the rehearsal put the key into the stack's own secret
+            environment["HANDOFF_PRIVATE_KEY_ARN"] = self.aws.ensure_secret(
+                "svc-local/handoff-signing-key", self.state.handoff_key()
+            )
         os.environ.update(environment)
         self.seed_demo_users()
         backoffice_url = self._backoffice_ready()
@@ -404,7 +416,7 @@ def main() -> int:
             pass
         print("stopping", file=sys.stderr, flush=True)
         return 0
-    except OSError as exc:
+    except (OSError, RehearsalError) as exc:
         print(f"cannot start the local stack: {exc}", file=sys.stderr, flush=True)
         return 1
     finally:
