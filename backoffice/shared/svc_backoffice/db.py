@@ -102,7 +102,8 @@ def translate_errors() -> Iterator[None]:
 def _reason(exc: psycopg.Error, conninfo: str | None) -> str:
     """What the log says about a connection failure: libpq's words, with the password taken out should they
     ever quote it."""
-    text = f"{type(exc).__name__} {exc.sqlstate or ''}: {exc}".strip()
+    code = f" {exc.sqlstate}" if exc.sqlstate else ""
+    text = f"{type(exc).__name__}{code}: {exc}"
     try:
         password = conninfo_to_dict(conninfo or "").get("password")
     except psycopg.Error:
