@@ -11,6 +11,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -113,7 +114,11 @@ def function_for(method: str, path: str) -> str:
 
 def invoke(method: str, path: str, **kwargs: Any) -> Answer:
     module = importlib.import_module(f"backoffice.functions.{function_for(method, urlsplit(path).path)}.app")
-    result = module.handler(build_event(method, path, **kwargs), LambdaContext())
+    return answer_of(module.handler(build_event(method, path, **kwargs), LambdaContext()))
+
+
+def answer_of(result: dict[str, Any]) -> Answer:
+    """A proxy result as the client sees it."""
     multi = result.get("multiValueHeaders") or {}
     headers = {**{k: v[-1] for k, v in multi.items() if v}, **(result.get("headers") or {})}
     return Answer(
@@ -131,9 +136,10 @@ ISSUER = "svc-platform"
 FIELD_KEY = base64.b64encode(bytes(range(32))).decode()
 
 
-@pytest.fixture(scope="session")
-def database_url() -> Iterator[str]:
-    name = f"bo_test_{uuid.uuid4().hex[:12]}"
+@contextmanager
+def migrated_database(prefix: str = "bo_test") -> Iterator[str]:
+    """A fresh database on the test server with every migration applied; dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
@@ -144,6 +150,12 @@ def database_url() -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    with migrated_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import time
 import uuid
+from urllib.parse import urlencode
 
 import jwt
 import pytest
 from bohelpers import AUDIENCE, ISSUER, Client, invoke
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from svc_backoffice import handoff, sessions
+from svc_backoffice import config, handoff, sessions
 
 
 def token(key, *, email="new@shop.example", role="editor", jti=None, **overrides):
@@ -22,6 +25,14 @@ def token(key, *, email="new@shop.example", role="editor", jti=None, **overrides
         "jti": jti or uuid.uuid4().hex,
     }
     return handoff.encode(key, **{**args, **overrides})
+
+
+def pem(key: Ed25519PrivateKey) -> str:
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
 
 
 def cookie_of(answer) -> str:
@@ -64,8 +75,6 @@ def test_existing_staff_keep_their_managed_role(db, staff, handoff_key):
     ],
 )
 def test_bad_hand_offs_redirect_to_signed_out(db, staff, handoff_key, case):
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     now = time.time()
     tokens = {
         "wrong_audience": lambda: token(handoff_key, audience="https://other.example"),
@@ -102,8 +111,25 @@ def test_bad_hand_offs_redirect_to_signed_out(db, staff, handoff_key, case):
 
 
 def test_sso_next_must_stay_on_site(db, handoff_key):
-    for target in ("https://evil.example/", "//evil.example", "/\\evil"):
-        assert invoke("GET", f"/auth/sso?token={token(handoff_key)}&next={target}").location == "/"
+    for target in ("https://evil.example/", "//evil.example", "/\\evil", "/a/../b", "/%2e%2e/x"):
+        query = urlencode({"token": token(handoff_key), "next": target})
+        assert invoke("GET", f"/auth/sso?{query}").location == "/"
+
+
+def test_handoff_public_key_may_hold_several_keys_while_the_platform_rotates(db, handoff_key, monkeypatch):
+    new = Ed25519PrivateKey.generate()
+    pems = {k: pem(k) for k in (new, handoff_key)}
+    monkeypatch.setenv("HANDOFF_PUBLIC_KEY", pems[new] + pems[handoff_key])  # the current one first
+    config.reset_settings()
+    for key in (new, handoff_key):
+        for kid in (handoff.key_id(pems[key]), None):
+            assert invoke("GET", f"/auth/sso?token={token(key, kid=kid)}").location == "/"
+    monkeypatch.setenv("HANDOFF_PUBLIC_KEY", pems[new])  # the old key retired
+    config.reset_settings()
+    for kid in (handoff.key_id(pems[handoff_key]), None):
+        assert invoke("GET", f"/auth/sso?token={token(handoff_key, kid=kid)}").location == (
+            "/auth/signed-out?reason=invalid_handoff"
+        )
 
 
 def test_signed_out_page_clears_the_cookie(db):

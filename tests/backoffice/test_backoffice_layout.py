@@ -73,7 +73,11 @@ def test_routes_md_lists_what_the_code_serves():
 def test_template_api_events_match_the_table_and_modules_resolve():
     template = Template(
         BACKOFFICE / "template.yaml",
-        {"DatabaseUrl": "x", "HandoffPublicKey": "x", "HandoffAudience": "x"},
+        {
+            "DatabaseUrlSecretArn": "arn:aws:secretsmanager:us-east-1:123456789012:secret:shop-db-AbCdEf",
+            "HandoffPublicKey": "x",
+            "HandoffAudience": "x",
+        },
         package_root=BACKOFFICE.parent,
     )
     events = {(r.method, r.path, r.function.module) for r in template.routes()}

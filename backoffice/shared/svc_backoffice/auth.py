@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from svc_backoffice import handoff, sessions
-from svc_backoffice.config import get_settings
+from svc_backoffice import config, handoff, sessions, tenancy
 from svc_backoffice.db import Database
 from svc_backoffice.route_table import ROLE_RANK
 
@@ -21,14 +20,21 @@ class Staff:
         return ROLE_RANK[self.role]
 
 
+def handoff_keys_and_audience() -> tuple[tuple[str, ...], str]:
+    """Which keys verify this backoffice's hand-offs and the audience they must name: the Shop's (its base
+    URL) when hosted; HANDOFF_PUBLIC_KEY's PEM blocks and HANDOFF_AUDIENCE self-hosted."""
+    shop = tenancy.current_shop()
+    if shop is not None:
+        return shop.handoff_public_keys, shop.base_url
+    settings = config.self_hosted_settings()
+    return handoff.split_pem_blocks(settings.handoff_public_key), settings.handoff_audience
+
+
 def sign_in(db: Database, token: str) -> str:
     """Verify and consume a hand-off token; returns the session cookie value. Raises HandoffRejected."""
-    settings = get_settings()
+    keys, audience = handoff_keys_and_audience()
     claims = handoff.verify(
-        token,
-        public_key=settings.handoff_public_key,
-        issuer=settings.handoff_issuer,
-        audience=settings.handoff_audience,
+        token, public_keys=keys, issuer=config.get_settings().handoff_issuer, audience=audience
     )
     handoff.consume(db, claims)
     if claims.role == handoff.INVITEE:

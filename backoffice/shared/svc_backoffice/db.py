@@ -1,19 +1,28 @@
-"""PostgreSQL access: one psycopg connection per container, opened lazily, one transaction per request, and
-the translation of the database's refusals to domain errors (by SQLSTATE and constraint: dberrors.py)."""
+"""PostgreSQL access: one transaction per request, the translation of the database's refusals to domain
+errors (by SQLSTATE and constraint: dberrors.py), and the connections a warm instance keeps: the self-hosted
+deployment's one, opened lazily, or, hosted, a small LRU of idle connections keyed by the shop's conninfo."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
+from svc_backoffice import config, tenancy
 from svc_backoffice.dberrors import translate
+from svc_backoffice.errors import Unavailable
 
 Row = dict[str, Any]
+
+CONNECT_TIMEOUT_SECONDS = 5
+UNREACHABLE = "The shop's database cannot be reached right now. Try again in a moment."
 
 
 class Database:
@@ -26,17 +35,41 @@ class Database:
         self.queries = 0
 
     @property
+    def conninfo(self) -> str | None:
+        return self._conninfo
+
+    @property
     def connection(self) -> psycopg.Connection:
+        """The open connection, (re)opened when there is none or it broke. A database that cannot be reached
+        is `Unavailable` (503): its message names neither the conninfo nor the libpq text."""
         if self._conn is None or self._conn.closed or self._conn.broken:
             if self._conninfo is None:
                 raise RuntimeError("the injected connection is closed")
-            self._conn = psycopg.connect(self._conninfo, autocommit=True)
+            try:
+                self._conn = psycopg.connect(
+                    self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
+                )
+            except psycopg.Error as exc:
+                raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
         return self._conn
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with translate_errors(), self.connection.transaction():
-            yield
+        with translate_errors(), ExitStack() as stack:
+            try:
+                stack.enter_context(self.connection.transaction())
+            except psycopg.OperationalError as exc:
+                # A kept connection the server closed while idle (a restart, an idle timeout) fails its
+                # BEGIN and is marked broken: open a new one once, nothing of the request has run yet.
+                if self._conn is None or not self._conn.broken:
+                    raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
+                stack.enter_context(self.connection.transaction())
+            try:
+                yield
+            except psycopg.OperationalError as exc:
+                if self._conn is not None and self._conn.broken:
+                    raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
+                raise
 
     def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Row]:
         self.queries += 1
@@ -66,20 +99,91 @@ def translate_errors() -> Iterator[None]:
         raise error from exc
 
 
-# The container's database, per execution context: Lambda runs one request at a time on one thread; tests
-# that run handlers on several threads at once (concurrent transitions) give each thread its own connection.
+def _reason(exc: psycopg.Error, conninfo: str | None) -> str:
+    """What the log says about a connection failure: libpq's words, with the password taken out should they
+    ever quote it."""
+    code = f" {exc.sqlstate}" if exc.sqlstate else ""
+    text = f"{type(exc).__name__}{code}: {exc}"
+    try:
+        password = conninfo_to_dict(conninfo or "").get("password")
+    except psycopg.Error:
+        return f"{type(exc).__name__} (unreadable conninfo)"
+    return text.replace(str(password), "***") if password else text
+
+
+class Pool:
+    """The idle connections of a warm instance, one per database (keyed by conninfo): the least recently
+    used beyond `size` are closed. A request checks its shop's connection out and back in, so requests served
+    side by side in one process (a local gateway) never share one."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._idle: OrderedDict[str, Database] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def checkout(self, conninfo: str) -> Database:
+        with self._lock:
+            db = self._idle.pop(conninfo, None)
+        return db if db is not None else Database(conninfo)
+
+    def checkin(self, db: Database) -> None:
+        assert db.conninfo is not None
+        closing: list[Database] = []
+        with self._lock:
+            if db.conninfo in self._idle:
+                closing.append(db)  # another request opened one meanwhile; keep one idle per database
+            else:
+                self._idle[db.conninfo] = db
+            while len(self._idle) > self.size:
+                closing.append(self._idle.popitem(last=False)[1])
+        for extra in closing:
+            extra.close()
+
+    @contextmanager
+    def lease(self, conninfo: str) -> Iterator[Database]:
+        db = self.checkout(conninfo)
+        try:
+            yield db
+        finally:
+            self.checkin(db)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = list(self._idle.values()), OrderedDict()
+        for db in idle:
+            db.close()
+
+
+POOL = Pool()
+
+# The database of this request, per execution context. Self-hosted: the container's one, opened lazily
+# (Lambda runs one request at a time on one thread; tests that run handlers on several threads at once give
+# each thread its own connection). Hosted: the shop's, set by hosting.handle for the request (`serving`).
 _current: ContextVar[Database | None] = ContextVar("svc_backoffice_database", default=None)
 
 
 def database() -> Database:
     db = _current.get()
     if db is None:
-        from svc_backoffice.config import get_settings
-
-        db = Database(get_settings().database_url)
+        if tenancy.current_shop() is not None:
+            raise RuntimeError("a hosted request's database is set by hosting.handle")
+        db = Database(config.database_url())
         _current.set(db)
     return db
 
 
 def use_database(db: Database | None) -> None:
     _current.set(db)
+
+
+@contextmanager
+def serving(db: Database) -> Iterator[Database]:
+    """Make `db` this request's database for the block, restored afterwards even on errors."""
+    token = _current.set(db)
+    try:
+        yield db
+    finally:
+        _current.reset(token)

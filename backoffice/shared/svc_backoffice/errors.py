@@ -42,6 +42,15 @@ class Unprocessable(DomainError):
     """A rule of the database refused the write: check violation, missing reference, illegal transition."""
 
 
+class Unavailable(DomainError):
+    """Something the request needs cannot be reached now (the shop's database); worth retrying later.
+    `reason` is for the log only."""
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class WebhookRejected(DomainError):
     """A payment webhook call that is not processed; `message` is a stable code (`signature_failed`, ...)."""
 

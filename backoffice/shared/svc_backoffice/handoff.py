@@ -1,12 +1,15 @@
 """Single sign-on hand-off from the platform to the backoffice.
 
 The platform (which alone holds the private key) mints a short-lived JWT and sends the staff member's browser
-to `GET /auth/sso?token=<jwt>&next=/path`. The backoffice holds only the public key (HANDOFF_PUBLIC_KEY) and
-checks:
+to `GET /auth/sso?token=<jwt>&next=/path`. The backoffice holds only public keys, a set so the platform can
+rotate its key (self-hosted: the PEM blocks of HANDOFF_PUBLIC_KEY, current first; hosted: the Shop's
+handoff_public_keys), and checks:
 
-  alg  EdDSA (Ed25519) or ES256 (P-256), whichever the configured public key is
+  kid  when the header has one, the key whose RFC 7638 thumbprint it is (`key_id`); an unknown kid is
+       refused. Without a kid, each key of the set in turn
+  alg  EdDSA (Ed25519) or ES256 (P-256), whichever that public key is
   iss  HANDOFF_ISSUER (default `svc-platform`)
-  aud  HANDOFF_AUDIENCE (this backoffice, e.g. its public base URL)
+  aud  this backoffice's public base URL (self-hosted HANDOFF_AUDIENCE; hosted the Shop's base_url)
   sub  the staff member's email
   role viewer | editor | admin | owner: used only when the email has no staff row yet (first sign-in);
        an existing row keeps the role managed in the backoffice. `invitee`: the platform vouches for the
@@ -18,7 +21,13 @@ checks:
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import json
+import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +38,6 @@ from svc_backoffice.route_table import ROLE_RANK
 
 MAX_LIFETIME_SECONDS = 60
 LEEWAY_SECONDS = 5
-ALGORITHMS = ["EdDSA", "ES256"]
 
 
 INVITEE = "invitee"
@@ -62,8 +70,10 @@ def encode(
     lifetime: int = MAX_LIFETIME_SECONDS,
     now: float | None = None,
     algorithm: str = "EdDSA",
+    kid: str | None = None,
 ) -> str:
-    """Mint a hand-off token (the platform side, and tests)."""
+    """Mint a hand-off token (the platform side, and tests); `kid` is key_id() of the signing key's public
+    half."""
     issued = int(time.time() if now is None else now)
     claims = {
         "iss": issuer,
@@ -74,22 +84,98 @@ def encode(
         "iat": issued,
         "exp": issued + lifetime,
     }
-    return jwt.encode(claims, private_key, algorithm=algorithm)
+    return jwt.encode(claims, private_key, algorithm=algorithm, headers={"kid": kid} if kid else None)
 
 
-def verify(token: str, *, public_key: str, issuer: str, audience: str, now: float | None = None) -> Handoff:
+# -- keys ----------------------------------------------------------------------------------------------------
+_PEM_BLOCK = re.compile(r"-----BEGIN PUBLIC KEY-----.+?-----END PUBLIC KEY-----", re.S)
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+@dataclass(frozen=True)
+class VerificationKey:
+    kid: str
+    algorithm: str
+    key: Any  # the loaded public key object
+
+
+@functools.lru_cache(maxsize=64)
+def load_key(public_pem: str) -> VerificationKey:
+    """A PEM public key (Ed25519 or P-256), loaded once, with its kid and the one algorithm it verifies."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
+
+    key = load_pem_public_key(public_pem.strip().encode())
+    if isinstance(key, ed25519.Ed25519PublicKey):
+        x = key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+        members = {"crv": "Ed25519", "kty": "OKP", "x": _b64url(x)}
+        algorithm = "EdDSA"
+    elif isinstance(key, ec.EllipticCurvePublicKey) and isinstance(key.curve, ec.SECP256R1):
+        numbers = key.public_numbers()
+        members = {
+            "crv": "P-256",
+            "kty": "EC",
+            "x": _b64url(numbers.x.to_bytes(32, "big")),
+            "y": _b64url(numbers.y.to_bytes(32, "big")),
+        }
+        algorithm = "ES256"
+    else:
+        raise ValueError("a hand-off key is Ed25519 or P-256")
+    canonical = json.dumps(members, separators=(",", ":"), sort_keys=True).encode()
+    return VerificationKey(kid=_b64url(hashlib.sha256(canonical).digest()), algorithm=algorithm, key=key)
+
+
+def key_id(public_pem: str) -> str:
+    """The RFC 7638 JWK thumbprint of a public key (SHA-256 of its required JWK members, base64url without
+    padding): the `kid` the platform puts in the header of the hand-offs it signs with the matching key."""
+    return load_key(public_pem).kid
+
+
+def split_pem_blocks(text: str) -> tuple[str, ...]:
+    """The PEM public keys in one value (HANDOFF_PUBLIC_KEY may hold several, the current one first)."""
+    return tuple(_PEM_BLOCK.findall(text))
+
+
+def verify(
+    token: str, *, public_keys: Sequence[str], issuer: str, audience: str, now: float | None = None
+) -> Handoff:
+    """The hand-off's claims when `token` verifies with one of `public_keys`; HandoffRejected otherwise."""
     try:
-        claims = jwt.decode(
-            token,
-            public_key,
-            algorithms=ALGORITHMS,
-            audience=audience,
-            issuer=issuer,
-            leeway=LEEWAY_SECONDS,
-            options={"require": ["iss", "aud", "sub", "exp", "iat", "jti"]},
-        )
+        keys = [load_key(pem) for pem in public_keys]
+    except ValueError as exc:
+        raise HandoffRejected(f"unusable hand-off key: {exc}") from None
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
     except jwt.PyJWTError as exc:
         raise HandoffRejected(f"invalid token: {exc}") from exc
+    if kid is not None:
+        keys = [k for k in keys if k.kid == kid]
+        if not keys:
+            raise HandoffRejected("no hand-off key with that kid")
+    if not keys:
+        raise HandoffRejected("no hand-off key configured")
+    failure: Exception | None = None
+    for key in keys:
+        try:
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=[key.algorithm],
+                audience=audience,
+                issuer=issuer,
+                leeway=LEEWAY_SECONDS,
+                options={"require": ["iss", "aud", "sub", "exp", "iat", "jti"]},
+            )
+            break
+        except (jwt.InvalidSignatureError, jwt.InvalidAlgorithmError) as exc:
+            failure = exc  # another key of the set may have signed it
+        except jwt.PyJWTError as exc:
+            raise HandoffRejected(f"invalid token: {exc}") from exc
+    else:
+        raise HandoffRejected(f"invalid token: {failure}")
     # PyJWT checks exp against the wall clock; `now` lets tests pin the lifetime rule independently.
     current = time.time() if now is None else now
     exp, iat = int(claims["exp"]), int(claims["iat"])

@@ -17,7 +17,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from svc_backoffice import sealing
+from svc_backoffice import config, sealing, tenancy
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete
 from svc_backoffice.config import Settings
@@ -86,7 +86,7 @@ HTTP_TIMEOUT_SECONDS = 5
 
 class GscNotConfigured(Unprocessable):
     def __init__(self) -> None:
-        super().__init__("Search console is not configured (GSC_CLIENT_ID and GSC_CLIENT_SECRET).")
+        super().__init__("Search console is not configured (GSC_CLIENT_ID and GSC_CLIENT_SECRET_ARN).")
 
 
 @dataclass(frozen=True)
@@ -140,13 +140,22 @@ def _http(url: str, *, form: dict[str, str] | None = None, token: str | None = N
 
 
 def _client(settings: Settings) -> tuple[str, str]:
-    if not settings.gsc_client_id or not settings.gsc_client_secret:
+    if not settings.gsc_client_id:
         raise GscNotConfigured()
-    return settings.gsc_client_id, settings.gsc_client_secret
+    secret = config.gsc_client_secret(settings)
+    if not secret:
+        raise GscNotConfigured()
+    return settings.gsc_client_id, secret
 
 
-def _redirect_uri(settings: Settings) -> str:
-    return settings.gsc_redirect_uri or settings.handoff_audience.rstrip("/") + "/api/gsc/callback"
+def _redirect_uri() -> str:
+    """Where the provider sends the browser back: hosted, the shop's own callback under its base URL;
+    self-hosted, GSC_REDIRECT_URI or HANDOFF_AUDIENCE + /api/gsc/callback."""
+    shop = tenancy.current_shop()
+    if shop is not None:
+        return f"{shop.base_url}/api/gsc/callback"
+    own = config.self_hosted_settings()
+    return own.gsc_redirect_uri or own.handoff_audience.rstrip("/") + "/api/gsc/callback"
 
 
 def _gsc_row(db: Database, *, lock: bool = False) -> Row | None:
@@ -188,7 +197,7 @@ def gsc_connect(db: Database, settings: Settings, staff: Staff) -> dict[str, Any
     query = urllib.parse.urlencode(
         {
             "client_id": client_id,
-            "redirect_uri": _redirect_uri(settings),
+            "redirect_uri": _redirect_uri(),
             "response_type": "code",
             "scope": GSC_SCOPE,
             "state": state,
@@ -238,7 +247,7 @@ def gsc_callback(
             form={
                 "grant_type": "authorization_code",
                 "code": code,
-                "redirect_uri": _redirect_uri(settings),
+                "redirect_uri": _redirect_uri(),
                 "client_id": client_id,
                 "client_secret": client_secret,
                 "code_verifier": pending["verifier"],

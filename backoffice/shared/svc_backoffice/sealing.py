@@ -1,6 +1,7 @@
 """Encryption at rest of write-only secrets (payment webhook secrets, integration tokens): AES-256-GCM with a
-configured key, or AWS KMS. A sealed value is bound to its `purpose` (table.column:row key), so a ciphertext
-copied to another row does not open. Plaintexts are never logged and never returned by a route."""
+configured key, or AWS KMS; hosted, AES-256-GCM with the Shop's field_key. A sealed value is bound to its
+`purpose` (table.column:row key), so a ciphertext copied to another row does not open. Plaintexts are never
+logged and never returned by a route."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from svc_backoffice.config import ConfigurationError, Settings, get_settings
+from svc_backoffice import tenancy
+from svc_backoffice.config import ConfigurationError, SelfHostedSettings, self_hosted_settings
 
 _AES = b"\x01"  # 0x01 | nonce (12) | AES-256-GCM ciphertext and tag
 _KMS = b"\x02"  # 0x02 | KMS CiphertextBlob (encryption context {"purpose": ...})
@@ -32,11 +34,17 @@ def _derive(material: bytes) -> bytes:
 
 class Sealer:
     """Seals and opens values with the key the settings name: a configured AES key, one derived from a
-    Secrets Manager secret, or a KMS key (its client made on first use, or given)."""
+    Secrets Manager secret, or a KMS key (its client made on first use, or given); or with `key`, a 32-byte
+    AES key given as it is (a hosted shop's field_key)."""
 
-    def __init__(self, settings: Settings, kms: Any = None) -> None:
+    def __init__(
+        self, settings: SelfHostedSettings | None = None, kms: Any = None, *, key: bytes | None = None
+    ) -> None:
+        if (settings is None) == (key is None):
+            raise ValueError("a Sealer takes settings or a key")
         self._settings = settings
         self._kms_client = kms
+        self._key = key
 
     def _kms(self) -> Any:
         if self._kms_client is None:
@@ -47,7 +55,10 @@ class Sealer:
 
     @functools.cached_property
     def _aes_key(self) -> bytes:
+        if self._key is not None:
+            return self._key
         settings = self._settings
+        assert settings is not None
         if settings.field_encryption_key:
             try:
                 key = base64.b64decode(settings.field_encryption_key, validate=True)
@@ -69,7 +80,7 @@ class Sealer:
         )
 
     def seal(self, plaintext: str, purpose: str) -> bytes:
-        kms_key = self._settings.field_encryption_kms_key_arn
+        kms_key = self._settings.field_encryption_kms_key_arn if self._settings is not None else None
         if kms_key:
             blob = self._kms().encrypt(
                 KeyId=kms_key, Plaintext=plaintext.encode(), EncryptionContext={"purpose": purpose}
@@ -83,7 +94,7 @@ class Sealer:
         try:
             if sealed[:1] == _AES:
                 return AESGCM(self._aes_key).decrypt(sealed[1:13], sealed[13:], purpose.encode()).decode()
-            if sealed[:1] == _KMS:
+            if sealed[:1] == _KMS and self._settings is not None:
                 answer = self._kms().decrypt(
                     CiphertextBlob=sealed[1:], EncryptionContext={"purpose": purpose}
                 )
@@ -94,14 +105,25 @@ class Sealer:
 
 
 @functools.lru_cache(maxsize=4)
-def sealer_for(settings: Settings) -> Sealer:
+def sealer_for(settings: SelfHostedSettings) -> Sealer:
     """One sealer per configuration (settings are frozen, so new settings get a new sealer)."""
     return Sealer(settings)
 
 
+@functools.lru_cache(maxsize=16)
+def _shop_sealer(key: bytes) -> Sealer:
+    return Sealer(key=key)
+
+
+def current() -> Sealer:
+    """The sealer of the shop this request serves."""
+    shop = tenancy.current_shop()
+    return _shop_sealer(shop.field_key) if shop is not None else sealer_for(self_hosted_settings())
+
+
 def seal(plaintext: str, purpose: str) -> bytes:
-    return sealer_for(get_settings()).seal(plaintext, purpose)
+    return current().seal(plaintext, purpose)
 
 
 def unseal(sealed: bytes, purpose: str) -> str:
-    return sealer_for(get_settings()).unseal(sealed, purpose)
+    return current().unseal(sealed, purpose)

@@ -1,6 +1,10 @@
-"""The `svc_session` cookie: an HS256-signed JWT (key SESSION_SECRET / SESSION_SECRET_ARN) naming the staff
-member, valid SESSION_TTL_SECONDS (default 8 hours) and sent httpOnly, SameSite=Lax, Secure. The cookie holds
-no role: the gate reads the role from `staff` on every request, so a role change or removal is immediate."""
+"""The `svc_session` cookie: an HS256-signed JWT naming the staff member, valid SESSION_TTL_SECONDS (default
+8 hours) and sent httpOnly, SameSite=Lax, Secure. The cookie holds no role: the gate reads the role from
+`staff` on every request, so a role change or removal is immediate.
+
+Self-hosted the key is SESSION_SECRET / SESSION_SECRET_ARN. Hosted the key is the shop's `session_key` and
+the token names the shop (`shop` claim): a cookie of one shop is refused at every other, even should two
+shops ever share a key."""
 
 from __future__ import annotations
 
@@ -8,31 +12,42 @@ import time
 
 import jwt
 
-from svc_backoffice.config import get_settings, session_secret
+from svc_backoffice import config, tenancy
 
 SESSION_COOKIE = "svc_session"
 _TYPE = "svc_session"
 
 
+def _key() -> bytes:
+    shop = tenancy.current_shop()
+    return shop.session_key if shop is not None else config.session_secret()
+
+
 def mint(staff_id: str, *, now: float | None = None) -> str:
     issued = int(time.time() if now is None else now)
-    claims = {
+    claims: dict[str, object] = {
         "sub": staff_id,
         "typ": _TYPE,
         "iat": issued,
-        "exp": issued + get_settings().session_ttl_seconds,
+        "exp": issued + config.get_settings().session_ttl_seconds,
     }
-    return jwt.encode(claims, session_secret(), algorithm="HS256")
+    shop = tenancy.current_shop()
+    if shop is not None:
+        claims["shop"] = shop.id
+    return jwt.encode(claims, _key(), algorithm="HS256")
 
 
 def read(token: str | None) -> str | None:
-    """The staff id of a valid, unexpired session cookie, else None."""
+    """The staff id of a valid, unexpired session cookie of this shop, else None."""
     if not token:
         return None
     try:
         claims = jwt.decode(
-            token, session_secret(), algorithms=["HS256"], options={"require": ["sub", "exp", "iat", "typ"]}
+            token, _key(), algorithms=["HS256"], options={"require": ["sub", "exp", "iat", "typ"]}
         )
     except jwt.PyJWTError:
         return None
-    return str(claims["sub"]) if claims.get("typ") == _TYPE else None
+    shop = tenancy.current_shop()
+    if claims.get("typ") != _TYPE or claims.get("shop") != (shop.id if shop is not None else None):
+        return None
+    return str(claims["sub"])

@@ -7,6 +7,7 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from svc_backoffice import tenancy
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete, _update, selective, tsquery
 from svc_backoffice.db import Database, Row
@@ -279,7 +280,11 @@ def _placeholder(r: dict[str, Any]) -> list[str]:
 def suggest(request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """The suggestion for a validated request and whether it came from the cache."""
     key = request_key(request)
-    cached = SUGGESTIONS.get(key)
+    # Hosted, one instance serves many shops: each has its own entries, so x-cache never says what another
+    # shop asked.
+    shop = tenancy.current_shop()
+    slot = f"{shop.id}:{key}" if shop is not None else key
+    cached = SUGGESTIONS.get(slot)
     if cached is not None:
         return cached, True
     response = {
@@ -288,5 +293,5 @@ def suggest(request: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         "model": "placeholder",
         "request_sha256": key,
     }
-    SUGGESTIONS.put(key, response)
+    SUGGESTIONS.put(slot, response)
     return response, False

@@ -21,7 +21,7 @@ from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from pydantic import TypeAdapter, ValidationError
 
-from svc_backoffice import auth, route_table
+from svc_backoffice import auth, config, route_table, tenancy
 from svc_backoffice.db import database
 from svc_backoffice.errors import (
     Conflict,
@@ -30,6 +30,7 @@ from svc_backoffice.errors import (
     InvalidInput,
     NotFound,
     PayloadTooLarge,
+    Unavailable,
     Unprocessable,
     WebhookNotConfigured,
     WebhookRejected,
@@ -61,17 +62,44 @@ class _PerContextKeys(LambdaPowertoolsFormatter):
     def log_format(self, value: dict[str, Any]) -> None:
         self._keys.set(value)
 
+    def start_context(self, **keys: Any) -> None:
+        """Fresh keys for this context (a hosted request run in a copied context), so keys appended while
+        serving it never reach the context it was copied from."""
+        self._keys.set({**self._base, **keys})
 
-logger = Logger(service="svc-backoffice", logger_formatter=_PerContextKeys())
+
+_formatter = _PerContextKeys()
+logger = Logger(service="svc-backoffice", logger_formatter=_formatter)
+
+
+def start_log_context(**keys: Any) -> None:
+    """Log keys of their own for the current context (see _PerContextKeys.start_context)."""
+    _formatter.start_context(**keys)
+
 
 _current_event: ContextVar[Any] = ContextVar("backoffice_current_event", default=None)
 _lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", default=None)
+_request_context: ContextVar[dict[str, Any] | None] = ContextVar("backoffice_request_context", default=None)
 
 
 class _RequestLocalResolver(APIGatewayRestResolver):
     """Powertools keeps the current event as a class attribute of its routers (one request per process on
-    Lambda); this resolver keeps it per `contextvars` context, so requests served side by side in one
-    process each see their own (routers included, which ask the resolver)."""
+    Lambda) and the request's context (`append_context`) on the resolver that last included a router; this
+    resolver keeps both per `contextvars` context, so requests served side by side in one process each see
+    their own, and a router included by two resolvers in one process (a group's function and the hosted
+    one) reads the context of the resolver serving the request."""
+
+    @property
+    def context(self) -> dict[str, Any]:
+        value = _request_context.get()
+        if value is None:
+            value = {}
+            _request_context.set(value)
+        return value
+
+    @context.setter
+    def context(self, value: dict[str, Any]) -> None:
+        _request_context.set(value)
 
     @property
     def current_event(self) -> Any:
@@ -90,6 +118,7 @@ class _RequestLocalResolver(APIGatewayRestResolver):
         _lambda_context.set(value)
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        _request_context.set({})
         if isinstance(event, dict):
             _current_event.set(self._to_proxy_event(event))
         _lambda_context.set(context)
@@ -112,6 +141,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Conflict: 409,
     PayloadTooLarge: 413,
     Unprocessable: 422,
+    Unavailable: 503,
     WebhookRejected: 400,
     WebhookNotConfigured: 401,
 }
@@ -127,17 +157,25 @@ def json_response(status: int, body: Any, *, headers: dict[str, str] | None = No
 
 
 def redirect(location: str, *, cookies: list[Cookie] | None = None) -> Response:
+    """A 302 to `location`. A path (`/auth/signed-out`) is one of this backoffice's: under the shop's base
+    path when hosted (tenancy.path), as it is when self-hosted; an absolute URL (a configured return URL) is
+    sent as it is."""
+    if location.startswith("/") and not location.startswith("//"):
+        location = tenancy.path(location)
     return Response(
         status_code=302, headers={"Location": location, "Cache-Control": "no-store"}, cookies=cookies
     )
 
 
-def session_cookie(value: str, *, max_age: int, secure: bool) -> Cookie:
+def session_cookie(value: str, *, max_age: int) -> Cookie:
+    """The svc_session cookie: Path is the shop's base path when hosted (`/` self-hosted), so a browser never
+    sends one shop's session to another; Secure unless the shop (or COOKIE_SECURE=false) says plain HTTP."""
+    shop = tenancy.current_shop()
     return Cookie(
         name=SESSION_COOKIE,
         value=value,
-        path="/",
-        secure=secure,
+        path=tenancy.cookie_path(),
+        secure=shop.secure if shop is not None else config.self_hosted_settings().cookie_secure,
         http_only=True,
         max_age=max_age,
         same_site=SameSite.LAX_MODE,
@@ -164,6 +202,8 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
 
     @app.exception_handler(DomainError)
     def _domain_error(exc: DomainError) -> Response:
+        if isinstance(exc, Unavailable):
+            logger.warning("dependency unavailable", extra={"reason": exc.reason})
         status = next((STATUS_BY_ERROR[c] for c in type(exc).__mro__ if c in STATUS_BY_ERROR), 400)
         return json_response(status, _error_body(exc))
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import auth, handoff, openapi
+from svc_backoffice import auth, handoff, openapi, tenancy
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
 from svc_backoffice.web import ApiRouter, json_response, logger, redirect, session_cookie
@@ -23,10 +24,15 @@ REASONS = {
 
 
 def _safe_next(target: str | None) -> str:
-    """A same-site path only, so the hand-off is not an open redirect."""
+    """A path of this backoffice only, so the hand-off is not an open redirect: no scheme or host, no `//`,
+    no backslash, no control character, and no `.` or `..` segment (even percent-encoded), which a browser
+    would resolve out of the shop's base path (`/shops/p_abc/../p_other`). Anything else becomes `/`."""
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return "/"
     if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in target):
+        return "/"
+    path = target.split("?", 1)[0].split("#", 1)[0]
+    if any(unquote(segment) in (".", "..") for segment in path.split("/")):
         return "/"
     return target
 
@@ -49,10 +55,9 @@ def sso() -> Response:
     except handoff.HandoffRejected as exc:
         logger.info("hand-off rejected", extra={"reason": str(exc)})
         return redirect("/auth/signed-out?reason=invalid_handoff")
-    settings = get_settings()
     return redirect(
         _safe_next(event.get_query_string_value("next")),
-        cookies=[session_cookie(cookie, max_age=settings.session_ttl_seconds, secure=settings.cookie_secure)],
+        cookies=[session_cookie(cookie, max_age=get_settings().session_ttl_seconds)],
     )
 
 
@@ -70,13 +75,8 @@ def signed_out() -> Response:
         "<!doctype html><html lang=en><meta charset=utf-8><title>Signed out</title>"
         f"<main><h1>Backoffice</h1><p>{html.escape(message)}</p></main></html>"
     )
-    settings = get_settings()
     # Leave the session in place for insufficient_role: the member is signed in, just not allowed there.
-    cookies = (
-        []
-        if reason == "insufficient_role"
-        else [session_cookie("", max_age=0, secure=settings.cookie_secure)]
-    )
+    cookies = [] if reason == "insufficient_role" else [session_cookie("", max_age=0)]
     return Response(
         status_code=200,
         content_type="text/html; charset=utf-8",
@@ -101,7 +101,12 @@ openapi_document = ApiRouter("/openapi.json")
     summary="This API's OpenAPI document",
 )
 def serve_openapi() -> Response:
-    return json_response(200, openapi.document(), headers={"Cache-Control": "public, max-age=300"})
+    document = openapi.document()
+    shop = tenancy.current_shop()
+    if shop is not None:
+        # The paths are the shop's, relative to where it is served.
+        document = {**document, "servers": [{"url": shop.base_url}]}
+    return json_response(200, document, headers={"Cache-Control": "public, max-age=300"})
 
 
 ROUTERS = (sessions, openapi_document)

@@ -1,0 +1,87 @@
+"""Which shop this request serves. Self-hosted (the merchant's own deployment of template.yaml) there is one
+shop, described by the environment, and no current Shop. Hosted (one platform deployment serving every
+published shop under `{PUBLIC_BASE_URL}/shops/{project_id}`), `hosting.handle` makes the request's Shop
+current; the modules that hold something per shop (database, session key, hand-off keys and audience,
+field-sealing key, the paths the backoffice emits) read it from here. Imports nothing of ours."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property
+from urllib.parse import urlsplit
+
+SESSION_KEY_MIN_BYTES = 32
+FIELD_KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class Shop:
+    id: str  # the platform's project id
+    base_url: str  # public base URL of this shop's backoffice, no trailing slash (https://api.example.com/shops/p_abc)
+    conninfo: str = field(repr=False)  # libpq URL of the shop's own database
+    session_key: bytes = field(repr=False)  # >= 32 bytes: signs this shop's svc_session cookies
+    field_key: bytes = field(repr=False)  # 32 bytes: seals this shop's write-only secrets (AES-GCM)
+    handoff_public_keys: tuple[str, ...] = ()  # PEM public keys that verify hand-offs now (current first)
+
+    def __post_init__(self) -> None:
+        # The platform builds these; a wrong one is its bug, said here rather than as a strange answer later.
+        parts = urlsplit(self.base_url)
+        if not self.id or not self.conninfo:
+            raise ValueError("a Shop needs an id and a conninfo")
+        if parts.scheme not in ("https", "http") or not parts.netloc or self.base_url.endswith("/"):
+            raise ValueError(
+                f"shop {self.id}: base_url must be an absolute http(s) URL without a trailing slash"
+            )
+        if parts.query or parts.fragment:
+            raise ValueError(f"shop {self.id}: base_url must not have a query or fragment")
+        if len(self.session_key) < SESSION_KEY_MIN_BYTES:
+            raise ValueError(f"shop {self.id}: session_key must be at least {SESSION_KEY_MIN_BYTES} bytes")
+        if len(self.field_key) != FIELD_KEY_BYTES:
+            raise ValueError(f"shop {self.id}: field_key must be {FIELD_KEY_BYTES} bytes")
+        if isinstance(self.handoff_public_keys, str):
+            raise ValueError(f"shop {self.id}: handoff_public_keys is a tuple of PEM strings")
+
+    @cached_property
+    def base_path(self) -> str:
+        """The path of base_url (`/shops/p_abc`): every path the shop's backoffice emits starts with it."""
+        return urlsplit(self.base_url).path
+
+    @cached_property
+    def secure(self) -> bool:
+        """Cookies are Secure unless the shop is served over plain HTTP (a local stack)."""
+        return urlsplit(self.base_url).scheme == "https"
+
+
+_shop: ContextVar[Shop | None] = ContextVar("svc_backoffice_shop", default=None)
+
+
+def current_shop() -> Shop | None:
+    """The Shop this request serves when hosted; None in a self-hosted deployment."""
+    return _shop.get()
+
+
+@contextmanager
+def serving(shop: Shop) -> Iterator[Shop]:
+    """Make `shop` current for the duration of the block, restored afterwards even on errors."""
+    token = _shop.set(shop)
+    try:
+        yield shop
+    finally:
+        _shop.reset(token)
+
+
+def path(local: str) -> str:
+    """A path of this backoffice (`/auth/signed-out`) as the browser must ask for it: under the shop's base
+    path when hosted, as it is when self-hosted."""
+    shop = _shop.get()
+    return shop.base_path + local if shop is not None else local
+
+
+def cookie_path() -> str:
+    """The Path of the session cookie: the shop's base path, so a browser never sends one shop's cookie to
+    another; `/` self-hosted."""
+    shop = _shop.get()
+    return shop.base_path if shop is not None and shop.base_path else "/"
