@@ -54,7 +54,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.exception("the shop could not be resolved", extra={"project_id": project_id})
         return _answer(500, {"error": "internal error", "request_id": request_id})
     # Imported here, on the request path: the backoffice layer loads only when a shop is served.
-    from svc_backoffice import hosting  # type: ignore[attr-defined, unused-ignore]  # lands with the backoffice side
+    from svc_backoffice import hosting
 
     shop = hosting.Shop(
         id=found.id,

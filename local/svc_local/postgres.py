@@ -7,7 +7,7 @@ import socket
 import warnings
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
 
 def redact(url: str) -> str:
@@ -75,3 +75,15 @@ def socket_address(url: str) -> tuple[socket.AddressFamily, Any]:
     if host.startswith("/"):
         return socket.AF_UNIX, f"{host}/.s.PGSQL.{port}"
     return socket.AF_INET, (host, port)
+
+
+def server_endpoint(url: str) -> tuple[str, int, str, str]:
+    """(host, port, user, password) of a libpq URL's server, the host a unix socket directory when the URL
+    names one: what a pooler configuration or a project record gives for that server."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    host = (query.get("host") or [parts.hostname or "127.0.0.1"])[0]
+    port = int((query.get("port") or [str(parts.port or 5432)])[0])
+    user = (query.get("user") or [unquote(parts.username or "") or "postgres"])[0]
+    password = (query.get("password") or [unquote(parts.password or "")])[0]
+    return host, port, user, password

@@ -281,9 +281,7 @@ class Rehearsal:
     @classmethod
     def for_local_stack(cls, template: Template, state: Any) -> Rehearsal:
         """The rehearsal of the local stack: `template`'s parameter values (PublicBaseUrl, ...); each secret of
-        the template gets the value the state directory keeps for it (sessions survive a restart), and the
-        secret HANDOFF_PRIVATE_KEY_ARN names gets the local Ed25519 key (what the operator puts in after the
-        first deploy, docs/operations.md)."""
+        the template gets the value the state directory keeps for it (sessions survive a restart)."""
         declared = template.data.get("Parameters") or {}
         parameters = {
             name: ",".join(value) if isinstance(value, list) else str(value)
@@ -294,10 +292,6 @@ class Rehearsal:
             logical: state.secret(logical)
             for logical, _ in template.resources_of_type("AWS::SecretsManager::Secret")
         }
-        variables = ((template.globals.get("Function") or {}).get("Environment") or {}).get("Variables") or {}
-        handoff = variables.get("HANDOFF_PRIVATE_KEY_ARN")
-        if isinstance(handoff, dict) and handoff.get("Ref") in secrets:
-            secrets[handoff["Ref"]] = state.handoff_key()
         return cls(template.path, parameters, secret_values=secrets, cache_dir=state.path)
 
     def summary(self) -> str:

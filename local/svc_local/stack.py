@@ -8,7 +8,6 @@ import contextlib
 import http.client
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -79,7 +78,6 @@ class LocalStack:
         self.sandbox: Sandbox | None = None
         self.postgres: Postgres | None = None
         self.urls: dict[str, str] = {}
-        self.backoffice: subprocess.Popen[str] | None = None
         self.demo_project_id: str | None = None
         self._stop_lock = threading.Lock()
 
@@ -115,7 +113,6 @@ class LocalStack:
             print(rehearsal.summary(), file=sys.stderr, flush=True)
         self.postgres = Postgres(self.state.path / "pg", self.database_url)
         database_url = self.postgres.start()
-        self.backoffice = self._start_backoffice(database_url)
         # The provider sandbox: its credentials are generated once per state directory; db_host projects get
         # their databases on the same PostgreSQL server.
         credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")
@@ -156,6 +153,10 @@ class LocalStack:
                 "DATABASE_URL": database_url,
                 **base_urls(self.sandbox.url),
                 **self._provider_settings(credentials),
+                # The hosted backoffice's search console integration, against the sandbox's gsc provider.
+                "BACKOFFICE_GSC_PROVIDER_BASE_URL": base_urls(self.sandbox.url)["GSC_PROVIDER_BASE_URL"],
+                "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
+                "BACKOFFICE_GSC_CLIENT_SECRET": credentials.gsc_client_secret,
             }
         )
         if tables:
@@ -165,14 +166,13 @@ class LocalStack:
         # The local stack encrypts with LOCAL_MASTER_KEY; a KMS key id as well would be ambiguous.
         os.environ.pop("KMS_KEY_ID", None)
         os.environ.pop("AWS_SESSION_TOKEN", None)
-        if not rehearsal:  # the rehearsal put the key into the stack's own secret
-            environment["HANDOFF_PRIVATE_KEY_ARN"] = self.aws.ensure_secret(
-                "svc-local/handoff-signing-key", self.state.handoff_key()
+        if not rehearsal:  # the rehearsal's stack made its own BackofficeSecret
+            environment["BACKOFFICE_SECRET_ARN"] = self.aws.ensure_secret(
+                "svc-local/backoffice-secret", self.state.random("backoffice-secret.key")
             )
         os.environ.update(environment)
         self.seed_demo_users()
-        backoffice_url = self._backoffice_ready()
-        self.seed_demo_store(backoffice_url)
+        self.seed_demo_store(database_url, public_url)
 
         self.pollers = [
             SqsPoller(self.aws.client("sqs"), str(template.ref(source.queue_logical_id)), source, registry)
@@ -182,81 +182,23 @@ class LocalStack:
             poller.start()
         gateway.start()
         self.urls = {
-            "backoffice": backoffice_url,
+            "backoffice": f"{public_url}/shops/{self.demo_project_id}",
             "gateway": public_url,
             "aws": self.aws.endpoint_url,
             "sandbox": self.sandbox.url,
             "postgres": database_url,
         }
 
-    def _start_backoffice(self, database_url: str) -> subprocess.Popen[str]:
-        """The demo store's backoffice runs in a process of its own (its functions have their own settings)."""
-        from svc_shared.handoff import public_key_pem
+    def seed_demo_store(self, database_url: str, public_url: str) -> None:
+        """The paid demo user's demo store: the first published shop, served by the hosted backoffice."""
+        from svc_local import demostore
 
-        env = {
-            **os.environ,
-            "SVC_BACKOFFICE_PORT": os.environ.get("SVC_BACKOFFICE_PORT", "3001"),
-            "SVC_BACKOFFICE_DATABASE_SERVER": database_url,
-            "SVC_BACKOFFICE_OWNER": os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL),
-            "HANDOFF_PUBLIC_KEY": public_key_pem(self.state.handoff_key()),
-            "SESSION_SECRET": self.state.random("backoffice-session.key"),
-            "FIELD_ENCRYPTION_KEY": self.state.random("backoffice-field.key"),
-            "COOKIE_SECURE": "false",
-        }
-        for name in ("SESSION_SECRET_ARN", "SESSION_TTL_SECONDS", "DATABASE_URL"):
-            env.pop(name, None)
-        # Search console against the sandbox's gsc provider. The sandbox starts after this process, so its URL
-        # is known here only for a fixed port (0: not configured, connect answers 422).
-        for name in ("GSC_PROVIDER_BASE_URL", "GSC_CLIENT_ID", "GSC_CLIENT_SECRET"):
-            env.pop(name, None)
-        if self.sandbox_port:
-            credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")
-            env["GSC_PROVIDER_BASE_URL"] = base_urls(f"http://127.0.0.1:{self.sandbox_port}")[
-                "GSC_PROVIDER_BASE_URL"
-            ]
-            env["GSC_CLIENT_ID"] = credentials.gsc_client_id
-            env["GSC_CLIENT_SECRET"] = credentials.gsc_client_secret
-        return subprocess.Popen(
-            [sys.executable, "-m", "svc_local.backoffice"], env=env, stdout=subprocess.PIPE, text=True
+        self.demo_project_id = demostore.seed(
+            database_url,
+            os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL),
+            public_url,
+            self.state.path / "demo-project-id",
         )
-
-    def _backoffice_ready(self, timeout: float = 60.0) -> str:
-        assert self.backoffice is not None and self.backoffice.stdout is not None
-        url = ""
-        deadline = time.monotonic() + timeout
-        for line in self.backoffice.stdout:
-            name, _, value = line.strip().partition(" ")
-            if name == "backoffice":
-                url = value.strip()
-            if line.strip() == "ready" or time.monotonic() > deadline:
-                break
-        if not url:
-            raise OSError(f"the demo store backoffice did not start (exit {self.backoffice.poll()})")
-        threading.Thread(target=self.backoffice.stdout.read, daemon=True).start()
-        return url
-
-    def seed_demo_store(self, backoffice_url: str) -> None:
-        """The paid demo user's demo store: a project whose backoffice is the one this stack serves."""
-        from svc_shared import errors, services
-
-        marker = self.state.path / "demo-project-id"
-        project_id = marker.read_text().strip() if marker.is_file() else ""
-        projects = services.projects()
-        try:
-            project = projects.get(project_id) if project_id else None
-        except errors.NotFound:
-            project = None
-        if project is None:
-            owner = services.accounts().get_user_by_email(os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL))
-            project = projects.create(
-                owner_id=owner.id,
-                workspace_id=owner.default_workspace_id,
-                name="Demo ceramics store",
-                prompt="A ceramics studio selling mugs, bowls and vases (the demo store)",
-            )
-            marker.write_text(project.id)
-        projects.update(project, {"backoffice_url": backoffice_url})
-        self.demo_project_id = project.id
 
     def _provider_settings(self, credentials: SandboxCredentials) -> dict[str, str]:
         """OAuth client ids, and the ARNs of the provider secrets stored in the embedded Secrets Manager."""
@@ -359,13 +301,6 @@ class LocalStack:
     def stop(self) -> None:
         """Stop in reverse order; embedded AWS writes its state before it stops. Safe to call twice."""
         with self._stop_lock:
-            if self.backoffice is not None and self.backoffice.poll() is None:
-                self.backoffice.terminate()
-                try:
-                    self.backoffice.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.backoffice.kill()
-            self.backoffice = None
             for poller in self.pollers:
                 poller.stop()
             self.pollers = []

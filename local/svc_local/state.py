@@ -57,12 +57,6 @@ class StateDir:
         """The local key-encryption key: 32 random bytes, base64."""
         return self._secret("master.key", base64.b64encode(secrets.token_bytes(32)).decode("ascii"))
 
-    def handoff_key(self) -> str:
-        """The Ed25519 private key (PEM) that signs backoffice sign-in hand-offs."""
-        from svc_shared.handoff import new_private_key_pem
-
-        return self._secret("handoff-key.pem", new_private_key_pem())
-
     def random(self, name: str, nbytes: int = 32) -> str:
         """A named random value (base64), generated once."""
         return self._secret(name, base64.b64encode(secrets.token_bytes(nbytes)).decode("ascii"))

@@ -132,6 +132,22 @@ def test_handoff_public_key_may_hold_several_keys_while_the_platform_rotates(db,
         )
 
 
+def test_the_sign_in_lands_on_a_page_naming_the_store_the_person_and_the_role(db, handoff_key):
+    answer = invoke("GET", f"/auth/sso?token={token(handoff_key, email='lena@shop.example', role='admin')}")
+    assert (answer.status, answer.location) == (302, "/")
+    landing = Client(cookie_of(answer)).get("/")
+    assert landing.status == 200 and landing.headers["Content-Type"].startswith("text/html")
+    assert "lena@shop.example" in landing.body and "<strong id=role>admin</strong>" in landing.body
+    assert landing.headers["Content-Security-Policy"] == "default-src 'none'"
+    # Markup in the store's name is text on the page.
+    db.all("UPDATE settings SET store_name = %s", ("<b>Lena's</b> shop",))
+    assert "&lt;b&gt;Lena&#x27;s&lt;/b&gt; shop" in Client(cookie_of(answer)).get("/").body
+
+
+def test_the_landing_page_needs_a_session(db):
+    assert invoke("GET", "/").location == "/auth/signed-out"
+
+
 def test_signed_out_page_clears_the_cookie(db):
     answer = invoke("GET", "/auth/signed-out")
     assert answer.status == 200 and "signed out" in answer.body

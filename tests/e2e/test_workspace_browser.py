@@ -10,7 +10,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
@@ -235,6 +235,90 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
     finally:
         httpx.delete(f"{sandbox}/__admin/faults")
         context.close()
+
+
+def publish_by_clicking(page, gateway: str, template: str) -> str:
+    """Home -> New shop from `template` -> its project page -> Publish -> ready; returns the project id."""
+    page.goto(f"{gateway}/")
+    page.get_by_label(template, exact=False).check()
+    page.click("#create-project")
+    page.wait_for_url(f"{gateway}/workspace/projects/*")
+    assert page.get_by_role("link", name="Open backoffice").count() == 0
+    assert "opens here once the shop is published" in page.locator("#backoffice-pending").inner_text()
+    page.click("#publish-button")
+    page.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=90_000)
+    page.reload()
+    return urlsplit(page.url).path.rsplit("/", 1)[1]
+
+
+def open_backoffice(page, gateway: str, project_id: str):
+    """Open backoffice on the project page: the backoffice opens in a new tab, signed in."""
+    page.goto(f"{gateway}/workspace/projects/{project_id}")
+    with page.expect_popup() as popup_info:
+        page.get_by_role("link", name="Open backoffice").click()
+    backoffice = popup_info.value
+    backoffice.wait_for_load_state()
+    return backoffice
+
+
+def api(page, method: str, path: str, body: object = None) -> tuple[int, dict]:
+    """A call to the backoffice's API from the browser that signed in, with the cookies it holds (a path
+    relative to the page, as the backoffice's own front end would send it)."""
+    answer = page.request.fetch(urljoin(page.url, path), method=method, data=body)
+    return answer.status, answer.json()
+
+
+def test_every_published_shop_opens_its_own_backoffice(chromium, merchant, stack):
+    """Two shops published by clicking; each opens its own backoffice on its own database; the owner, an invited
+    editor and a stranger each get what the invitation rules give them."""
+    gateway, sandbox = merchant["gateway"], merchant["sandbox"]
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
+    editor, stranger = "shop-editor@example.com", "shop-stranger@example.com"
+    for email in (editor, stranger):
+        create_user(stack, email, "shop-person-pass-1")
+    context, page = signed_in_page(chromium, gateway, "/")
+    try:
+        first = publish_by_clicking(page, gateway, "Clean skincare")
+        second = publish_by_clicking(page, gateway, "Outdoor gear")
+
+        backoffice = open_backoffice(page, gateway, first)
+        assert urlsplit(backoffice.url).path == f"/shops/{first}/"
+        assert backoffice.locator("#email").inner_text() == EMAIL
+        assert backoffice.locator("#role").inner_text() == "owner"
+        status, product = api(backoffice, "POST", "api/products", {"title": "Calendula night balm"})
+        assert status == 201, product
+        status, listed = api(backoffice, "GET", "api/products")
+        assert [p["title"] for p in listed["items"]] == ["Calendula night balm"]
+        status, invited = api(backoffice, "POST", "api/staff", {"email": editor, "role": "editor"})
+        assert (status, invited["status"]) == (201, "invited")
+
+        other = open_backoffice(page, gateway, second)
+        assert urlsplit(other.url).path == f"/shops/{second}/"
+        status, listed = api(other, "GET", "api/products")
+        assert (status, listed["items"]) == (200, [])
+        # Each shop's session cookie stays on its own path.
+        cookies = {c["path"] for c in context.cookies() if c["name"] == "svc_session"}
+        assert cookies == {f"/shops/{first}", f"/shops/{second}"}
+    finally:
+        context.close()
+
+    for email, expected in ((editor, "editor"), (stranger, None)):
+        person = chromium.new_context()
+        try:
+            tab = person.new_page()
+            tab.goto(f"{gateway}/backoffice/sso?project={first}")
+            tab.fill("#email", email)
+            tab.fill("#password", "shop-person-pass-1")
+            tab.click("button[type=submit]")
+            tab.wait_for_url(f"{gateway}/shops/{first}/**")
+            if expected:
+                assert tab.locator("#role").inner_text() == expected
+                assert api(tab, "POST", "api/products", {"title": "Rosehip oil"})[0] == 201
+            else:
+                assert "This store has not invited your email address" in tab.content()
+                assert person.cookies() and not [c for c in person.cookies() if c["name"] == "svc_session"]
+        finally:
+            person.close()
 
 
 def test_pages_read_at_375_px_without_sideways_scrolling(chromium, merchant):

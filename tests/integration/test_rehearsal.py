@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 PUBLIC_URL = "http://127.0.0.1:3000"
-HANDOFF_VALUE = "-----BEGIN PRIVATE KEY-----\nlocal test key\n-----END PRIVATE KEY-----\n"
+BACKOFFICE_SECRET_VALUE = "a backoffice secret put in after the deploy"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,9 @@ def rehearsed():
     aws.start()
     try:
         rehearsal = Rehearsal(
-            TEMPLATE, {"PublicBaseUrl": PUBLIC_URL}, secret_values={"HandoffSigningKey": HANDOFF_VALUE}
+            TEMPLATE,
+            {"PublicBaseUrl": PUBLIC_URL},
+            secret_values={"BackofficeSecret": BACKOFFICE_SECRET_VALUE},
         ).run(aws)
         print(f"rehearsal timings: {rehearsal.timings}")
         yield aws, rehearsal
@@ -126,12 +128,12 @@ def test_secrets_are_generated_as_the_template_asks_and_take_the_values_put_in_a
     assert len(session) == 64 and session.isalnum()  # PasswordLength 64, ExcludePunctuation
     described = sm.describe_secret(SecretId=_physical(rehearsal, "SessionSecret"))
     assert described["Description"].startswith("Signing key of workspace session cookies")
-    handoff = sm.get_secret_value(SecretId=_physical(rehearsal, "HandoffSigningKey"))["SecretString"]
-    assert handoff == HANDOFF_VALUE
+    backoffice = sm.get_secret_value(SecretId=_physical(rehearsal, "BackofficeSecret"))["SecretString"]
+    assert backoffice == BACKOFFICE_SECRET_VALUE
     # Each function is told the ARN of the secret the stack created.
     env = rehearsal.environment()
     assert env["SESSION_SECRET_ARN"] == _physical(rehearsal, "SessionSecret")
-    assert env["HANDOFF_PRIVATE_KEY_ARN"] == _physical(rehearsal, "HandoffSigningKey")
+    assert env["BACKOFFICE_SECRET_ARN"] == _physical(rehearsal, "BackofficeSecret")
 
 
 def test_the_data_key_rotates_has_its_alias_and_is_left_out_of_the_local_environment(rehearsed):

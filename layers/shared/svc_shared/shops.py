@@ -46,7 +46,8 @@ def derive_key(secret: str, purpose: str, project_id: str) -> bytes:
 def conninfo(project: Project, password: str) -> str:
     """libpq URL of the shop's database through the pooler publishing recorded."""
     extra = project.extra
-    user, host = quote(str(extra["db_pooler_user"]), safe=""), str(extra["db_pooler_host"])
+    # A host that is a unix socket directory (a local server) is percent-encoded, as libpq reads it.
+    user, host = quote(str(extra["db_pooler_user"]), safe=""), quote(str(extra["db_pooler_host"]), safe="")
     database = quote(str(extra["db_pooler_database"]), safe="")
     return f"postgresql://{user}:{quote(password, safe='')}@{host}:{int(extra['db_pooler_port'])}/{database}"
 

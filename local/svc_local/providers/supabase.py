@@ -18,8 +18,9 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
+from svc_local.postgres import server_endpoint
 from svc_local.providers.common import (
     BaseProvider,
     OAuthApp,
@@ -463,9 +464,7 @@ class Supabase(BaseProvider):
         project = found[1]
         if not self.database_url:
             return _message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
-        server = urlsplit(self.database_url)
-        host, port = server.hostname or "127.0.0.1", server.port or 5432
-        user = server.username or "postgres"
+        host, port, user, _ = server_endpoint(self.database_url)
         return json_response(
             [
                 {
@@ -476,7 +475,7 @@ class Supabase(BaseProvider):
                     "db_host": host,
                     "db_port": port,
                     "db_name": project["database"],
-                    "connection_string": f"postgresql://{user}:[YOUR-PASSWORD]@{host}:{port}/{project['database']}",
+                    "connection_string": f"postgresql://{user}:[YOUR-PASSWORD]@{quote(host, safe='')}:{port}/{project['database']}",
                     "pool_mode": "session",
                     "default_pool_size": 15,
                     "max_client_conn": 200,

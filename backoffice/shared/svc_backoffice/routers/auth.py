@@ -1,4 +1,4 @@
-"""Session routes: the hand-off from the platform (`/auth/sso`) and the signed-out page."""
+"""Session routes: the hand-off from the platform (`/auth/sso`), the page it lands on, and the signed-out page."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import auth, handoff, openapi, tenancy
+from svc_backoffice import auth, handoff, openapi, store, tenancy
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
 from svc_backoffice.web import ApiRouter, json_response, logger, redirect, session_cookie
@@ -82,13 +82,39 @@ def signed_out() -> Response:
         content_type="text/html; charset=utf-8",
         body=page,
         cookies=cookies,
-        headers={
-            "Cache-Control": "no-store",
-            "Content-Security-Policy": "default-src 'none'",
-            "X-Frame-Options": "DENY",
-            "Referrer-Policy": "no-referrer",
-        },
+        headers=PAGE_HEADERS,
     )
+
+
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+home = ApiRouter("/")
+
+
+@home.api(
+    "GET",
+    role="viewer",
+    answers="200 302",
+    summary="Where the sign-in lands: the store, and who is signed in with which role",
+)
+def landing() -> Response:
+    staff = home.staff()
+    name = store.get_settings_row(database()).get("store_name") or "Your store"
+    page = (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        f"<title>{html.escape(name)}: backoffice</title>"
+        f"<main><h1 id=store>{html.escape(name)}</h1>"
+        f"<p>Signed in as <strong id=email>{html.escape(staff.email)}</strong>, "
+        f"role <strong id=role>{html.escape(staff.role)}</strong>.</p>"
+        "<p>This backoffice is an HTTP API: its routes are under <code>api/</code> and described in "
+        "<a href=openapi.json>openapi.json</a>.</p></main></html>"
+    )
+    return Response(status_code=200, content_type="text/html; charset=utf-8", body=page, headers=PAGE_HEADERS)
 
 
 openapi_document = ApiRouter("/openapi.json")
@@ -109,4 +135,4 @@ def serve_openapi() -> Response:
     return json_response(200, document, headers={"Cache-Control": "public, max-age=300"})
 
 
-ROUTERS = (sessions, openapi_document)
+ROUTERS = (sessions, home, openapi_document)

@@ -1,24 +1,20 @@
-"""The demo store's backoffice in the local stack: its own process (its functions read their own
-environment, as separate Lambdas do), a database on the stack's PostgreSQL with the migrations applied and
-a little demo data, and a gateway serving backoffice/template.yaml.
-
-    python -m svc_local.backoffice  (started by svc-local; prints `backoffice <url>` then `ready`)
-"""
+"""The demo store: the first shop of the local stack, a published project of the paid demo user whose backoffice
+the platform's hosted backoffice serves at `/shops/{project_id}` like any other shop's. Its database (on the
+stack's PostgreSQL, migrated by the backoffice's own runner, with a little demo data) is recorded on the project
+as publishing records a db_host database: pooler host, port, user and database, and an encrypted password."""
 
 from __future__ import annotations
 
 import os
-import signal
-import sys
-import threading
+import secrets
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from svc_local.gateway import Gateway
-from svc_local.state import repo_root
-from svc_local.template import Template
+from svc_local.postgres import server_endpoint
 
 DEFAULT_DATABASE = "svc_demo_store"
+DEMO_NAME = "Demo ceramics store"
+DEMO_PROMPT = "A ceramics studio selling mugs, bowls and vases (the demo store)"
 DEMO_CATEGORIES = [("Mugs", "mugs"), ("Bowls", "bowls"), ("Vases", "vases")]
 DEMO_PRODUCTS = [
     ("Speckled stoneware mug", "speckled-stoneware-mug", "MUG-001", "mugs", 2800, 24),
@@ -58,8 +54,8 @@ def prepare_database(server_url: str, owner_email: str) -> str:
                 conn.execute(
                     "INSERT INTO staff (email, name, role) VALUES (%s, 'Demo owner', 'owner')", (owner_email,)
                 )
-                for name, slug in DEMO_CATEGORIES:
-                    conn.execute("INSERT INTO categories (name, slug) VALUES (%s, %s)", (name, slug))
+                for category, slug in DEMO_CATEGORIES:
+                    conn.execute("INSERT INTO categories (name, slug) VALUES (%s, %s)", (category, slug))
                 for title, slug, sku, category, price, stock in DEMO_PRODUCTS:
                     conn.execute(
                         "INSERT INTO products (title, slug, sku, status, category_id, price_cents) "
@@ -76,26 +72,41 @@ def prepare_database(server_url: str, owner_email: str) -> str:
     return url
 
 
-def main() -> None:
-    port = int(os.environ.get("SVC_BACKOFFICE_PORT", "3001"))
-    host = os.environ.get("SVC_HOST", "127.0.0.1")
-    url = prepare_database(os.environ["SVC_BACKOFFICE_DATABASE_SERVER"], os.environ["SVC_BACKOFFICE_OWNER"])
-    os.environ["DATABASE_URL"] = url
-    root = repo_root()
-    template = Template(Path(root) / "backoffice" / "template.yaml", package_root=root)
-    gateway = Gateway(template, host, port)
-    gateway.bind()
-    os.environ.setdefault("HANDOFF_AUDIENCE", gateway.url)
-    gateway.start()
-    print(f"backoffice {gateway.url}", flush=True)
-    print("ready", flush=True)
-    stopped = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stopped.set())
-    stopped.wait()
-    gateway.stop()
-    sys.exit(0)
+def seed(server_url: str, owner_email: str, public_url: str, marker: Path) -> str:
+    """The demo store as a published project of `owner_email` (created on first start, its id kept in
+    `marker`); returns the project id. Its backoffice is found as every shop's is: from the project record."""
+    from svc_shared import errors, services
 
-
-if __name__ == "__main__":
-    main()
+    prepare_database(server_url, owner_email)
+    projects = services.projects()
+    project_id = marker.read_text().strip() if marker.is_file() else ""
+    try:
+        project = projects.get(project_id) if project_id else None
+    except errors.NotFound:
+        project = None
+    if project is None:
+        owner = services.accounts().get_user_by_email(owner_email)
+        project = projects.create(
+            owner_id=owner.id, workspace_id=owner.default_workspace_id, name=DEMO_NAME, prompt=DEMO_PROMPT
+        )
+        marker.write_text(project.id)
+    host, port, user, server_password = server_endpoint(server_url)
+    context = {"project_id": project.id, "kind": "db_password"}
+    password = project.extra.get("db_password") or services.envelope().encrypt(
+        server_password or secrets.token_urlsafe(24), context
+    )
+    projects.update(
+        project,
+        {
+            "db_password": password,
+            "db_pooler_host": host,
+            "db_pooler_port": port,
+            "db_pooler_user": user,
+            "db_pooler_database": database_name(),
+            "backoffice_url": f"{public_url}/shops/{project.id}",
+            "publish_stage": "ready",
+            "publish_status": "ready",
+            "status": "published",
+        },
+    )
+    return project.id
