@@ -6,7 +6,8 @@
 #   make check           ruff check, ruff format --check, mypy (layers, functions, local, backoffice)
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
-#   make dev             the local stack (svc-local)
+#   make dev             the local stack (svc-local), IAM enforced on every function (SVC_IAM=record|off)
+#   make iam             the journeys with IAM recorded: calls and unused grants per function; fails on a denial
 #   make screenshots     retake docs/screenshots (the workspace browser tests)
 #   make bench           python -m bench.run, results in bench/RESULTS.md
 #   make clean           build output and caches (make distclean also drops the environments)
@@ -56,10 +57,10 @@ OFFLINE_AWS := env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN \
 MYPY_ENV := MYPYPATH=layers/shared:local:backoffice/shared
 
 .PHONY: help install install-python install-sam install-node install-sdk1 dev test pytest lint-templates lint-asl \
-	check build build-backoffice bench screenshots clean distclean
+	check build build-backoffice bench screenshots clean distclean iam
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- install
 
@@ -115,7 +116,21 @@ screenshots: $(VENV_STAMP)
 
 # ---------------------------------------------------------------- quality gates
 
+# The whole suite runs with IAM enforced (svc_local.iam, on by default): the e2e stacks refuse any AWS call a
+# function's role does not allow, and tests/iam shows a removed grant failing.
 test: lint-templates pytest
+
+# IAM: the journeys that together run every function (tests/iam/test_iam_coverage.py adds what
+# tests/e2e/test_journeys.py leaves out), every decision recorded rather than enforced so that one run shows
+# every missing grant; then per function the calls made and the grants no call used. Fails on any denial.
+IAM_RECORD := .local-state/iam/record.jsonl
+IAM_TESTS := tests/e2e/test_journeys.py tests/iam/test_iam_coverage.py
+iam: $(VENV_STAMP) $(NODE_STAMP)
+	rm -f $(IAM_RECORD)
+	status=0; \
+	SVC_IAM=record SVC_IAM_RECORD=$(abspath $(IAM_RECORD)) $(VENV)/bin/pytest -q $(IAM_TESTS) || status=$$?; \
+	$(PY) -m svc_local.iam report $(IAM_RECORD) || status=1; \
+	exit $$status
 
 pytest: $(VENV_STAMP)
 	$(VENV)/bin/pytest -q $(PYTEST_ARGS)

@@ -23,7 +23,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from svc_local import iam as local_iam
 from svc_local import s3presign
+from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
 from svc_local.state import StateDir, atomic_write
 from svc_local.template import LOCAL_REGION, FunctionSpec, Template
@@ -36,6 +38,9 @@ _INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations/?
 # JSON-protocol actions that only read: they do not make the snapshot stale.
 _READ_ACTIONS = ("Get", "Describe", "List", "Query", "Scan", "BatchGet")
 _DUMP_VERSION = 1
+# moto's Step Functions interpreter calls Lambda with this access key: the state machine's role session.
+_STEP_FUNCTIONS_KEY = "ak"
+_CREDENTIAL = re.compile(r"Credential=(?P<key>[^/,\s]+)/")
 _START_EXECUTION_TARGETS = {"AWSStepFunctions.StartExecution", "AWSStepFunctions.StartSyncExecution"}
 
 log = logging.getLogger("svc_local.aws")
@@ -66,10 +71,17 @@ def invoke_function(
 class LambdaInvokeMiddleware:
     """WSGI middleware: Lambda Invoke runs our handlers in-process; everything else goes to moto."""
 
-    def __init__(self, app: WsgiApp, registry: FunctionRegistry, on_write: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        app: WsgiApp,
+        registry: FunctionRegistry,
+        on_write: Callable[[], None] | None = None,
+        iam: Iam | None = None,
+    ):
         self.app = app
         self.registry = registry
         self.on_write = on_write
+        self.iam = iam
         # DynamoDB makes each conditional write and transaction atomic; moto's in-memory tables do not
         # lock, so concurrent requests could both pass a condition. One DynamoDB request at a time.
         self._dynamodb = threading.Lock()
@@ -84,6 +96,10 @@ class LambdaInvokeMiddleware:
             except s3presign.PresignError as exc:
                 _drain(environ)
                 return s3presign.refuse(exc, start_response)
+            denial = self._presigned_denial(environ)
+            if denial is not None:
+                _drain(environ)
+                return s3presign.refuse(s3presign.PresignError("AccessDenied", denial), start_response)
         if environ.get("HTTP_X_AMZ_TARGET", "") in _START_EXECUTION_TARGETS:
             _name_unnamed_execution(environ)
         if self.on_write is not None and _is_write(environ):
@@ -108,6 +124,11 @@ class LambdaInvokeMiddleware:
             return _reply(
                 start_response, "400 Bad Request", body, request_id, "InvalidRequestContentException"
             )
+        if self.iam is not None and _access_key(environ) == _STEP_FUNCTIONS_KEY:
+            denial = self.iam.invoke_denial(spec)
+            if denial is not None:
+                body = {"Type": "User", "message": denial}
+                return _reply(start_response, "403 Forbidden", body, request_id, "AccessDeniedException")
         invocation_type = environ.get("HTTP_X_AMZ_INVOCATION_TYPE", "RequestResponse")
         if invocation_type == "DryRun":
             start_response("204 No Content", [("x-amzn-RequestId", request_id)])
@@ -129,6 +150,20 @@ class LambdaInvokeMiddleware:
             headers.append(("X-Amz-Function-Error", function_error))
         start_response("200 OK", headers)
         return [payload]
+
+    def _presigned_denial(self, environ: dict[str, Any]) -> str | None:
+        """A presigned request is authorized with the permissions of the function that signed it."""
+        if self.iam is None:
+            return None
+        parts = unquote(environ.get("PATH_INFO", "")).lstrip("/").split("/", 1)
+        if len(parts) != 2:
+            return None
+        return self.iam.presigned_denial(environ.get("REQUEST_METHOD", "GET"), parts[0], parts[1])
+
+
+def _access_key(environ: dict[str, Any]) -> str | None:
+    match = _CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
+    return match["key"] if match else None
 
 
 def _reply(
@@ -297,6 +332,8 @@ class EmbeddedAws:
         self._clients_lock = threading.Lock()
         self._saved_sfn_config: dict[str, Any] | None = None
         self._saved_moto_port: str | None = None
+        # IAM of the first template's roles, enforced on the functions' calls (svc_local.iam; SVC_IAM=off).
+        self.iam: Iam | None = None
         # Only a fully restored state may be written back: a half restore must not overwrite the dump.
         self._restored = False
 
@@ -332,8 +369,12 @@ class EmbeddedAws:
             def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
                 """Every SDK call would be a line on stderr: only errors are logged."""
 
+        if self.templates:
+            self.iam = local_iam.for_template(self.templates[0], self.refs)
+            if self.iam is not None:
+                local_iam.install(self.iam, self.templates[0])
         app = LambdaInvokeMiddleware(
-            DomainDispatcherApplication(create_backend_app), self.registry, self._dirty.set
+            DomainDispatcherApplication(create_backend_app), self.registry, self._dirty.set, self.iam
         )
         self._server = make_server(
             self.host, self.requested_port, app, threaded=True, request_handler=QuietHandler
@@ -377,6 +418,9 @@ class EmbeddedAws:
                 self._thread.join()
             self._server = None
             self._release()
+            if self.iam is not None:
+                local_iam.uninstall()
+                self.iam = None
 
     def _release(self) -> None:
         from moto.core.config import default_user_config

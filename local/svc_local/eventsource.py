@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Any
 
-from svc_local.runtime import FunctionRegistry, LambdaContext
+from svc_local.runtime import FunctionRegistry, LambdaContext, acting_as
 from svc_local.template import LOCAL_ACCOUNT_ID, LOCAL_REGION, SqsEventSource
 
 log = logging.getLogger("svc_local.eventsource")
@@ -50,12 +50,13 @@ class SqsPoller:
         while len(batch) < self.source.batch_size and not self._stop.is_set():
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            got = self.sqs.receive_message(
-                QueueUrl=self.queue_url,
-                MaxNumberOfMessages=min(RECEIVE_MAX, self.source.batch_size - len(batch)),
-                WaitTimeSeconds=1 if wait else 0,
-                AttributeNames=["All"],
-            ).get("Messages", [])
+            with acting_as(self.source.function):  # the mapping polls with the function's role
+                got = self.sqs.receive_message(
+                    QueueUrl=self.queue_url,
+                    MaxNumberOfMessages=min(RECEIVE_MAX, self.source.batch_size - len(batch)),
+                    WaitTimeSeconds=1 if wait else 0,
+                    AttributeNames=["All"],
+                ).get("Messages", [])
             if got:
                 batch.extend(got)
                 if deadline is None:
@@ -79,13 +80,14 @@ class SqsPoller:
             failed = {str(f.get("itemIdentifier")) for f in result.get("batchItemFailures") or []}
         done = [m for m in batch if m["MessageId"] not in failed]
         for start in range(0, len(done), 10):
-            self.sqs.delete_message_batch(
-                QueueUrl=self.queue_url,
-                Entries=[
-                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
-                    for i, m in enumerate(done[start : start + 10])
-                ],
-            )
+            with acting_as(spec):
+                self.sqs.delete_message_batch(
+                    QueueUrl=self.queue_url,
+                    Entries=[
+                        {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+                        for i, m in enumerate(done[start : start + 10])
+                    ],
+                )
         self.batches += 1
         return [i for i in ids if i in failed]
 
@@ -109,6 +111,9 @@ class SqsPoller:
                     time.sleep(1)
 
     def start(self) -> None:
+        # Creating the mapping, Lambda reads the queue's attributes with the function's role.
+        with acting_as(self.source.function):
+            self.sqs.get_queue_attributes(QueueUrl=self.queue_url, AttributeNames=["VisibilityTimeout"])
         self._thread = threading.Thread(
             target=self._run, name=f"sqs-{self.source.function.logical_id}", daemon=True
         )

@@ -26,6 +26,23 @@ from svc_local.template import FunctionSpec
 
 Handler = Callable[[Any, Any], Any]
 
+# The function whose code is running (set in each instance's context): what the IAM checks attribute AWS
+# calls to (svc_local.iam). Outside any function (the local stack's own calls, tests' setup) it is None.
+current_function: contextvars.ContextVar[FunctionSpec | None] = contextvars.ContextVar(
+    "svc_local_current_function", default=None
+)
+
+
+@contextmanager
+def acting_as(spec: FunctionSpec) -> Iterator[None]:
+    """Run a block with `spec`'s identity (what Lambda does for it outside its code: the SQS event source
+    mapping polls with the function's role)."""
+    token = current_function.set(spec)
+    try:
+        yield
+    finally:
+        current_function.reset(token)
+
 
 @dataclass
 class LambdaContext:
@@ -134,7 +151,9 @@ class FunctionRegistry:
                 self._instances[key] = number + 1
         if handler is None:
             try:
-                handler = _Instance(self._new_instance(spec, number), contextvars.Context())
+                context = contextvars.Context()
+                context.run(current_function.set, spec)
+                handler = _Instance(self._new_instance(spec, number), context)
             except BaseException:
                 with self._lock:
                     self._instances[key] -= 1

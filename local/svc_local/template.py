@@ -555,20 +555,29 @@ class Template:
         return specs
 
     def env_var_names(self) -> list[str]:
-        """Names of the Globals Function environment variables."""
-        variables = ((self.globals.get("Function") or {}).get("Environment") or {}).get("Variables") or {}
-        return list(variables)
+        """Names of the functions' environment variables: Globals, then each function's own."""
+        names = dict.fromkeys(
+            ((self.globals.get("Function") or {}).get("Environment") or {}).get("Variables") or {}
+        )
+        for function in self.functions():
+            names.update(dict.fromkeys(function.environment))
+        return list(names)
 
     def environment(
         self, function: FunctionSpec | None = None, *, skip: set[str] | None = None
     ) -> dict[str, str]:
-        """Globals (and `function`'s) environment resolved; variables that cannot be resolved locally or
-        resolve to nothing are left out, as are the names in `skip`."""
-        variables = (
-            function.environment
-            if function
-            else (((self.globals.get("Function") or {}).get("Environment") or {}).get("Variables") or {})
-        )
+        """`function`'s environment resolved (Globals and its own variables); without one, that of the process
+        serving every function in the local stack: Globals and every function's variables (each function
+        sees only its own: svc_local.iam scopes it). Variables that cannot be resolved locally or resolve to
+        nothing are left out, as are the names in `skip`."""
+        if function is not None:
+            variables: dict[str, Any] = dict(function.environment)
+        else:
+            variables = dict(
+                ((self.globals.get("Function") or {}).get("Environment") or {}).get("Variables") or {}
+            )
+            for spec in self.functions():
+                variables.update(spec.environment)
         env = {}
         for name, raw in variables.items():
             if skip and name in skip:

@@ -24,7 +24,8 @@ class Settings(BaseModel):
     workspace_app_url: str = Field(default="", alias="WORKSPACE_APP_URL")
     kms_key_id: str | None = Field(default=None, alias="KMS_KEY_ID")
     local_master_key: str | None = Field(default=None, alias="LOCAL_MASTER_KEY", repr=False)
-    session_secret_arn: str = Field(alias="SESSION_SECRET_ARN")
+    # Only the functions that sign or verify (sessions, OAuth state, MCP tokens) are given the secret's ARN.
+    session_secret_arn: str = Field(default="", alias="SESSION_SECRET_ARN")
     aws_region: str = Field(default="us-east-1", alias="AWS_REGION")
     # Sign-in throttling: failed attempts allowed per account and per client address in one window.
     login_max_failures: int = Field(default=5, alias="LOGIN_MAX_FAILURES", ge=1)

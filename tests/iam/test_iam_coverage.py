@@ -1,0 +1,95 @@
+"""What the journeys of tests/e2e leave out, so that every function of the template makes its AWS calls
+under its own role at least once (`make iam` runs this with tests/e2e/test_journeys.py): the workspace
+pages, the integrations routes, an upload through a presigned URL, a beacon through the queue to the
+aggregator, and a paid top-up through the checkout webhook."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import httpx
+from oauthflow import access_token
+from stackproc import create_user
+from test_journeys import connect, signed_in
+from test_workspace_browser import tool
+
+EMAIL, PASSWORD = "iam@example.com", "iam-coverage-pass-1"
+
+
+def test_every_function_makes_its_calls_with_its_own_role(stack, gateway):
+    create_user(stack, EMAIL, PASSWORD)
+    with signed_in(gateway, EMAIL, PASSWORD) as browser:
+        for provider in ("repo_host", "db_host", "static_host"):
+            connect(browser, provider)
+        token = access_token(gateway, EMAIL, PASSWORD, "IAM Client")
+        project = tool(gateway, token, "create_project", prompt="Beeswax candles poured in small batches")
+        project_id = project["project_id"]
+
+        # The workspace (its pages read sessions, projects, connections, MCP clients and credits).
+        for path in (
+            "/",
+            "/workspace/connections",
+            f"/workspace/projects/{project_id}",
+            "/workspace/mcp",
+        ):
+            page = browser.get(path)
+            assert page.status_code == 200, (path, page.status_code, page.text[:300])
+
+        # Integrations: the provider accounts behind the stored (encrypted) tokens.
+        repos = browser.get("/api/repo-host/repos")
+        assert repos.status_code == 200, repos.text
+        databases = browser.get("/api/integrations/db-host/projects/list")
+        assert databases.status_code == 200, databases.text
+
+    # An upload: S3 authorizes the PUT with the permissions of the function that signed the URL.
+    body = b"\xff\xd8\xff" + b"0" * 1021
+    upload = tool(
+        gateway,
+        token,
+        "get_file_upload_url",
+        project_id=project_id,
+        filename="hero.jpg",
+        content_type="image/jpeg",
+        size_bytes=len(body),
+    )
+    put = httpx.put(upload["upload_url"], content=body, headers=upload["headers"], timeout=30)
+    assert put.status_code == 200, put.text
+
+    # A beacon: the collect route queues it; the aggregator (the SQS event source mapping) writes it.
+    sent = httpx.post(
+        f"{gateway}/api/analytics/collect",
+        json={
+            "site": project_id,
+            "path": "/",
+            "visitor": "visitor-000001",
+            "session": "session-000001",
+            "country": "FR",
+        },
+        headers={"Origin": "https://shop.example"},
+        timeout=30,
+    )
+    assert sent.status_code == 204, sent.text
+    day = datetime.now(UTC).date().isoformat()
+    deadline = time.monotonic() + 60
+    views = 0
+    while time.monotonic() < deadline and views < 1:
+        report = tool(
+            gateway, token, "get_project_analytics", project_id=project_id, start_date=day, end_date=day
+        )
+        views = int(report["pageviews"])
+        if views < 1:
+            time.sleep(1)
+    assert views == 1, report
+
+    # A paid top-up: the checkout sandbox delivers the signed webhook to the billing function.
+    before = tool(gateway, token, "get_credits")
+    checkout = tool(gateway, token, "top_up_credits", amount=25)
+    paid = httpx.post(checkout["checkout_url"], timeout=30)
+    assert paid.status_code == 303, paid.text
+    deadline = time.monotonic() + 30
+    after = before
+    while time.monotonic() < deadline and after == before:
+        time.sleep(0.5)
+        after = tool(gateway, token, "get_credits")
+    assert after != before, (before, after)
