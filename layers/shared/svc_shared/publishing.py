@@ -27,9 +27,12 @@ from svc_shared.connections import Connections, ReconnectRequired
 from svc_shared.crypto import Envelope
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import DomainError, RateLimited, UpstreamError
+from svc_shared.logs import get_logger
 from svc_shared.names import repo_name
 from svc_shared.projects import Project, Projects
 from svc_shared.providers.http import ProviderConflict, ProviderError
+
+logger = get_logger()
 
 STAGES = (
     "db_creating",
@@ -146,6 +149,7 @@ class Publisher:
         *,
         template: Callable[[], Path] = template_root,
         crash_points: frozenset[str] = frozenset(),
+        platform_url: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._table = table
         self._projects = projects
@@ -155,6 +159,7 @@ class Publisher:
         self._adapters = adapters
         self._template = template
         self._crash_points = set(crash_points)
+        self._platform_url = platform_url  # the platform API's public base URL, None while unknown
 
     def _crash_point(self, name: str) -> None:
         """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
@@ -429,6 +434,14 @@ class Publisher:
         project = self._projects.get(project.id, consistent=True)
         ref = project.db_project_ref or ""
         env = {"SUPABASE_URL": f"https://{ref}.supabase.co", "SUPABASE_ANON_KEY": project.db_public_key or ""}
+        # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
+        platform_url = self._platform_url()
+        if platform_url:
+            env["SVC_PLATFORM_URL"] = platform_url
+        else:
+            logger.warning(
+                "platform URL unknown: SVC_PLATFORM_URL left unset", extra={"project_id": project.id}
+            )
         if project.db_privileged_key:
             env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
                 project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
