@@ -47,6 +47,10 @@ class ApiClient:
     template_path: Path
     cookies: dict[str, str] = field(default_factory=dict)
     source_ip: str = "127.0.0.1"
+    host: str = "127.0.0.1:3000"
+    # requestContext.domainName of HTTP API routes: the domain API Gateway serves the API on (the Host
+    # header when None, as the local gateway on loopback).
+    domain_name: str | None = None
 
     def __post_init__(self) -> None:
         self.template = Template(self.template_path)
@@ -64,7 +68,7 @@ class ApiClient:
         json_body: Any = None,
         params: dict[str, str] | None = None,
     ) -> ApiResponse:
-        all_headers = {"Host": "127.0.0.1:3000", **(headers or {})}
+        all_headers = {"Host": self.host, **(headers or {})}
         if form is not None:
             body = urlencode(form)
             all_headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
@@ -84,6 +88,9 @@ class ApiClient:
             list(all_headers.items()),
             body.encode() if isinstance(body, str) else body,
             source_ip=self.source_ip,
+            binary_media_types=route.binary_media_types,
+            kind=route.kind,
+            domain_name=self.domain_name,
         )
         handler = self.registry.handler(route.function)
         result = handler(event, LambdaContext.for_function(route.function))

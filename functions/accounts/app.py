@@ -21,7 +21,7 @@ app = web.create_resolver()
 
 
 def _login_form(status: int, *, next_path: str, error: str | None = None, email: str = "") -> Response:
-    base = services.settings().public_base_url
+    base = services.public_base_url()
     return web.html_response(
         status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email)
     )
@@ -47,23 +47,23 @@ def login() -> Response:
         session = services.signin().sign_in(email, password, web.client_ip(app))
     except errors.RateLimited as exc:
         page = pages.login_page(
-            action=f"{settings.public_base_url}/login", next_path=next_path, error=exc.message, email=email
+            action=f"{services.public_base_url()}/login", next_path=next_path, error=exc.message, email=email
         )
         return web.html_response(429, page, headers={"Retry-After": str(exc.retry_after)})
     except errors.Unauthenticated as exc:
         return _login_form(401, next_path=next_path, error=exc.message, email=email)
+    services.remember_public_base_url()  # for the publish steps, which no request reaches
     cookie = web.session_cookie(
-        SESSION_COOKIE, session.cookie, max_age=settings.session_ttl_seconds, secure=settings.cookie_secure
+        SESSION_COOKIE, session.cookie, max_age=settings.session_ttl_seconds, secure=services.cookie_secure()
     )
-    return web.redirect(f"{settings.public_base_url}{next_path}", cookies=[cookie])
+    return web.redirect(f"{services.public_base_url()}{next_path}", cookies=[cookie])
 
 
 @app.post("/logout")
 def logout() -> Response:
-    settings = services.settings()
     services.signin().sign_out(web.cookie(app, SESSION_COOKIE))
-    gone = web.expired_cookie(SESSION_COOKIE, secure=settings.cookie_secure)
-    return web.redirect(f"{settings.public_base_url}/login", cookies=[gone])
+    gone = web.expired_cookie(SESSION_COOKIE, secure=services.cookie_secure())
+    return web.redirect(f"{services.public_base_url()}/login", cookies=[gone])
 
 
 @app.get("/api/me")
@@ -96,12 +96,11 @@ def _page(status: int, template: str, user: User | None, **context: Any) -> Resp
 def backoffice_sign_in() -> Response:
     """Open a project's backoffice signed in: a redirect with a 60 s token. A browser opens this link, so
     every answer that is not the redirect is a page, never JSON."""
-    settings = services.settings()
     project_id = app.current_event.get_query_string_value("project") or ""
     user_id = services.sessions().resolve(web.cookie(app, SESSION_COOKIE))
     if user_id is None:
         target = f"/backoffice/sso?{urlencode({'project': project_id})}"
-        return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': target})}")
+        return web.redirect(f"{services.public_base_url()}/login?{urlencode({'next': target})}")
     user: User | None = None
     try:
         user = services.accounts().get_user(user_id)

@@ -91,7 +91,7 @@ def _trusted_origin(request: Request) -> bool:
 
 def _unauthorized(request: Request) -> dict[str, Any]:
     challenge = www_authenticate(
-        services.settings().public_base_url, token_sent=bool(request.headers.get("authorization"))
+        services.public_base_url(), token_sent=bool(request.headers.get("authorization"))
     )
     message = "Unauthorized: a valid Bearer access token is required."
     return _reply(
@@ -102,9 +102,7 @@ def _unauthorized(request: Request) -> dict[str, Any]:
 def _insufficient_scope(request: Request, id_: Any, tool: str, scopes: tuple[str, ...]) -> dict[str, Any]:
     """RFC 6750 §3.1: the token is valid but does not allow this tool; the challenge names the scope to ask
     for, so a client can step up."""
-    challenge = www_authenticate(
-        services.settings().public_base_url, token_sent=True, insufficient_scope=scopes[0]
-    )
+    challenge = www_authenticate(services.public_base_url(), token_sent=True, insufficient_scope=scopes[0])
     message = f"Forbidden: the tool {tool} needs the scope {' or '.join(scopes)}, which this token lacks."
     return _reply(
         request, 403, protocol.error(id_, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
@@ -118,7 +116,7 @@ def _claims(request: Request) -> AccessClaims | None:
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
         return None
-    resource = resource_url(services.settings().public_base_url)
+    resource = resource_url(services.public_base_url())
     if is_signed_format(token):
         key = services.signing_key("mcp-access")
         return read_access_token(token, key, resource, services.clock().now())
@@ -233,6 +231,7 @@ def route(request: Request) -> dict[str, Any]:
 
 @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    services.bind_request(event)  # the public base URL API Gateway names in this request
     request = Request(event)
     with time_budget(REQUEST_BUDGET_SECONDS):  # API Gateway answers 504 at 29 s: finish well before
         try:

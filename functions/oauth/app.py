@@ -60,13 +60,13 @@ def _authorize_page_error(exc: AuthorizeRequestError) -> Response:
 # (<issuer>/.well-known/openid-configuration), which is inside the stage: the same document answers there.
 @app.get("/.well-known/openid-configuration")
 def authorization_server_metadata() -> Response:
-    return _public_json(metadata.authorization_server(services.settings().public_base_url))
+    return _public_json(metadata.authorization_server(services.public_base_url()))
 
 
 @app.get("/.well-known/oauth-protected-resource")
 @app.get("/.well-known/oauth-protected-resource/mcp")
 def protected_resource_metadata() -> Response:
-    return _public_json(metadata.protected_resource(services.settings().public_base_url))
+    return _public_json(metadata.protected_resource(services.public_base_url()))
 
 
 def _public_json(body: dict[str, Any]) -> Response:
@@ -122,7 +122,7 @@ def _redirect_error(exc: RedirectError) -> Response:
             "error": exc.code,
             "error_description": exc.message,
             "state": exc.state,
-            "iss": metadata.issuer(services.settings().public_base_url),
+            "iss": metadata.issuer(services.public_base_url()),
         },
     )
     return web.redirect(location, 302)
@@ -131,13 +131,13 @@ def _redirect_error(exc: RedirectError) -> Response:
 @app.get("/oauth/authorize")
 @app.get("/authorize")
 def authorize() -> Response:
-    settings = services.settings()
+    base = services.public_base_url()
     params = _query()
     try:
         request = check_request(
             messages.AuthorizationQuery.model_validate(params),
             services.oauth_clients(),
-            resource=metadata.resource_url(settings.public_base_url),
+            resource=metadata.resource_url(base),
         )
     except RedirectError as exc:
         return _redirect_error(exc)
@@ -145,7 +145,7 @@ def authorize() -> Response:
     user_id = services.sessions().resolve(session_cookie)
     if user_id is None or session_cookie is None:
         next_path = f"/oauth/authorize?{urlencode(params)}"
-        return web.redirect(f"{settings.public_base_url}/login?{urlencode({'next': next_path})}", 302)
+        return web.redirect(f"{base}/login?{urlencode({'next': next_path})}", 302)
     user = services.accounts().get_user(user_id)
     token = consent_token(
         request,
@@ -155,7 +155,7 @@ def authorize() -> Response:
         clock=services.clock(),
     )
     page = pages.consent_page(
-        action=f"{settings.public_base_url}/oauth/authorize",
+        action=f"{base}/oauth/authorize",
         client_name=request.client.name,
         client_host=request.client.host,
         redirect_host=request.redirect_host,
@@ -175,7 +175,7 @@ def authorize() -> Response:
 @app.post("/oauth/authorize")
 @app.post("/authorize")
 def authorize_decision() -> Response:
-    settings = services.settings()
+    base = services.public_base_url()
     form = web.form_body(app)
     session_cookie = web.cookie(app, SESSION_COOKIE)
     user_id = services.sessions().resolve(session_cookie)
@@ -189,7 +189,7 @@ def authorize_decision() -> Response:
         clock=services.clock(),
         clients=services.oauth_clients(),
     )
-    iss = metadata.issuer(settings.public_base_url)
+    iss = metadata.issuer(base)
     decision = form.get("decision")
     if decision == "deny":
         return _redirect_error(
@@ -315,4 +315,5 @@ def _with_origin_policy(event: dict[str, Any], context: LambdaContext) -> dict[s
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    services.bind_request(event)  # the origin policy below needs the base URL before the resolver runs
     return _with_origin_policy(event, context)

@@ -33,7 +33,7 @@ class BadForm(Exception):
 
 
 def _base() -> str:
-    return services.settings().public_base_url
+    return services.public_base_url()
 
 
 def _page(status: int, template: str, user: User | None, *, nav: str = "", **context: Any) -> Response:

@@ -1,5 +1,6 @@
-"""Local API Gateway (REST, v1 proxy integration): serves every Api route of a SAM template and runs the
-functions in-process with the events and responses API Gateway would produce."""
+"""Local API Gateway: serves every Api (REST API, proxy integration) and HttpApi (HTTP API on its `$default`
+stage, payload format 1.0) route of a SAM template and runs the functions in-process with the events and
+responses API Gateway would produce."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ from svc_local.template import LOCAL_ACCOUNT_ID, Route, Template
 
 DEFAULT_PORT = 3000
 STAGE = "live"
+HTTP_API_STAGE = "$default"  # an HTTP API's default stage: its URL has no stage path
+# The media types an HTTP API passes to the function as text; every other body (a form post included, or one
+# without a Content-Type or with a Content-Encoding) arrives base64-encoded with isBase64Encoded true.
+HTTP_API_TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 _DRAIN_LIMIT = 64 * 1024 * 1024  # past this an oversized body is not read, the connection is just closed
 _RESPONSE_KEYS = {"statusCode", "headers", "multiValueHeaders", "body", "isBase64Encoded"}
@@ -117,6 +122,14 @@ def is_binary(content_type: str | None, binary_media_types: Sequence[str]) -> bo
     return False
 
 
+def http_api_encodes(content_type: str | None, content_encoding: str | None) -> bool:
+    """Does an HTTP API base64-encode a request body of this Content-Type (and Content-Encoding)?"""
+    media = _media_type(content_type)
+    if content_encoding or not media:
+        return True
+    return not (media.startswith("text/") or media in HTTP_API_TEXT_TYPES)
+
+
 def build_event(
     method: str,
     raw_path: str,
@@ -127,10 +140,18 @@ def build_event(
     source_ip: str = "127.0.0.1",
     binary_media_types: Sequence[str] = (),
     request_id: str | None = None,
-    stage: str = STAGE,
+    stage: str | None = None,
     time_epoch_ms: int | None = None,
+    kind: str = "rest",
+    domain_name: str | None = None,
 ) -> dict[str, Any]:
-    """The API Gateway REST proxy event for a request. `raw_path` may carry a query string."""
+    """The proxy event for a request: a REST API's (`kind="rest"`, stage `live` unless told) or an HTTP
+    API's in payload format 1.0 (`kind="http"`: `version` 1.0, stage `$default`, the body base64-encoded
+    unless it is text). `raw_path` may carry a query string. `domain_name` is the host name API Gateway
+    puts in requestContext.domainName (the one the API is served on); the Host header when not given."""
+    if kind not in ("rest", "http"):
+        raise ValueError(f"unknown API kind {kind!r}")
+    stage = stage or (HTTP_API_STAGE if kind == "http" else STAGE)
     split = urlsplit(raw_path)
     path = unquote(split.path) or "/"
     request_id = request_id or str(uuid.uuid4())
@@ -157,9 +178,11 @@ def build_event(
     encoded = False
     text: str | None = None
     if body:
-        if is_binary(lookup.get("content-type"), binary_media_types):
-            encoded = True
+        if kind == "http":
+            encoded = http_api_encodes(lookup.get("content-type"), lookup.get("content-encoding"))
         else:
+            encoded = is_binary(lookup.get("content-type"), binary_media_types)
+        if not encoded:
             try:
                 text = body.decode("utf-8")
             except UnicodeDecodeError:
@@ -167,8 +190,9 @@ def build_event(
         if encoded:
             text = base64.b64encode(body).decode("ascii")
 
-    host = lookup.get("host", "localhost")
-    return {
+    host = domain_name or lookup.get("host", "localhost")
+    event: dict[str, Any] = {"version": "1.0"} if kind == "http" else {}
+    return event | {
         "resource": resource,
         "path": path,
         "httpMethod": method.upper(),
@@ -403,14 +427,13 @@ class Gateway(BackgroundServer):
         *,
         registry: FunctionRegistry | None = None,
         log_stream: TextIO | None = None,
-        stage_prefix: str = "",
     ) -> None:
         self.template = template_path if isinstance(template_path, Template) else Template(template_path)
-        # Served under /<stage_prefix>/... as a REST API's execute-api URL is (https://ID.execute-api.../live);
-        # empty serves at the root, as a custom domain does.
-        self.stage_prefix = stage_prefix.strip("/")
+        # Served at the root, as an HTTP API's $default stage and a custom domain are.
         super().__init__(host, port)
         self.routes = self.template.routes()
+        # An HTTP API answers every unmatched request (unknown path, or a method no route has) with this.
+        self.http_api = bool(self.routes) and all(route.kind == "http" for route in self.routes)
         self.router = Router(self.routes)
         self.registry = registry or FunctionRegistry()
         for route in self.routes:
@@ -421,6 +444,11 @@ class Gateway(BackgroundServer):
 
     def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
         return _Server(address, self)
+
+    @property
+    def authority(self) -> str:
+        """host:port of the API as its events name it (requestContext.domainName of an HTTP API's routes)."""
+        return urlsplit(self.url).netloc
 
     def __enter__(self) -> Gateway:
         self.start()
@@ -440,19 +468,12 @@ class Gateway(BackgroundServer):
         split = urlsplit(request.path)
         path = unquote(split.path) or "/"
         raw_path = split.path
-        if self.stage_prefix:
-            # Outside the stage API Gateway answers 403 with this body, whatever the method.
-            stage = f"/{self.stage_prefix}"
-            if path != stage and not path.startswith(f"{stage}/"):
-                if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
-                    request.close_connection = True
-                return _json_answer(403, {"message": "Missing Authentication Token"})
-            path = path[len(stage) :] or "/"
-            raw_path = raw_path[len(stage) :] or "/"
         route, _, allowed = self.router.resolve(method, path)
         if route is None:
             if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
                 request.close_connection = True  # the body is not read: do not reuse the connection
+            if self.http_api:
+                return _json_answer(404, {"message": "Not Found"})
             if not allowed:
                 return _json_answer(404, {"error": "not_found", "message": f"No route for {method} {path}"})
             return _json_answer(
@@ -487,10 +508,10 @@ class Gateway(BackgroundServer):
             source_ip=client_ip,
             binary_media_types=route.binary_media_types,
             request_id=request_id,
-            stage=self.stage_prefix or STAGE,
+            kind=route.kind,
+            # API Gateway names the domain the API is served on, never what the client wrote in Host.
+            domain_name=self.authority if route.kind == "http" else None,
         )
-        if self.stage_prefix:
-            event["requestContext"]["path"] = f"/{self.stage_prefix}{event['path']}"
         return self.invoke(route, event, request_id)
 
     def invoke(self, route: Route, event: dict[str, Any], request_id: str) -> _Answer:

@@ -701,7 +701,9 @@ class Iam:
             if p.kind == "state machine" and function.logical_id in self._machine_targets(p.name)
         ]
         if not machines:
-            return None  # a machine made outside the template (tests): its role is not the template's to judge
+            return (
+                None  # a machine made outside the template (tests): its role is not the template's to judge
+            )
         for machine in machines:
             try:
                 self.check(machine.name, Request("lambda:InvokeFunction", function.arn))

@@ -53,7 +53,7 @@ class LocalStack:
         sandbox_port: int | None = None,
         database_url: str | None = None,
         out: TextIO | None = None,
-        stage: str | None = None,
+        derive_base_url: bool | None = None,
         rehearsal: bool | None = None,
     ) -> None:
         env = os.environ
@@ -66,8 +66,13 @@ class LocalStack:
             sandbox_port if sandbox_port is not None else env.get("SVC_SANDBOX_PORT", "4010")
         )
         self.database_url = database_url
-        # SVC_STAGE=live serves the API under /live, as API Gateway's execute-api URL of the stage does.
-        self.stage = (stage if stage is not None else env.get("SVC_STAGE", "")).strip("/")
+        # SVC_DERIVE_BASE_URL=true leaves PublicBaseUrl empty, as a stack deployed without a custom domain: the
+        # functions read the base URL from each request (svc_shared.baseurl), the publish steps from the table.
+        self.derive_base_url = (
+            derive_base_url
+            if derive_base_url is not None
+            else env.get("SVC_DERIVE_BASE_URL", "").strip().lower() in ("1", "true", "yes")
+        )
         self.out = out or sys.stdout
         # SVC_REHEARSAL=1: the resources come from the built template created as a stack (svc_local.rehearsal).
         self.rehearse = rehearsal if rehearsal is not None else env.get("SVC_REHEARSAL", "") == "1"
@@ -86,15 +91,14 @@ class LocalStack:
         # Bind the gateway first: its URL (PUBLIC_BASE_URL) is part of the template's parameters.
         probe_template = Template(self.template_path)
         registry = FunctionRegistry(probe_template.functions())
-        gateway = Gateway(probe_template, self.host, self.port, registry=registry, stage_prefix=self.stage)
+        gateway = Gateway(probe_template, self.host, self.port, registry=registry)
         self.gateway = gateway
         gateway_port = gateway.bind()
-        public_url = f"http://{_loopback(self.host)}:{gateway_port}" + (
-            f"/{self.stage}" if self.stage else ""
-        )
+        public_url = f"http://{_loopback(self.host)}:{gateway_port}"
+        configured_url = "" if self.derive_base_url else public_url
         params = probe_template.data.get("Parameters") or {}
         template = Template(
-            self.template_path, {"PublicBaseUrl": public_url} if "PublicBaseUrl" in params else {}
+            self.template_path, {"PublicBaseUrl": configured_url} if "PublicBaseUrl" in params else {}
         )
 
         rehearsal = Rehearsal.for_local_stack(template, self.state) if self.rehearse else None
@@ -135,7 +139,7 @@ class LocalStack:
         tables = template.tables()
         environment.update(
             {
-                "PUBLIC_BASE_URL": public_url,
+                "PUBLIC_BASE_URL": configured_url,
                 "SVC_ENV": environment.get("SVC_ENV", "dev"),
                 "LOCAL_MASTER_KEY": self.state.master_key(),
                 # Browser clients a developer runs beside the stack: the MCP Inspector's web UI.

@@ -21,6 +21,7 @@ _FUNCTION_TYPES = {"AWS::Serverless::Function", "AWS::Lambda::Function"}
 _STATE_MACHINE_TYPES = {"AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine"}
 _TABLE_KEYS = ("IndexName", "KeySchema", "Projection", "ProvisionedThroughput")
 _NO_VALUE = object()
+_API_EVENT_KINDS = {"Api": "rest", "HttpApi": "http"}
 
 
 class TemplateError(ValueError):
@@ -88,6 +89,8 @@ class Route:
     event_name: str
     api_id: str
     binary_media_types: tuple[str, ...] = ()
+    # "rest": an Api event (REST API, its proxy event); "http": an HttpApi event (HTTP API, payload format 1.0).
+    kind: str = "rest"
 
     @property
     def logical_id(self) -> str:
@@ -352,6 +355,8 @@ class Template:
             return physical
         if attribute == "Name" and kind in _STATE_MACHINE_TYPES:
             return physical.rsplit(":", 1)[-1]
+        if attribute == "ApiEndpoint" and kind in ("AWS::Serverless::HttpApi", "AWS::ApiGatewayV2::Api"):
+            return f"https://{physical}.execute-api.{LOCAL_REGION}.amazonaws.com"
         if attribute in ("DomainName", "RegionalDomainName") and kind == "AWS::S3::Bucket":
             return f"{physical}.s3.amazonaws.com"
         raise TemplateError(f"GetAtt {key} is not supported locally")
@@ -408,18 +413,25 @@ class Template:
         return ".".join([*rel.parts, module_part]), attribute
 
     def routes(self) -> list[Route]:
-        """Every Api event of every function, in template order."""
+        """Every Api and HttpApi event of every function, in template order."""
         routes = []
         for fn in self.functions():
             events = (self.resources[fn.logical_id].get("Properties") or {}).get("Events") or {}
             for event_name, event in events.items():
-                if event.get("Type") != "Api":
+                kind = _API_EVENT_KINDS.get(str(event.get("Type")))
+                if kind is None:
                     continue
                 props = event.get("Properties") or {}
-                api_ref = props.get("RestApiId")
-                api_id = (
-                    api_ref["Ref"] if isinstance(api_ref, dict) and "Ref" in api_ref else "ServerlessRestApi"
-                )
+                if kind == "http":
+                    version = str(self.resolve(props.get("PayloadFormatVersion", "2.0")))
+                    if version != "1.0":
+                        raise TemplateError(
+                            f"{fn.logical_id}.{event_name}: the local gateway serves HttpApi payload format "
+                            f"1.0 only (PayloadFormatVersion is {version})"
+                        )
+                api_ref = props.get("RestApiId" if kind == "rest" else "ApiId")
+                default_api = "ServerlessRestApi" if kind == "rest" else "ServerlessHttpApi"
+                api_id = api_ref["Ref"] if isinstance(api_ref, dict) and "Ref" in api_ref else default_api
                 method = str(props.get("Method", "ANY")).upper()
                 routes.append(
                     Route(
@@ -428,7 +440,9 @@ class Template:
                         function=fn,
                         event_name=event_name,
                         api_id=api_id,
-                        binary_media_types=self.binary_media_types(api_id),
+                        # An HTTP API has no binary media types: it decides per request (svc_local.gateway).
+                        binary_media_types=self.binary_media_types(api_id) if kind == "rest" else (),
+                        kind=kind,
                     )
                 )
         return routes
@@ -553,6 +567,15 @@ class Template:
                 )
             )
         return specs
+
+    def outputs(self) -> dict[str, Any]:
+        """The template's Outputs, resolved (an output whose Condition does not hold is left out)."""
+        found = {}
+        for name, output in (self.data.get("Outputs") or {}).items():
+            if "Condition" in output and not self.condition(str(output["Condition"])):
+                continue
+            found[name] = self.resolve(output.get("Value"))
+        return found
 
     def env_var_names(self) -> list[str]:
         """Names of the functions' environment variables: Globals, then each function's own."""

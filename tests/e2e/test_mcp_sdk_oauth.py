@@ -153,16 +153,18 @@ def test_sdk_client_identified_by_its_metadata_document_needs_no_registration(st
 
 
 @pytest.fixture(scope="module")
-def staged_gateway(tmp_path_factory: pytest.TempPathFactory):
-    """A second stack served under /live, as a REST API's execute-api URL is (no custom domain)."""
+def derived_gateway(tmp_path_factory: pytest.TempPathFactory):
+    """A second stack as deployed with the template's defaults (no custom domain): PublicBaseUrl is empty and
+    the functions read the base URL from the request context the gateway sets, as on an HTTP API's
+    execute-api URL (no stage path)."""
     from stackproc import start_stack
 
     running = start_stack(
-        tmp_path_factory.mktemp("staged") / "state",
+        tmp_path_factory.mktemp("derived") / "state",
         database_url=DATABASE_URL,
         extra_env={
-            "SVC_STAGE": "live",
-            "SVC_DEMO_STORE_DATABASE": f"svc_demo_store_e2e_stage_{secrets.token_hex(4)}",
+            "SVC_DERIVE_BASE_URL": "true",
+            "SVC_DEMO_STORE_DATABASE": f"svc_demo_store_e2e_derived_{secrets.token_hex(4)}",
         },
     )
     try:
@@ -173,17 +175,28 @@ def staged_gateway(tmp_path_factory: pytest.TempPathFactory):
             admin.execute(f'DROP DATABASE IF EXISTS "{running.env["SVC_DEMO_STORE_DATABASE"]}" WITH (FORCE)')
 
 
-def test_sdk_client_connects_through_a_stage_path_with_no_custom_domain(staged_gateway):
-    assert urlsplit(staged_gateway).path == "/live"
-    origin = staged_gateway.rsplit("/live", 1)[0]
-    # As on API Gateway: RFC 8414's path-inserted metadata URL lies outside the stage and is refused.
-    outside = httpx.get(f"{origin}/.well-known/oauth-authorization-server/live", timeout=10)
-    assert outside.status_code == 403
+def test_sdk_client_discovers_everything_at_the_raw_url_with_no_custom_domain(derived_gateway):
+    assert urlsplit(derived_gateway).path == ""
+    # RFC 9728 (path-inserted for /mcp, and at the root) and RFC 8414 for the issuer at the root, as an HTTP
+    # API's $default stage serves them at the execute-api URL; each names the URL the client used.
+    resource = httpx.get(f"{derived_gateway}/.well-known/oauth-protected-resource/mcp", timeout=10)
+    assert resource.status_code == 200 and resource.json()["resource"] == f"{derived_gateway}/mcp"
+    root_resource = httpx.get(f"{derived_gateway}/.well-known/oauth-protected-resource", timeout=10)
+    assert root_resource.json()["authorization_servers"] == [derived_gateway]
+    server = httpx.get(f"{derived_gateway}/.well-known/oauth-authorization-server", timeout=10)
+    assert server.json()["issuer"] == derived_gateway
+    # A client-written Host does not move the issuer: the gateway names its own address, as API Gateway does.
+    forged = httpx.get(
+        f"{derived_gateway}/.well-known/oauth-authorization-server",
+        headers={"Host": "evil.example"},
+        timeout=10,
+    )
+    assert forged.json()["issuer"] == derived_gateway
     storage = MemoryStorage()
     browser = ScriptedBrowser("demo@svc.local", "demo-password-123")
     names, me = anyio.run(
-        session_round, staged_gateway, provider_for(staged_gateway, storage, browser), "auto"
+        session_round, derived_gateway, provider_for(derived_gateway, storage, browser), "auto"
     )
     assert "get_me" in names
     assert '"email":"demo@svc.local"' in me["content"][0]["text"]
-    assert browser.callback and f"iss={quote(staged_gateway, safe='')}" in browser.callback
+    assert browser.callback and f"iss={quote(derived_gateway, safe='')}" in browser.callback

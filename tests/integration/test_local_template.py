@@ -131,7 +131,8 @@ def test_platform_template_routes_and_tables():
         "functions.accounts.app",
         "handler",
     )
-    assert "image/*" in login.binary_media_types
+    # An HTTP API route (payload format 1.0): no binary media types, API Gateway decides per request.
+    assert (login.kind, login.api_id, login.binary_media_types) == ("http", "PlatformHttpApi", ())
     tables = {t.logical_id: t for t in template.tables()}
     assert tables["AppTable"].table_name == "svc-dev-app"
     assert tables["AppTable"].ttl_attribute == "expires_at"

@@ -6,6 +6,7 @@ import pytest
 from svc_shared import errors
 from svc_shared.config import ConfigurationError, Settings, get_settings, reset_settings
 from svc_shared.logs import REDACTED, get_logger, redact
+from svc_shared.services import Services
 from svc_shared.web import STATUS_BY_ERROR, safe_next, status_for
 
 BASE_ENV = {
@@ -22,7 +23,6 @@ def test_settings_are_read_from_the_environment(monkeypatch):
     reset_settings()
     settings = get_settings()
     assert settings.public_base_url == "https://api.example.com"
-    assert settings.cookie_secure
     assert settings.deployment == "aws"
     reset_settings()
 
@@ -44,18 +44,31 @@ def test_exactly_one_key_source_is_required():
         Settings.model_validate(env)
 
 
+def _services(url: str) -> Services:
+    return Services(settings=Settings.model_validate({**BASE_ENV, "PUBLIC_BASE_URL": url}))
+
+
 @pytest.mark.parametrize("url", ["http://127.0.0.1:3000", "http://localhost:3000", "http://[::1]:3000"])
 def test_cookies_are_not_secure_only_on_plain_http_loopback(url):
-    assert not Settings.model_validate({**BASE_ENV, "PUBLIC_BASE_URL": url}).cookie_secure
+    assert not _services(url).cookie_secure
 
 
 def test_plain_http_on_a_real_host_still_gets_secure_cookies():
-    assert Settings.model_validate({**BASE_ENV, "PUBLIC_BASE_URL": "http://example.com"}).cookie_secure
+    assert _services("http://example.com").cookie_secure
 
 
 def test_relative_base_url_is_rejected():
     with pytest.raises(ValueError, match="absolute"):
         Settings.model_validate({**BASE_ENV, "PUBLIC_BASE_URL": "example.com"})
+
+
+def test_an_empty_base_url_means_derive_it_and_the_workspace_url_follows():
+    settings = Settings.model_validate({**BASE_ENV, "PUBLIC_BASE_URL": ""})
+    assert settings.public_base_url == "" and settings.workspace_app_url == ""
+    assert (
+        Settings.model_validate({k: v for k, v in BASE_ENV.items() if k != "PUBLIC_BASE_URL"}).public_base_url
+        == ""
+    )
 
 
 @pytest.mark.parametrize(

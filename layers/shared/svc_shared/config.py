@@ -17,7 +17,9 @@ class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     env_name: str = Field(default="dev", alias="SVC_ENV")
-    public_base_url: str = Field(alias="PUBLIC_BASE_URL")
+    # The API's public base URL when it is fixed (a custom domain). Empty: API Gateway names it in each request
+    # (svc_shared.baseurl); read it through services.public_base_url(), never from here.
+    public_base_url: str = Field(default="", alias="PUBLIC_BASE_URL")
     table_name: str = Field(alias="TABLE_NAME")
     tokens_table_name: str = Field(default="", alias="TOKENS_TABLE_NAME")
     uploads_bucket: str = Field(default="", alias="UPLOADS_BUCKET")
@@ -77,27 +79,22 @@ class Settings(BaseModel):
     @field_validator("public_base_url")
     @classmethod
     def _base_url(cls, value: str) -> str:
-        if not value.startswith(("https://", "http://")):
-            raise ValueError("must be an absolute http(s) URL")
+        value = value.strip()
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("must be empty or an absolute http(s) URL")
         return value.rstrip("/")
 
-    @model_validator(mode="after")
-    def _workspace_default(self) -> Settings:
-        if not self.workspace_app_url:
-            object.__setattr__(self, "workspace_app_url", f"{self.public_base_url}/workspace")
-        object.__setattr__(self, "workspace_app_url", self.workspace_app_url.rstrip("/"))
-        return self
+    @field_validator("workspace_app_url")
+    @classmethod
+    def _workspace_url(cls, value: str) -> str:
+        """Empty: the workspace pages of this API (services.workspace_app_url)."""
+        return value.strip().rstrip("/")
 
     @model_validator(mode="after")
     def _one_key_source(self) -> Settings:
         if bool(self.kms_key_id) == bool(self.local_master_key):
             raise ValueError("set exactly one of KMS_KEY_ID (AWS) or LOCAL_MASTER_KEY (local stack)")
         return self
-
-    @property
-    def cookie_secure(self) -> bool:
-        """Secure cookies everywhere except plain-HTTP loopback development."""
-        return not is_loopback_url(self.public_base_url)
 
     @property
     def allowed_origins(self) -> tuple[str, ...]:

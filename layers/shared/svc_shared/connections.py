@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -90,7 +91,7 @@ class Connections:
         apps: dict[str, ProviderApp],
         *,
         state_key: bytes,
-        redirect_uri: str,
+        redirect_uri: Callable[[], str],
         clock: Clock,
         repo_host_api: Any,
     ) -> None:
@@ -99,7 +100,7 @@ class Connections:
         self._accounts = accounts
         self._apps = apps
         self._state_key = state_key
-        self._redirect_uri = redirect_uri
+        self._redirect_uri = redirect_uri  # the callback URL, from the public base URL when it is needed
         self._clock = clock
         self._repo_host_api = repo_host_api  # factory: token -> RepoHost adapter
 
@@ -118,7 +119,7 @@ class Connections:
             _PURPOSE,
         )
         return str(
-            app.oauth.authorize_url(client_id=app.client_id, redirect_uri=self._redirect_uri, state=state)
+            app.oauth.authorize_url(client_id=app.client_id, redirect_uri=self._redirect_uri(), state=state)
         )
 
     def _state(self, user_id: str, state: str | None) -> tuple[str, str]:
@@ -156,7 +157,7 @@ class Connections:
                 client_id=app.client_id,
                 client_secret=app.client_secret(),
                 code=code,
-                redirect_uri=self._redirect_uri,
+                redirect_uri=self._redirect_uri(),
             )
             account = self._account(provider, grant["access_token"])
         except (ProviderError, UpstreamError, KeyError, TypeError) as exc:

@@ -167,3 +167,10 @@ CALL_PREFIX = "CALL#"
 
 def tool_call(at_ms: int, call_id: str) -> str:
     return f"{CALL_PREFIX}{at_ms:015d}#{call_id}"
+
+
+# -- the platform's own settings learnt at run time: CONFIG / <name> --------------------------------------------
+CONFIG = "CONFIG"
+PUBLIC_BASE_URL = (
+    "PUBLIC_BASE_URL"  # the API's base URL as API Gateway names it (stacks without PublicBaseUrl)
+)

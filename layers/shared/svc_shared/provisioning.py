@@ -4,6 +4,7 @@ most one runs per project."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from svc_shared.accounts import User
@@ -21,11 +22,22 @@ REPO_STAGES = {"repo_host_creating_repo", "repo_host_pushing_template"}
 
 
 class Provisioning:
-    def __init__(self, projects: Projects, clock: Clock, *, sfn: Any, state_machine_arn: str) -> None:
+    def __init__(
+        self,
+        projects: Projects,
+        clock: Clock,
+        *,
+        sfn: Any,
+        state_machine_arn: str,
+        before_launch: Callable[[], None] = lambda: None,
+    ) -> None:
         self._projects = projects
         self._clock = clock
         self._sfn = sfn
         self._arn = state_machine_arn
+        # Called before each execution starts: records the public base URL for the publish steps, which
+        # run outside any request (an execution's input is only {"projectId"}, as an operator may start one).
+        self._before_launch = before_launch
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
         if user.plan != "paid":  # says nothing about the project, so it can come first
@@ -69,6 +81,7 @@ class Provisioning:
         """Start the claimed attempt's execution. Its name is the attempt's, and Step Functions runs a name
         once (the same name and input give back the running execution), so presses that find a claim whose
         run is starting, or whose claimer failed before starting it, all end with that one execution."""
+        self._before_launch()
         sfn = self._sfn()
         try:
             started = sfn.start_execution(

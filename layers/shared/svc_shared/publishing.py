@@ -27,9 +27,12 @@ from svc_shared.connections import Connections, ReconnectRequired
 from svc_shared.crypto import Envelope
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import DomainError, RateLimited, UpstreamError
+from svc_shared.logs import get_logger
 from svc_shared.names import repo_name
 from svc_shared.projects import Project, Projects
 from svc_shared.providers.http import ProviderConflict, ProviderError
+
+logger = get_logger()
 
 STAGES = (
     "db_creating",
@@ -52,6 +55,10 @@ REPO_HOST_MISSING = (
 )
 NO_LINKED_REPO = "The static host build requires a linked repository: the project has none."
 DB_NOT_READY = "The Supabase project did not become ACTIVE_HEALTHY within 10 minutes."
+PLATFORM_URL_UNKNOWN = (
+    "The platform's public URL is not known yet, so the shop's backoffice has no address: open the workspace "
+    "once, then publish again."
+)
 REPO_STAGE_MESSAGE = (
     "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
 )
@@ -146,7 +153,7 @@ class Publisher:
         *,
         template: Callable[[], Path] = template_root,
         crash_points: frozenset[str] = frozenset(),
-        public_base_url: Callable[[], str] = lambda: "",
+        platform_url: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._table = table
         self._projects = projects
@@ -156,7 +163,7 @@ class Publisher:
         self._adapters = adapters
         self._template = template
         self._crash_points = set(crash_points)
-        self._public_base_url = public_base_url
+        self._platform_url = platform_url  # the platform API's public base URL, None while unknown
 
     def _crash_point(self, name: str) -> None:
         """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
@@ -434,9 +441,9 @@ class Publisher:
         the same thing."""
         assert project.db_project_ref
         pooler = self._db(project).session_pooler(project.db_project_ref)
-        base = self._public_base_url().rstrip("/")
+        base = (self._platform_url() or "").rstrip("/")
         if not base:
-            raise PublishFailed("the platform's public base URL is not configured")
+            raise PublishFailed(PLATFORM_URL_UNKNOWN)
         self._projects.update(
             project,
             {
@@ -458,6 +465,14 @@ class Publisher:
             "SUPABASE_ANON_KEY": project.db_public_key or "",
             "BACKOFFICE_API_URL": str(project.extra["backoffice_url"]),
         }
+        # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
+        platform_url = self._platform_url()
+        if platform_url:
+            env["SVC_PLATFORM_URL"] = platform_url
+        else:
+            logger.warning(
+                "platform URL unknown: SVC_PLATFORM_URL left unset", extra={"project_id": project.id}
+            )
         if project.db_privileged_key:
             env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
                 project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc_shared import baseurl
 from svc_shared.aws import AwsClients
 from svc_shared.clock import Clock, system_clock
 from svc_shared.config import Settings, get_settings
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from svc_shared.signin import SignIn
     from svc_shared.workbench import Workbench
 
+Built = TypeVar("Built")
+
 
 class Services:
     """The wiring of one container. Everything is built on first use, so a function loads only what it asks for."""
@@ -62,6 +65,54 @@ class Services:
         self.aws = aws or AwsClients()
         self.http = http or HttpPool()
         self._signing_keys: dict[str, bytes] = {}
+        self._by_base_url: dict[tuple[str, str], Any] = {}
+
+    # The public base URL: PUBLIC_BASE_URL when set (a custom domain); otherwise the one API Gateway names in
+    # the request being served (svc_shared.baseurl); otherwise, where no request reaches (the publish steps),
+    # the one remembered in the table when a publish was started or someone signed in.
+    @property
+    def public_base_url(self) -> str:
+        url = self.known_base_url
+        if not url:
+            from svc_shared.config import ConfigurationError
+
+            raise ConfigurationError(
+                "invalid configuration: PUBLIC_BASE_URL is empty and the API's address is not known yet "
+                "(it is learnt from the first sign-in or publish through the API)"
+            )
+        return url
+
+    @property
+    def known_base_url(self) -> str | None:
+        """The public base URL, or None where it is not configured and not known yet."""
+        return self.settings.public_base_url or baseurl.current() or self.recorded_base_url.get()
+
+    @functools.cached_property
+    def recorded_base_url(self) -> baseurl.RecordedBaseUrl:
+        return baseurl.RecordedBaseUrl(self.table)
+
+    def remember_public_base_url(self) -> None:
+        """Record the request's base URL for the functions no request reaches (nothing to do when it is
+        configured, or outside a request)."""
+        url = baseurl.current()
+        if url and not self.settings.public_base_url:
+            self.recorded_base_url.remember(url)
+
+    @property
+    def cookie_secure(self) -> bool:
+        """Secure cookies everywhere except plain-HTTP loopback development."""
+        from svc_shared.config import is_loopback_url
+
+        return not is_loopback_url(self.public_base_url)
+
+    def _for_base_url(self, name: str, build: Callable[[str], Built]) -> Built:
+        """A service built from the base URL, once per base URL (one per container on AWS: one domain)."""
+        url = self.public_base_url
+        key = (name, url)
+        if key not in self._by_base_url:
+            self._by_base_url[key] = build(url)
+        built: Built = self._by_base_url[key]
+        return built
 
     # Provider adapters for a user's token, on the container's HTTP pool.
     def repo_host(self, token: str) -> RepoHost:
@@ -156,31 +207,34 @@ class Services:
         documents = DocumentFetcher(allow_loopback=self.settings.cimd_allow_loopback, clock=self.clock.now)
         return Clients(self.table, self.clock, documents)
 
-    @functools.cached_property
+    @property
     def grants(self) -> Grants:
         from svc_shared.oauth.grants import Grants
         from svc_shared.oauth.metadata import resource_url
 
-        return Grants(
-            self.table,
-            self.clock,
-            resource_url(self.settings.public_base_url),
-            lambda: self.signing_key("mcp-access"),
-            grace_seconds=self.settings.refresh_grace_seconds,
+        return self._for_base_url(
+            "grants",
+            lambda base: Grants(
+                self.table,
+                self.clock,
+                resource_url(base),
+                lambda: self.signing_key("mcp-access"),
+                grace_seconds=self.settings.refresh_grace_seconds,
+            ),
         )
 
-    @functools.cached_property
+    @property
     def origin_policy(self) -> OriginPolicy:
         from svc_shared.origins import OriginPolicy
 
-        return OriginPolicy(self.settings.public_base_url, self.settings.allowed_origins)
+        return self._for_base_url("origins", lambda base: OriginPolicy(base, self.settings.allowed_origins))
 
-    @functools.cached_property
+    @property
     def mcp_clients(self) -> McpClients:
         """The workspace's list of authorized MCP clients, and Revoke."""
         from svc_shared.mcpauth import McpClients
 
-        return McpClients(self.grants, self.oauth_clients)
+        return self._for_base_url("mcp_clients", lambda _: McpClients(self.grants, self.oauth_clients))
 
     @functools.cached_property
     def tokens_table(self) -> Table:
@@ -239,7 +293,7 @@ class Services:
             self.accounts,
             apps,
             state_key=self.signing_key("provider-oauth-state"),
-            redirect_uri=f"{settings.public_base_url}/api/oauth/callback",
+            redirect_uri=lambda: f"{self.public_base_url}/api/oauth/callback",
             clock=self.clock,
             repo_host_api=self.repo_host,
         )
@@ -333,8 +387,8 @@ class Services:
             self.clock,
             adapters,
             template=lambda: template_root(settings.backoffice_template_dir),
-            public_base_url=lambda: self.settings.public_base_url,
             crash_points=crash_points if settings.env_name != "prod" else frozenset(),
+            platform_url=lambda: self.known_base_url,
         )
 
     @functools.cached_property
@@ -346,6 +400,7 @@ class Services:
             self.clock,
             sfn=lambda: self.aws.client("stepfunctions"),
             state_machine_arn=self.settings.publish_state_machine_arn,
+            before_launch=self.remember_public_base_url,
         )
 
     @functools.cached_property
@@ -377,7 +432,12 @@ class Services:
 
 def workspace_url(project_id: str) -> str:
     """Where the user opens a project in the workspace application (generation starts there)."""
-    return f"{current().settings.workspace_app_url}/projects/{project_id}"
+    return f"{workspace_app_url()}/projects/{project_id}"
+
+
+def workspace_app_url() -> str:
+    """WORKSPACE_APP_URL, or the workspace pages this API serves."""
+    return current().settings.workspace_app_url or f"{public_base_url()}/workspace"
 
 
 class _Container:
@@ -417,6 +477,23 @@ def clock() -> Clock:
 
 def settings() -> Settings:
     return current().settings
+
+
+def public_base_url() -> str:
+    return current().public_base_url
+
+
+def bind_request(event: Any) -> None:
+    """Make the base URL API Gateway names in `event` the current one (handlers call it first)."""
+    baseurl.bind(event)
+
+
+def remember_public_base_url() -> None:
+    current().remember_public_base_url()
+
+
+def cookie_secure() -> bool:
+    return current().cookie_secure
 
 
 def table() -> Table:

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
-from svc_shared import errors
+from svc_shared import baseurl, errors
 from svc_shared.logs import get_logger
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ class _RequestLocalResolver(APIGatewayRestResolver):
         _lambda_context.set(value)
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        baseurl.bind(event)  # the public base URL API Gateway names in this request (svc_shared.baseurl)
         if isinstance(event, dict):
             _current_event.set(self._to_proxy_event(event))
         _lambda_context.set(context)

@@ -108,10 +108,9 @@ def project_page(user: User, project_id: str) -> dict[str, Any]:
 
 
 def mcp_access(user: User) -> dict[str, Any]:
-    settings = services.settings()
     clients = sorted(services.mcp_clients().list(user.id), key=lambda c: -c.authorized_at)
     return {
-        "server_url": f"{settings.public_base_url}/mcp",
+        "server_url": f"{services.public_base_url()}/mcp",
         "clients": clients,
         "activity": services.tool_audit().recent(user.id),
     }
