@@ -96,7 +96,7 @@ def test_a_hand_off_signed_with_the_key_the_stack_makes_on_first_use_verifies_wi
     claims = jwt.decode(token, public_keys[0], algorithms=["EdDSA"], audience=audience, issuer=ISSUER)
     assert (claims["sub"], claims["role"]) == ("demo@example.com", "owner")
     assert claims["exp"] - claims["iat"] == 60
-    handoff = backoffice_verify(token, public_key=public_keys[0], issuer=ISSUER, audience=audience)
+    handoff = backoffice_verify(token, public_keys=[public_keys[0]], issuer=ISSUER, audience=audience)
     assert handoff.email == "demo@example.com"
 
     # Stored: the private key only as a KMS envelope bound to its purpose and kid.
@@ -145,7 +145,7 @@ def test_a_rotated_key_verifies_during_the_grace_period_and_not_after(clock, dem
     assert [rfc7638_kid(k) for k in after] == [new.kid]
     assert not accepted(old_token, after, audience)
     with pytest.raises(HandoffRejected):
-        backoffice_verify(old_token, public_key=after[0], issuer=ISSUER, audience=audience)
+        backoffice_verify(old_token, public_keys=after, issuer=ISSUER, audience=audience)
     assert accepted(new_token, after, audience)
 
     # The next rotation drops the expired key from storage.
