@@ -5,8 +5,10 @@ Every metric has the dimensions env (SVC_ENV: the stacks of one account stay apa
 alarm finds exactly one time series; publish metrics also go to a second dimension set with the stage.
 Powertools' EMF provider writes the format. One provider per thread, emptied after each line, rather than
 Powertools' `Metrics`, whose metric set is shared by the whole process: the local stack runs requests of
-several functions side by side in one process, and their metrics must not mix. Emitting never fails a
-request (a problem is logged).
+several functions side by side in one process, and their metrics must not mix. The provider is imported
+with the first line (Powertools' package, and with it its metrics modules, is loaded by the Logger anyway):
+importing this module adds nothing to a cold start but itself. Emitting never fails a request (a problem is
+logged).
 
 The names (docs/operations.md lists them, template.yaml's alarms and dashboard read them):
 - PublishStepDuration (ms): one publish step, by stage; PublishSucceeded: a run reached ready (stage: the
@@ -20,8 +22,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from aws_lambda_powertools.metrics import MetricUnit
-
 from svc_shared.logs import get_logger
 
 NAMESPACE = "svc"
@@ -33,37 +33,33 @@ MCP_OUTCOMES = {
     "rate_limited": "McpRateLimited",
     "server_error": "McpServerError",
 }
-
-logger = get_logger()
 _local = threading.local()
 
 
 def publish_step(stage: str, seconds: float, next_stage: str | None) -> None:
     """One publish step ran (next_stage None: it raised)."""
-    values: dict[str, tuple[MetricUnit, float]] = {
-        "PublishStepDuration": (MetricUnit.Milliseconds, seconds * 1000)
-    }
+    values: dict[str, tuple[str, float]] = {"PublishStepDuration": ("Milliseconds", seconds * 1000)}
     if next_stage == "ready":
-        values["PublishSucceeded"] = (MetricUnit.Count, 1)
+        values["PublishSucceeded"] = ("Count", 1)
     _emit(values, stage=stage)
 
 
 def publish_failed(stage: str) -> None:
     """A publish stopped at `stage` and its project records why."""
-    _emit({"PublishFailed": (MetricUnit.Count, 1)}, stage=stage)
+    _emit({"PublishFailed": ("Count", 1)}, stage=stage)
 
 
 def mcp_request(outcome: str, seconds: float) -> None:
     """One /mcp request answered, with its outcome (a key of MCP_OUTCOMES)."""
     _emit(
         {
-            MCP_OUTCOMES[outcome]: (MetricUnit.Count, 1),
-            "McpLatency": (MetricUnit.Milliseconds, seconds * 1000),
+            MCP_OUTCOMES[outcome]: ("Count", 1),
+            "McpLatency": ("Milliseconds", seconds * 1000),
         }
     )
 
 
-def _emit(values: dict[str, tuple[MetricUnit, float]], *, stage: str | None = None) -> None:
+def _emit(values: dict[str, tuple[str, float]], *, stage: str | None = None) -> None:
     provider = None
     try:
         provider = _provider()
@@ -73,7 +69,9 @@ def _emit(values: dict[str, tuple[MetricUnit, float]], *, stage: str | None = No
             provider.add_metric(name=name, unit=unit, value=round(value, 3))
         provider.flush_metrics()  # prints the line and empties the provider
     except Exception as exc:  # noqa: BLE001 - a metric is never worth a failed request
-        logger.warning("metrics not emitted", extra={"reason": type(exc).__name__, "metrics": list(values)})
+        get_logger().warning(
+            "metrics not emitted", extra={"reason": type(exc).__name__, "metrics": list(values)}
+        )
     finally:
         if provider is not None and provider.metric_set:
             provider.clear_metrics()  # not flushed (failed, or POWERTOOLS_METRICS_DISABLED): start empty
