@@ -374,3 +374,43 @@ def test_a_resume_after_the_readiness_timeout_gets_ten_minutes_of_polls_again(cl
     httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0})
     assert wait_for_end(api, project.id)["status"] == "ready"
     assert_published_once(merchant)
+
+
+def test_a_run_that_stops_unrecorded_mid_way_is_recorded_once_its_lease_lapses(
+    clock, merchant, app_env, monkeypatch
+):
+    """The run read the project (it is `running`), then lost its task function: its steps and its failure
+    record cannot run. While its lease holds, the project keeps saying running; once the lease has lapsed
+    the status poll finds the execution ended and records it, and the next press resumes at the stage."""
+    api, project = merchant["api"], merchant["project"]
+    machine = app_env["PUBLISH_STATE_MACHINE_ARN"]
+    sfn = services.current().aws.client("stepfunctions")
+    definition = json.loads(sfn.describe_state_machine(stateMachineArn=machine)["definition"])
+    for name, state in definition["States"].items():
+        parameters = state.get("Parameters") or {}
+        if name != "ReadStage" and "FunctionName" in parameters:
+            parameters["FunctionName"] = parameters["FunctionName"].rsplit(":", 1)[0] + ":svc-dev-deleted"
+    broken = sfn.create_state_machine(
+        name=f"svc-dev-publish-half-{project.id}",
+        definition=json.dumps(definition),
+        roleArn=f"arn:aws:iam::{machine.split(':')[4]}:role/PublishStateMachineRole",
+    )["stateMachineArn"]
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", broken)
+    services.wire(clock=services.clock())
+    provision(api, project.id)
+    deadline = time.monotonic() + 30
+    while _runs(broken, project.id) != [(f"{project.id}-1", "FAILED")]:
+        assert time.monotonic() < deadline, _runs(broken, project.id)
+        time.sleep(0.3)
+    assert provision(api, project.id, "status")["status"] == "running"  # its lease still holds
+
+    clock.advance(LEASE_SECONDS + 1)
+    stopped = provision(api, project.id, "status")
+    assert (stopped["status"], stopped["stage"]) == ("failed", "db_creating")
+    assert stopped["error"].startswith("Publishing stopped at this stage without recording why (")
+
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", machine)
+    services.wire(clock=services.clock())
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert _runs(machine, project.id) == [(f"{project.id}-2", "SUCCEEDED")]
+    assert_published_once(merchant)
