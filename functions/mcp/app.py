@@ -3,8 +3,8 @@
 This function serves one path, so it answers the proxy event directly instead of through Powertools'
 resolver: the resolver's import (about 90 ms here) was the largest part of this hot endpoint's cold start.
 
-Every request is measured (svc_shared.metrics): its latency and its outcome (ok, client error, denied, rate
-limited, server error), whatever API type serves it.
+Every request is measured (`services.metrics()`, svc_shared/metrics.py): its latency and its outcome (ok,
+client error, denied, rate limited, server error), whatever API type serves it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import base64
 import time
 from typing import Any
 
-from svc_shared import metrics, services
+from svc_shared import services
 from svc_shared.logs import get_logger
 from svc_shared.mcp import protocol
 from svc_shared.mcp.messages import Message, Refused
@@ -261,5 +261,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             request_id = (event.get("requestContext") or {}).get("requestId")
             logger.exception("unhandled error", extra={"request_id": request_id})
             response = _reply(request, 500, protocol.error(None, protocol.INTERNAL_ERROR, "Internal error."))
-    metrics.mcp_request(outcome(request, int(response["statusCode"])), time.perf_counter() - started)
+    services.metrics().mcp_request(
+        outcome(request, int(response["statusCode"])), time.perf_counter() - started
+    )
     return response

@@ -2,8 +2,8 @@
 `fail` when a run stops). Errors are raised for the state machine: PublishTransient is retried,
 PublishFailed stops the run at its stage, PublishBusy means another execution holds the project.
 
-Metrics (svc_shared.metrics): every step's duration by stage, a run reaching ready, and a failure the project
-records (by the stage it stopped at)."""
+Metrics (`services.metrics()`, svc_shared/metrics.py): every step's duration by stage, a run reaching ready,
+and a failure the project records (by the stage it stopped at)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import metrics, services
+from svc_shared import services
 from svc_shared.logs import get_logger
 
 logger = get_logger()
@@ -30,7 +30,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if step == "fail":
         stopped_at = publisher.fail(project_id, execution, event.get("error"))
         if stopped_at is not None:
-            metrics.publish_failed(stopped_at)
+            services.metrics().publish_failed(stopped_at)
         return {"projectId": project_id}
     started = time.perf_counter()
     next_stage = None
@@ -39,6 +39,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         next_stage = result["stage"]
     finally:
         if step in publisher.STEPS:  # an unknown step name is refused by name, not measured
-            metrics.publish_step(str(step), time.perf_counter() - started, next_stage)
+            services.metrics().publish_step(str(step), time.perf_counter() - started, next_stage)
     logger.info("publish step done", extra={"next_stage": next_stage})
     return result

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from svc_shared import metrics
 from svc_shared.accounts import User
 from svc_shared.clock import Clock
 from svc_shared.errors import Conflict, PaymentRequired
 from svc_shared.logs import get_logger
+from svc_shared.metrics import Metrics
 from svc_shared.projects import Project, Projects
 from svc_shared.publishing import BUSY_AT_START, REPO_STAGE_MESSAGE, STAGES, execution_name
 
@@ -40,11 +40,14 @@ STOPPED_UNRECORDED = (
 
 
 class Provisioning:
-    def __init__(self, projects: Projects, clock: Clock, *, sfn: Any, state_machine_arn: str) -> None:
+    def __init__(
+        self, projects: Projects, clock: Clock, *, sfn: Any, state_machine_arn: str, metrics: Metrics
+    ) -> None:
         self._projects = projects
         self._clock = clock
         self._sfn = sfn
         self._arn = state_machine_arn
+        self._metrics = metrics
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
         if user.plan != "paid":  # says nothing about the project, so it can come first
@@ -115,7 +118,7 @@ class Provisioning:
         except sfn.exceptions.ExecutionAlreadyExists:
             # That run has already ended: report what it left, or that it stopped before recording anything.
             return self._settle(self._projects.get(project.id, consistent=True))
-        except Exception as exc:  # noqa: BLE001 - any refusal (throttled, denied, no such machine, unreachable)
+        except Exception as exc:  # noqa: BLE001 - any refusal: throttled, denied, no such machine, unreachable
             reason = _error_code(exc)
             logger.warning("start_execution failed", extra={"project_id": project.id, "reason": reason})
             return self._stopped(project, "starting", LAUNCH_FAILED.format(reason=reason))
@@ -181,11 +184,11 @@ class Provisioning:
             )
         except Conflict:
             return self._projects.get(project.id, consistent=True)
-        metrics.publish_failed(str(project.extra.get("publish_stage") or STAGES[0]))
+        self._metrics.publish_failed(str(project.extra.get("publish_stage") or STAGES[0]))
         return project
 
     def _execution_arn(self, name: str) -> str:
-        """The ARN of this state machine's execution `name` (arn:...:stateMachine:M -> arn:...:execution:M:name)."""
+        """The ARN of this state machine's execution `name` (...:stateMachine:M -> ...:execution:M:name)."""
         return f"{self._arn.replace(':stateMachine:', ':execution:', 1)}:{name}"
 
     @staticmethod

@@ -237,8 +237,9 @@ class Publisher:
             raise PublishBusy("the stage moved on in another execution") from exc
 
     def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> str | None:
-        """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or None
-        when there was nothing to record (another run holds the project and this one was not the press's)."""
+        """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or
+        None when there was nothing to record (another run holds the project, and this run was not the one
+        the last press claimed)."""
         project = self._projects.get(project_id, consistent=True)
         stage = str(project.extra.get("publish_stage") or STAGES[0])
         if project.extra.get("publish_lease") in (None, execution):

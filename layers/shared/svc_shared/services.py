@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from svc_shared.handoff import Handoffs
     from svc_shared.integrations import Integrations
     from svc_shared.mcpauth import McpClients
+    from svc_shared.metrics import Metrics
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
     from svc_shared.origins import OriginPolicy
@@ -343,7 +344,14 @@ class Services:
             self.clock,
             sfn=lambda: self.aws.client("stepfunctions"),
             state_machine_arn=self.settings.publish_state_machine_arn,
+            metrics=self.metrics,
         )
+
+    @functools.cached_property
+    def metrics(self) -> Metrics:
+        from svc_shared.metrics import Metrics
+
+        return Metrics(self.settings.env_name)
 
     @functools.cached_property
     def handoffs(self) -> Handoffs:
@@ -480,6 +488,10 @@ def publisher() -> Publisher:
 
 def provisioning() -> Provisioning:
     return current().provisioning
+
+
+def metrics() -> Metrics:
+    return current().metrics
 
 
 def handoffs() -> Handoffs:
