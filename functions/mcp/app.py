@@ -2,11 +2,15 @@
 
 This function serves one path, so it answers the proxy event directly instead of through Powertools'
 resolver: the resolver's import (about 90 ms here) was the largest part of this hot endpoint's cold start.
+
+Every request is measured (`services.metrics()`, svc_shared/metrics.py): its latency and its outcome (ok,
+client error, denied, rate limited, server error), whatever API type serves it.
 """
 
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any
 
 from svc_shared import services
@@ -60,6 +64,7 @@ class Request:
         self.body = (
             base64.b64decode(body).decode("utf-8", "replace") if event.get("isBase64Encoded") else body
         )
+        self.internal_error = False  # a method failed inside a reply whose HTTP status is 200
 
 
 def _reply(
@@ -203,6 +208,9 @@ def rpc(request: Request) -> dict[str, Any]:
         for r in (dispatcher.handle(m, context, stateless=stateless) for m in parsed.messages)
         if r is not None
     ]
+    request.internal_error = any(
+        (r.get("error") or {}).get("code") == protocol.INTERNAL_ERROR for r in replies
+    )
     if not replies:
         return _reply(request, 202)
     if stateless:
@@ -229,14 +237,30 @@ def route(request: Request) -> dict[str, Any]:
     )
 
 
+def outcome(request: Request, status: int) -> str:
+    """The request's outcome, as its metric counts it (svc_shared.metrics.MCP_OUTCOMES)."""
+    if status >= 500 or request.internal_error:
+        return "server_error"
+    if status == 429:
+        return "rate_limited"
+    if status in (401, 403):
+        return "denied"
+    return "client_error" if status >= 400 else "ok"
+
+
 @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    started = time.perf_counter()
     services.bind_request(event)  # the public base URL API Gateway names in this request
     request = Request(event)
     with time_budget(REQUEST_BUDGET_SECONDS):  # API Gateway answers 504 at 29 s: finish well before
         try:
-            return route(request)
+            response = route(request)
         except Exception:  # never a stack trace to the client; the log keeps it
             request_id = (event.get("requestContext") or {}).get("requestId")
             logger.exception("unhandled error", extra={"request_id": request_id})
-            return _reply(request, 500, protocol.error(None, protocol.INTERNAL_ERROR, "Internal error."))
+            response = _reply(request, 500, protocol.error(None, protocol.INTERNAL_ERROR, "Internal error."))
+    services.metrics().mcp_request(
+        outcome(request, int(response["statusCode"])), time.perf_counter() - started
+    )
+    return response

@@ -1,9 +1,13 @@
 """The publish state machine's task function: one call per stage (plus `read` at the start of a run and
 `fail` when a run stops). Errors are raised for the state machine: PublishTransient is retried,
-PublishFailed stops the run at its stage, PublishBusy means another execution holds the project."""
+PublishFailed stops the run at its stage, PublishBusy means another execution holds the project.
+
+Metrics (`services.metrics()`, svc_shared/metrics.py): every step's duration by stage, a run reaching ready,
+and a failure the project records (by the stage it stopped at)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -24,8 +28,17 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if step == "read":
         return publisher.read(project_id, execution)
     if step == "fail":
-        publisher.fail(project_id, execution, event.get("error"))
+        stopped_at = publisher.fail(project_id, execution, event.get("error"))
+        if stopped_at is not None:
+            services.metrics().publish_failed(stopped_at)
         return {"projectId": project_id}
-    result = publisher.step(project_id, str(step), execution)
-    logger.info("publish step done", extra={"next_stage": result["stage"]})
+    started = time.perf_counter()
+    next_stage = None
+    try:
+        result = publisher.step(project_id, str(step), execution)
+        next_stage = result["stage"]
+    finally:
+        if step in publisher.STEPS:  # an unknown step name is refused by name, not measured
+            services.metrics().publish_step(str(step), time.perf_counter() - started, next_stage)
+    logger.info("publish step done", extra={"next_stage": next_stage})
     return result

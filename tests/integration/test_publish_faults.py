@@ -17,7 +17,13 @@ import pytest
 
 from apiclient import connect_provider as connect
 from svc_shared import services
-from svc_shared.publishing import TEMPLATE_SUBJECT
+from svc_shared.publishing import (
+    BUSY_AT_START,
+    DB_NOT_READY,
+    LEASE_SECONDS,
+    READY_BUDGET_SECONDS,
+    TEMPLATE_SUBJECT,
+)
 
 
 @pytest.fixture
@@ -221,4 +227,198 @@ def test_two_provision_calls_at_the_same_moment_start_one_execution(merchant, ap
     assert answers == [200, 200]
     assert len(_executions(app_env, project.id)) == 1
     assert run_to_end(api, project.id)["status"] == "ready"
+    assert_published_once(merchant)
+
+
+# -- never stuck: a run that is gone is recorded, and the next press starts a new one ----------------------
+
+
+def emf_lines(captured: str) -> list[dict]:
+    """The embedded-metric-format lines a run printed (what CloudWatch Logs turns into metrics)."""
+    return [json.loads(line) for line in captured.splitlines() if line.startswith('{"_aws"')]
+
+
+def wait_for_end(api, project_id: str, timeout: float = 60.0) -> dict:
+    """Status polls (as the workspace page makes them) until the publish is ready or failed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        report = provision(api, project_id, "status")
+        if report["status"] in ("ready", "failed"):
+            return report
+        time.sleep(0.3)
+    pytest.fail(f"publish did not finish: {report}")
+
+
+def _runs(arn: str, project_id: str) -> list[tuple[str, str]]:
+    listed = services.current().aws.client("stepfunctions").list_executions(stateMachineArn=arn)["executions"]
+    return sorted((e["name"], e["status"]) for e in listed if e["name"].startswith(project_id))
+
+
+def test_a_run_stopped_at_its_first_step_says_why_and_the_next_press_starts_a_new_run(
+    clock, merchant, app_env, capsys
+):
+    """A run that stopped without letting go still holds the project (an operator's run whose last step
+    could not record): the press's run stops at its first step. The project says so in words, and once the
+    hold has lapsed the next press starts a new execution, which publishes."""
+    api, project = merchant["api"], merchant["project"]
+    machine = app_env["PUBLISH_STATE_MACHINE_ARN"]
+    holder = f"{machine.replace(':stateMachine:', ':execution:')}:{project.id}-by-hand"
+    services.projects().update(
+        project, {"publish_lease": holder, "publish_lease_until": int(clock.now()) + LEASE_SECONDS}
+    )
+    assert provision(api, project.id)["status"] == "starting"
+    stopped = wait_for_end(api, project.id)
+    assert (stopped["status"], stopped["stage"], stopped["success"]) == ("failed", "db_creating", False)
+    assert stopped["error"] == BUSY_AT_START
+    assert _runs(machine, project.id) == [(f"{project.id}-1", "FAILED")]
+    page = api.get(f"/workspace/projects/{project.id}")
+    assert "Publish failed" in page.text and "Another publish run still holds this project" in page.text
+    failed = [m for m in emf_lines(capsys.readouterr().out) if "PublishFailed" in m]
+    assert [(m["stage"], m["PublishFailed"]) for m in failed] == [("db_creating", [1.0])]
+
+    clock.advance(LEASE_SECONDS + 1)  # the stale hold lapses
+    resumed = run_to_end(api, project.id)
+    assert resumed["status"] == "ready", resumed
+    assert _runs(machine, project.id) == [(f"{project.id}-1", "FAILED"), (f"{project.id}-2", "SUCCEEDED")]
+    assert_published_once(merchant)
+    lines = emf_lines(capsys.readouterr().out)
+    steps = [m["stage"] for m in lines if "PublishStepDuration" in m]
+    assert steps[0] == "db_creating" and steps[-1] == "host_triggering_build"
+    assert {"db_applying_migrations", "repo_host_creating_repo", "repo_host_pushing_template"} <= set(steps)
+    assert [m["stage"] for m in lines if "PublishSucceeded" in m] == ["host_triggering_build"]
+    assert all(m["env"] == "dev" and m["service"] == "svc" for m in lines)
+
+
+def test_a_run_whose_task_function_is_unreachable_is_recorded_and_the_next_press_starts_a_new_run(
+    merchant, app_env, monkeypatch
+):
+    """The state machine cannot reach its task function at all (deleted, or not permitted): nothing in the
+    run can record anything. The status poll finds the run ended and records it; the next press (the
+    function reachable again) starts a new execution."""
+    api, project = merchant["api"], merchant["project"]
+    machine = app_env["PUBLISH_STATE_MACHINE_ARN"]
+    sfn = services.current().aws.client("stepfunctions")
+    definition = sfn.describe_state_machine(stateMachineArn=machine)["definition"]
+    function_arn = json.loads(definition)["States"]["ReadStage"]["Parameters"]["FunctionName"]
+    gone = function_arn.rsplit(":", 1)[0] + ":svc-dev-deleted-publish-steps"
+    broken = sfn.create_state_machine(
+        name=f"svc-dev-publish-unreachable-{project.id}",
+        definition=definition.replace(function_arn, gone),
+        roleArn=f"arn:aws:iam::{machine.split(':')[4]}:role/PublishStateMachineRole",
+    )["stateMachineArn"]
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", broken)
+    services.wire(clock=services.clock())
+    provision(api, project.id)
+    stopped = wait_for_end(api, project.id)
+    assert (stopped["status"], stopped["stage"]) == ("failed", "db_creating")
+    assert stopped["error"].startswith("Publishing stopped before its first step (")
+    assert stopped["error"].endswith("Press Publish again; if it keeps failing, contact support.")
+    assert _runs(broken, project.id) == [(f"{project.id}-1", "FAILED")]
+
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", machine)
+    services.wire(clock=services.clock())
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert _runs(machine, project.id) == [(f"{project.id}-2", "SUCCEEDED")]
+    assert_published_once(merchant)
+
+
+def test_a_refused_launch_is_recorded_and_the_next_press_starts_a_new_run(merchant, app_env, monkeypatch):
+    """Step Functions refuses to start the run (here: no such state machine, as after a failed deploy)."""
+    api, project = merchant["api"], merchant["project"]
+    machine = app_env["PUBLISH_STATE_MACHINE_ARN"]
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", machine + "-missing")
+    services.wire(clock=services.clock())
+    refused = provision(api, project.id)
+    assert (refused["status"], refused["stage"], refused["success"]) == ("failed", "db_creating", False)
+    assert refused["error"] == (
+        "Publishing could not start: the publish service refused the run (StateMachineDoesNotExist). "
+        "Press Publish again."
+    )
+    assert provision(api, project.id, "status")["error"] == refused["error"]
+
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", machine)
+    services.wire(clock=services.clock())
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert _runs(machine, project.id) == [(f"{project.id}-2", "SUCCEEDED")]
+    assert_published_once(merchant)
+
+
+def test_a_resume_after_the_readiness_timeout_gets_ten_minutes_of_polls_again(clock, merchant):
+    api, project, sandbox = merchant["api"], merchant["project"], merchant["sandbox"]
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 3600})
+
+    def record() -> dict:
+        return services.projects().get(project.id, consistent=True).extra
+
+    def wait_until(check, what: str, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not check(record()):
+            if time.monotonic() > deadline:
+                pytest.fail(f"{what}: {record()}")
+            time.sleep(0.2)
+
+    provision(api, project.id)
+    wait_until(lambda r: r.get("publish_ready_deadline"), "the first run never polled")
+    clock.advance(READY_BUDGET_SECONDS)  # ten minutes pass and the project is still coming up
+    timed_out = wait_for_end(api, project.id)
+    assert (timed_out["status"], timed_out["stage"], timed_out["error"]) == (
+        "failed",
+        "db_waiting_ready",
+        DB_NOT_READY,
+    )
+
+    first_run = record()["publish_execution"]
+    provision(api, project.id)  # the merchant presses Retry: the run resumes at db_waiting_ready
+    wait_until(
+        lambda r: r.get("publish_execution") != first_run and r.get("publish_ready_deadline"),
+        "the resumed run never polled",
+    )
+    assert int(record()["publish_ready_deadline"]) == int(clock.now()) + READY_BUDGET_SECONDS
+    clock.advance(READY_BUDGET_SECONDS - 30)  # nearly ten minutes later it still polls
+    time.sleep(5)  # more than one 4 s wait: at least one poll on the moved clock
+    still = provision(api, project.id, "status")
+    assert (still["status"], still["stage"], still["error"]) == ("running", "db_waiting_ready", None)
+
+    httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0})
+    assert wait_for_end(api, project.id)["status"] == "ready"
+    assert_published_once(merchant)
+
+
+def test_a_run_that_stops_unrecorded_mid_way_is_recorded_once_its_lease_lapses(
+    clock, merchant, app_env, monkeypatch
+):
+    """The run read the project (it is `running`), then lost its task function: its steps and its failure
+    record cannot run. While its lease holds, the project keeps saying running; once the lease has lapsed
+    the status poll finds the execution ended and records it, and the next press resumes at the stage."""
+    api, project = merchant["api"], merchant["project"]
+    machine = app_env["PUBLISH_STATE_MACHINE_ARN"]
+    sfn = services.current().aws.client("stepfunctions")
+    definition = json.loads(sfn.describe_state_machine(stateMachineArn=machine)["definition"])
+    for name, state in definition["States"].items():
+        parameters = state.get("Parameters") or {}
+        if name != "ReadStage" and "FunctionName" in parameters:
+            parameters["FunctionName"] = parameters["FunctionName"].rsplit(":", 1)[0] + ":svc-dev-deleted"
+    broken = sfn.create_state_machine(
+        name=f"svc-dev-publish-half-{project.id}",
+        definition=json.dumps(definition),
+        roleArn=f"arn:aws:iam::{machine.split(':')[4]}:role/PublishStateMachineRole",
+    )["stateMachineArn"]
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", broken)
+    services.wire(clock=services.clock())
+    provision(api, project.id)
+    deadline = time.monotonic() + 30
+    while _runs(broken, project.id) != [(f"{project.id}-1", "FAILED")]:
+        assert time.monotonic() < deadline, _runs(broken, project.id)
+        time.sleep(0.3)
+    assert provision(api, project.id, "status")["status"] == "running"  # its lease still holds
+
+    clock.advance(LEASE_SECONDS + 1)
+    stopped = provision(api, project.id, "status")
+    assert (stopped["status"], stopped["stage"]) == ("failed", "db_creating")
+    assert stopped["error"].startswith("Publishing stopped at this stage without recording why (")
+
+    monkeypatch.setenv("PUBLISH_STATE_MACHINE_ARN", machine)
+    services.wire(clock=services.clock())
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert _runs(machine, project.id) == [(f"{project.id}-2", "SUCCEEDED")]
     assert_published_once(merchant)

@@ -45,7 +45,9 @@ STAGES = (
 )
 WAITING = "db_waiting_ready_wait"
 REGION = "eu-central-1"
-MAX_READY_POLLS = 150  # 150 polls 4 s apart: 10 minutes for the database project to come up
+# Each run waits up to 10 minutes (polls 4 s apart) for the database project to come up; a run started again
+# after that timeout (a resume) gets the whole budget again.
+READY_BUDGET_SECONDS = 600
 LEASE_SECONDS = 120
 TEMPLATE_SUBJECT = "feat: scaffold merchant backoffice from svc template"
 TEMPLATE_BODY = "Produced by svc onboarding provisioning (template push)."
@@ -58,6 +60,10 @@ DB_NOT_READY = "The Supabase project did not become ACTIVE_HEALTHY within 10 min
 PLATFORM_URL_UNKNOWN = (
     "The platform's public URL is not known yet, so the shop's backoffice has no address: open the workspace "
     "once, then publish again."
+)
+BUSY_AT_START = (
+    "Another publish run still holds this project, so this one stopped before its first step. A run that "
+    "stopped without letting go holds it for at most 2 minutes: press Publish again in a moment."
 )
 REPO_STAGE_MESSAGE = (
     "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
@@ -80,6 +86,11 @@ class PublishBusy(DomainError):
     """Another execution holds this project's lease."""
 
     code = "publish_busy"
+
+
+def execution_name(project_id: str, attempt: int) -> str:
+    """The name of the execution that runs a press's claimed attempt (Step Functions runs a name once)."""
+    return f"{project_id}-{attempt}"
 
 
 class SimulatedCrash(RuntimeError):
@@ -191,8 +202,15 @@ class Publisher:
                 },
             )
             return {"projectId": project.id, "stage": "ready"}
+        # A run starting (or resuming) gets the whole readiness budget: a timeout of an earlier run is spent.
         self._projects.update(
-            project, {"publish_status": "running", "publish_error": None, "publish_execution": execution}
+            project,
+            {
+                "publish_status": "running",
+                "publish_error": None,
+                "publish_execution": execution,
+                "publish_ready_deadline": None,
+            },
         )
         return {"projectId": project.id, "stage": str(stage)}
 
@@ -220,28 +238,49 @@ class Publisher:
         try:
             self._projects.update(
                 project,
-                {**changes, "publish_stage": to, "publish_polls": None},
+                {**changes, "publish_stage": to, "publish_ready_deadline": None},
                 condition=condition,
                 values=values,
             )
         except DomainError as exc:
             raise PublishBusy("the stage moved on in another execution") from exc
 
-    def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> None:
-        """Record why the run stopped (the stage stays) and release the lease."""
+    def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> str | None:
+        """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or
+        None when there was nothing to record (another run holds the project, and this run was not the one
+        the last press claimed)."""
         project = self._projects.get(project_id, consistent=True)
-        if project.extra.get("publish_lease") not in (None, execution):
-            return  # a run that never held the lease has nothing to record
-        message = _error_message(error)
-        self._projects.update(
-            project,
-            {
-                "publish_status": "failed",
-                "publish_error": message,
-                "publish_lease": None,
-                "publish_lease_until": None,
-            },
-        )
+        stage = str(project.extra.get("publish_stage") or STAGES[0])
+        if project.extra.get("publish_lease") in (None, execution):
+            self._projects.update(
+                project,
+                {
+                    "publish_status": "failed",
+                    "publish_error": _error_message(error),
+                    "publish_lease": None,
+                    "publish_lease_until": None,
+                },
+            )
+            return stage
+        attempt = int(project.extra.get("publish_attempt") or 0)
+        if project.extra.get("publish_status") != "starting" or not execution.endswith(
+            ":" + execution_name(project.id, attempt)
+        ):
+            return None
+        # The run a press claimed stopped before it could hold the project: the project says so (the lease
+        # stays with its holder), so the page stops waiting and the next press starts a new run.
+        busy = isinstance(error, dict) and error.get("Error") == "PublishBusy"
+        message = BUSY_AT_START if busy else _error_message(error)
+        try:
+            self._projects.update(
+                project,
+                {"publish_status": "failed", "publish_error": message},
+                condition="publish_status = :starting AND publish_attempt = :attempt",
+                values={":starting": "starting", ":attempt": attempt},
+            )
+        except DomainError:
+            return None  # a newer press claimed the project meanwhile
+        return stage
 
     def step(self, project_id: str, stage: str, execution: str) -> dict[str, str]:
         run = self.STEPS.get(stage)
@@ -316,10 +355,13 @@ class Publisher:
         if status == "ACTIVE_HEALTHY":
             self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
             return "db_applying_migrations"
-        polls = int(project.extra.get("publish_polls") or 0) + 1
-        if polls >= MAX_READY_POLLS:
+        now = int(self._clock.now())
+        deadline = project.extra.get("publish_ready_deadline")
+        if deadline is None:  # this run's first poll: its budget starts now
+            deadline = now + READY_BUDGET_SECONDS
+        elif now >= int(deadline):
             raise PublishFailed(DB_NOT_READY)
-        self._projects.update(project, {"publish_polls": polls, "db_status": status})
+        self._projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
         return WAITING
 
     def _db_applying_migrations(self, project: Project, execution: str) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from svc_shared.handoff_keys import HandoffKeys
     from svc_shared.integrations import Integrations
     from svc_shared.mcpauth import McpClients
+    from svc_shared.metrics import Metrics
     from svc_shared.oauth.clients import Clients
     from svc_shared.oauth.grants import Grants
     from svc_shared.origins import OriginPolicy
@@ -401,6 +402,7 @@ class Services:
             sfn=lambda: self.aws.client("stepfunctions"),
             state_machine_arn=self.settings.publish_state_machine_arn,
             before_launch=self.remember_public_base_url,
+            metrics=self.metrics,
         )
 
     @functools.cached_property
@@ -413,6 +415,12 @@ class Services:
             self.clock,
             grace_seconds=self.settings.handoff_key_grace_seconds,
         )
+
+    @functools.cached_property
+    def metrics(self) -> Metrics:
+        from svc_shared.metrics import Metrics
+
+        return Metrics(self.settings.env_name)
 
     @functools.cached_property
     def handoffs(self) -> Handoffs:
@@ -578,6 +586,10 @@ def publisher() -> Publisher:
 
 def provisioning() -> Provisioning:
     return current().provisioning
+
+
+def metrics() -> Metrics:
+    return current().metrics
 
 
 def handoffs() -> Handoffs:
