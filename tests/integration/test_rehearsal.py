@@ -66,17 +66,19 @@ def test_the_stack_is_created_and_nothing_stripped_is_left_unchecked(rehearsed):
         assert required in kinds
     stripped_types = {reason.split(": ", 1)[0] for reason in rehearsal.stripped.values()}
     assert stripped_types == {
-        "AWS::ApiGateway::RestApi",
-        "AWS::ApiGateway::Deployment",
-        "AWS::ApiGateway::Stage",
+        "AWS::ApiGatewayV2::Api",
+        "AWS::ApiGatewayV2::Stage",
         "AWS::Lambda::Permission",
         "AWS::Lambda::EventSourceMapping",
         "AWS::S3::BucketPolicy",
+        "AWS::SNS::Subscription",
+        "AWS::SNS::TopicPolicy",
         "AWS::CloudWatch::Alarm",
+        "AWS::CloudWatch::Dashboard",
     }
     # A permission goes because the API it lets in is not created, and says so.
     permissions = [r for r in rehearsal.stripped.values() if r.startswith("AWS::Lambda::Permission")]
-    assert permissions and all("references PlatformApi" in r for r in permissions)
+    assert permissions and all("references PlatformHttpApi" in r for r in permissions)
     # The checks of the stripped resources (routes = gateway, mapping = poller, references resolve) pass.
     assert rehearsal.problems == []
 
