@@ -117,14 +117,14 @@ screenshots: $(VENV_STAMP)
 # ---------------------------------------------------------------- quality gates
 
 # The whole suite runs with IAM enforced (svc_local.iam, on by default): the e2e stacks refuse any AWS call a
-# function's role does not allow, and tests/iam shows a removed grant failing.
+# function's role does not allow, and tests/integration/test_iam_enforcement.py shows a removed grant failing.
 test: lint-templates pytest
 
-# IAM: the journeys that together run every function (tests/iam/test_iam_coverage.py adds what
+# IAM: the journeys that together run every function (tests/e2e/test_iam_coverage.py adds what
 # tests/e2e/test_journeys.py leaves out), every decision recorded rather than enforced so that one run shows
 # every missing grant; then per function the calls made and the grants no call used. Fails on any denial.
 IAM_RECORD := .local-state/iam/record.jsonl
-IAM_TESTS := tests/e2e/test_journeys.py tests/iam/test_iam_coverage.py
+IAM_TESTS := tests/e2e/test_journeys.py tests/e2e/test_iam_coverage.py
 iam: $(VENV_STAMP) $(NODE_STAMP)
 	rm -f $(IAM_RECORD)
 	status=0; \

@@ -4,7 +4,9 @@ path relative to the shop; everything else is the backoffice's."""
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
@@ -42,6 +44,15 @@ def shop_event(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@functools.cache
+def migrations_dir() -> Path:
+    """The migrations of the backoffice version this deployment runs (the tree `make build` bundles into the
+    shared layer; the repository's in development): each shop's database is brought to them when served."""
+    from svc_shared.publishing import template_root
+
+    return template_root() / "migrations"
+
+
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     project_id = str((event.get("pathParameters") or {}).get("projectId") or "")
@@ -64,4 +75,4 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         field_key=found.field_key,
         handoff_public_keys=found.handoff_public_keys,
     )
-    return hosting.handle(shop_event(event), context, shop)
+    return hosting.handle(shop_event(event), context, shop, migrations_dir=migrations_dir())
