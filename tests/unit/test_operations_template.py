@@ -69,3 +69,16 @@ def test_metric_math_alarms_stay_within_ten_metrics(resources):
     for name, alarm in _of_type(resources, "AWS::CloudWatch::Alarm").items():
         queries = alarm["Properties"].get("Metrics") or []
         assert len([q for q in queries if "MetricStat" in q]) <= 10, name
+
+
+def test_the_api_writes_an_access_log_line_per_request_without_query_strings(resources):
+    import json
+
+    api = resources["PlatformHttpApi"]["Properties"]["AccessLogSettings"]
+    group = resources[api["DestinationArn"]["Fn::GetAtt"][0]]
+    assert group["Type"] == "AWS::Logs::LogGroup"
+    assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    line = json.loads(api["Format"])  # one JSON object per request, as Logs Insights reads it
+    assert {"requestId", "status", "path", "route", "latencyMs"} <= set(line)
+    # Hand-off tokens and OAuth codes travel in query strings: the log never carries one.
+    assert not any(word in api["Format"] for word in ("querystring", "fullPath", "requestOverride"))
