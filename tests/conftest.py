@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from awsadmin import SANDBOX_DATABASE_URL, admin_client
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
@@ -54,19 +55,6 @@ def moto_endpoint() -> Iterator[str]:
     services.wire()  # new AWS clients, on this endpoint
     yield endpoint
     server.stop()
-
-
-@functools.cache
-def _admin_client(service: str, endpoint: str) -> Any:
-    import boto3
-
-    return boto3.session.Session().client(service, endpoint_url=endpoint, region_name="us-east-1")
-
-
-def admin_client(service: str) -> Any:
-    """A stock boto3 client on the embedded AWS for test setup (secrets the template would create), apart from
-    the clients of the code under test (svc_shared.aws)."""
-    return _admin_client(service, os.environ["AWS_ENDPOINT_URL"])
 
 
 @functools.cache
@@ -186,11 +174,6 @@ def bearer(api, demo_user) -> dict[str, str]:
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
     }
-
-
-SANDBOX_DATABASE_URL = os.environ.get(
-    "SVC_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
 
 
 @pytest.fixture(scope="session")

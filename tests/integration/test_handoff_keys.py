@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import jwt
 import pytest
-from conftest import admin_client
+from awsadmin import admin_client
 from cryptography.hazmat.primitives import serialization
 
 from svc_backoffice.handoff import HandoffRejected

@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import SANDBOX_DATABASE_URL, admin_client
+from awsadmin import SANDBOX_DATABASE_URL, admin_client
 
 from svc_shared import keys, services
 from svc_shared.config import ConfigurationError
