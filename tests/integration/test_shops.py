@@ -147,7 +147,11 @@ def hosting(monkeypatch):
 
     calls: list[tuple[dict[str, Any], StandInShop]] = []
 
-    def handle(event: dict[str, Any], context: Any, shop: StandInShop) -> dict[str, Any]:
+    def handle(
+        event: dict[str, Any], context: Any, shop: StandInShop, *, migrations_dir: Path | None = None
+    ) -> dict[str, Any]:
+        # The shop's database is brought to the schema of the backoffice version this deployment runs.
+        assert migrations_dir is not None and (migrations_dir / "0001_core.sql").is_file()
         calls.append((event, shop))
         return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": '{"ok": true}'}
 
