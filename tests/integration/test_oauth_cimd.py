@@ -106,6 +106,14 @@ def test_no_store_means_every_use_fetches_again(api, demo_user, local_mode, docs
             "redirect_uris must be https URLs (or http://localhost for native clients)",
         ),
         (
+            {"redirect_uris": ["https://claude.ai@evil.example/cb"]},
+            "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986",
+        ),
+        (
+            {"redirect_uris": ["https://evil.example/cb;jsessionid=1"]},
+            "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986",
+        ),
+        (
             {"token_endpoint_auth_method": "client_secret_basic"},
             "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)",
         ),

@@ -12,7 +12,7 @@ from svc_shared.oauth.clients import Client, Clients
 from svc_shared.oauth.documents import DocumentError
 from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
 from svc_shared.oauth.grants import valid_challenge
-from svc_shared.oauth.messages import AuthorizationQuery
+from svc_shared.oauth.messages import AuthorizationQuery, redirect_uri_problem
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.tokens import BadSignature, hash_token, sign, unsign
 
@@ -74,6 +74,10 @@ def check_request(query: AuthorizationQuery, clients: Clients, *, resource: str)
     elif redirect_uri not in client.redirect_uris:
         raise AuthorizeRequestError(
             "invalid_request", "redirect_uri does not match any registered redirect URI."
+        )
+    if redirect_uri_problem(redirect_uri) is not None:  # registered before the rule was strict
+        raise AuthorizeRequestError(
+            "invalid_request", "This client's redirect URI is not allowed. Register again."
         )
 
     state = query.state

@@ -21,13 +21,13 @@ from svc_shared.oauth.documents import (
     DocumentFetcher,
     looks_like_document_url,
 )
-from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
+from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.messages import (
     MAX_NAME_LENGTH,
     MAX_REDIRECT_URIS,
     ClientCredentials,
     ClientMetadata,
-    redirect_uri_allowed,
+    redirect_uri_problem,
 )
 from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
 from svc_shared.tokens import hash_token, new_token
@@ -89,8 +89,10 @@ def _checked_document(url: str, body: dict[str, Any]) -> dict[str, Any]:
         raise refuse("redirect_uris is required: a non-empty array of strings")
     if len(uris) > MAX_REDIRECT_URIS:
         raise refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
-    if not all(redirect_uri_allowed(u) for u in uris):
-        raise refuse(REDIRECT_MUST_BE_HTTPS)
+    for uri in uris:
+        problem = redirect_uri_problem(uri)
+        if problem is not None:
+            raise refuse(problem)
     if body.get("token_endpoint_auth_method", "none") != "none":
         raise refuse(
             "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)"
