@@ -191,6 +191,13 @@ def authorize_decision() -> Response:
     )
     iss = metadata.issuer(base)
     decision = form.get("decision")
+    if decision not in ("allow", "deny"):
+        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
+    # Each form is answered once (allow or deny): a second post of the same token gets no second code.
+    if not services.grants().spend_consent(request.consent_id or "", request.consent_expires):
+        raise AuthorizeRequestError(
+            "invalid_request", "This consent form was already answered. Start again from your app."
+        )
     if decision == "deny":
         return _redirect_error(
             RedirectError(
@@ -200,8 +207,6 @@ def authorize_decision() -> Response:
                 state=request.state,
             )
         )
-    if decision != "allow":
-        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
     code = services.grants().issue_code(
         client=request.client,
         redirect_uri=request.redirect_uri,

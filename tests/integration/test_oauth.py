@@ -391,6 +391,23 @@ def test_consent_token_from_another_session_is_refused(api, demo_user, client_id
     assert answer.header("location") is None
 
 
+@pytest.mark.parametrize("first", ["allow", "deny"])
+def test_a_consent_form_is_answered_once(api, demo_user, client_id, first):
+    """The attack: one consent token posted twice gave two codes. The second post is an error page."""
+    sign_in(api)
+    _, challenge = pkce()
+    page = api.get("/oauth/authorize", params=authorize_params(client_id, challenge))
+    token = re.search(r'name="consent_token" value="([^"]+)"', page.text).group(1)
+    answered = api.post("/oauth/authorize", form={"consent_token": token, "decision": first})
+    assert answered.status == 302
+    again = api.post("/oauth/authorize", form={"consent_token": token, "decision": "allow"})
+    assert again.status == 400
+    assert again.header("location") is None and "code=" not in again.text
+    assert "already answered" in again.text
+    # A fresh form still works.
+    assert "code" in parse_qs(urlsplit(consent(api, client_id, challenge).header("location")).query)
+
+
 def test_consent_token_expires_after_ten_minutes(clock, api, demo_user, client_id):
     sign_in(api)
     _, challenge = pkce()

@@ -14,7 +14,7 @@ from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, O
 from svc_shared.oauth.grants import valid_challenge
 from svc_shared.oauth.messages import AuthorizationQuery, redirect_uri_problem
 from svc_shared.oauth.metadata import SCOPE
-from svc_shared.tokens import BadSignature, hash_token, sign, unsign
+from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 CONSENT_TTL = 600
 MAX_STATE_LENGTH = 1000
@@ -39,6 +39,9 @@ class AuthorizationRequest:
     code_challenge: str
     resource: str
     scope: str
+    # The consent form's own id and expiry (a request read back from a form; None when just checked).
+    consent_id: str | None = None
+    consent_expires: int = 0
 
     @property
     def redirect_host(self) -> str:
@@ -125,6 +128,7 @@ def consent_token(
         "cc": request.code_challenge,
         "rs": request.resource,
         "exp": int(clock.now()) + CONSENT_TTL,
+        "n": new_token(16),  # the form's id: it can be answered once (Grants.spend_consent)
     }
     return sign(payload, key, _PURPOSE)
 
@@ -148,6 +152,10 @@ def read_consent(
         raise AuthorizeRequestError(
             "invalid_request", "The consent form belongs to another session. Start again from your app."
         )
+    if not isinstance(data.get("n"), str) or not data["n"]:
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form is invalid. Start again from your app."
+        )
     if not isinstance(data.get("exp"), int) or data["exp"] <= clock.now():
         raise AuthorizeRequestError(
             "invalid_request", "The consent form has expired. Start again from your app."
@@ -165,4 +173,6 @@ def read_consent(
         code_challenge=data["cc"],
         resource=data["rs"],
         scope=SCOPE,
+        consent_id=data["n"],
+        consent_expires=data["exp"],
     )
