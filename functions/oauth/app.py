@@ -133,16 +133,17 @@ def _redirect_error(exc: RedirectError) -> Response:
 def authorize() -> Response:
     base = services.public_base_url()
     params = _query()
+    session_cookie = web.cookie(app, SESSION_COOKIE)
+    user_id = services.sessions().resolve(session_cookie)
     try:
         request = check_request(
             messages.AuthorizationQuery.model_validate(params),
             services.oauth_clients(),
             resource=metadata.resource_url(base),
+            explain=user_id is not None,
         )
     except RedirectError as exc:
         return _redirect_error(exc)
-    session_cookie = web.cookie(app, SESSION_COOKIE)
-    user_id = services.sessions().resolve(session_cookie)
     if user_id is None or session_cookie is None:
         next_path = f"/oauth/authorize?{urlencode(params)}"
         return web.redirect(f"{base}/login?{urlencode({'next': next_path})}", 302)

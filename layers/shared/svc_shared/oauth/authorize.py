@@ -53,17 +53,29 @@ def redirect_with(redirect_uri: str, params: dict[str, str | None]) -> str:
     return f"{redirect_uri}{'&' if urlsplit(redirect_uri).query else '?'}{query}"
 
 
-def _client(clients: Clients, client_id: object) -> Client | None:
+# What a request that is not signed in hears when a client_id names a metadata document that cannot be used:
+# nothing of what the fetch found (an anonymous party must not learn what a URL of its choosing answered).
+INVALID_DOCUMENT_CLIENT = (
+    "Invalid client: this client_id cannot be used. Sign in, then start again from your app to see why."
+)
+
+
+def _client(clients: Clients, client_id: object, *, explain: bool = True) -> Client | None:
     try:
         return clients.lookup(client_id)
     except DocumentError as exc:
-        raise AuthorizeRequestError("invalid_client", exc.message) from None
+        raise AuthorizeRequestError(
+            "invalid_client", exc.message if explain else INVALID_DOCUMENT_CLIENT
+        ) from None
 
 
-def check_request(query: AuthorizationQuery, clients: Clients, *, resource: str) -> AuthorizationRequest:
+def check_request(
+    query: AuthorizationQuery, clients: Clients, *, resource: str, explain: bool = True
+) -> AuthorizationRequest:
     """Validate an authorization request. Problems with the client or redirect URI raise
-    AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
-    client = _client(clients, query.client_id)
+    AuthorizeRequestError (shown on a page); anything else raises RedirectError. `explain` (a signed-in
+    person) says why a client metadata document cannot be used; otherwise only that the client is invalid."""
+    client = _client(clients, query.client_id, explain=explain)
     if client is None:
         raise AuthorizeRequestError(
             "invalid_client", "Unknown or expired client_id. Register the client again."

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
+from svc_shared.logs import get_logger
 from svc_shared.oauth.documents import (
     FAILURE_TTL,
     DocumentCache,
@@ -31,6 +32,8 @@ from svc_shared.oauth.messages import (
 )
 from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
 from svc_shared.tokens import hash_token, new_token
+
+logger = get_logger()
 
 # A registration that never completes a token exchange is deleted after this long.
 UNUSED_CLIENT_TTL = 7 * 24 * 3600
@@ -257,7 +260,9 @@ class Clients:
         try:
             client = self.lookup(client_id)
         except DocumentError as exc:
-            raise OAuthError("invalid_client", exc.message) from None
+            # Nothing of what the fetch found: the caller is not a signed-in person (the consent page explains).
+            logger.info("client metadata document refused", extra={"url": exc.url, "reason": exc.reason})
+            raise OAuthError("invalid_client", "the client's metadata document cannot be used") from None
         if client is None:
             raise OAuthError("invalid_client", "unknown client_id")
         if client.auth_method == "none":
