@@ -111,7 +111,11 @@ def _query() -> dict[str, str]:
         params = dict(app.current_event.query_string_parameters or {})
     if repeated:
         # RFC 6749 §3.1: parameters must not repeat. Which value to trust is unknown, so nothing redirects.
-        raise AuthorizeRequestError("invalid_request", f"Parameters must not repeat: {', '.join(repeated)}.")
+        # Only names this endpoint knows are repeated back: the page never shows the query's own text.
+        known = [name for name in repeated if name in messages.AuthorizationQuery.model_fields]
+        raise AuthorizeRequestError(
+            "invalid_request", f"Parameters must not repeat: {', '.join(known) or 'a parameter is repeated'}."
+        )
     return params
 
 

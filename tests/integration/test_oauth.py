@@ -7,7 +7,7 @@ import hashlib
 import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -789,3 +789,14 @@ def test_revocation_request_errors(api, client_id):
     )
     unknown = revoke(api, "no-such-client", "x")
     assert (unknown.status, unknown.json()["error"]) == (401, "invalid_client")
+
+
+def test_the_consent_pages_never_show_text_from_the_query(api, demo_user, client_id):
+    sign_in(api)
+    _, challenge = pkce()
+    injected = "Your_account_is_suspended_call_555"
+    query = urlencode(authorize_params(client_id, challenge)) + f"&{injected}=1&{injected}=2&state=again"
+    page = api.get(f"/oauth/authorize?{query}")
+    assert page.status == 400
+    assert injected not in page.text
+    assert "Parameters must not repeat: state." in page.text

@@ -240,3 +240,25 @@ def test_a_private_project_is_unknown_to_members_of_its_workspace(api, demo_user
     sign_in(api)
     owner_home = api.get("/")
     assert "Secret Perfume" in owner_home.text and "Shared Candles" in owner_home.text
+
+
+INJECTED = "Your account is suspended. Call +1 555 0100 now"
+
+
+def test_banners_are_fixed_messages_never_text_from_the_query(signed_in):
+    """The attack: /workspace/connections?failed=repo_host&message=... and /workspace/mcp?revoked=... showed
+    any words a link carried, as the site's own banner. Now a code chooses a fixed message."""
+    connections = signed_in.get(
+        "/workspace/connections", params={"failed": "repo_host", "message": INJECTED, "reason": INJECTED}
+    )
+    assert connections.status == 200
+    assert INJECTED not in connections.text and "555" not in connections.text
+    assert "Connecting GitHub did not finish. Try again." in connections.text
+    denied = signed_in.get("/workspace/connections", params={"failed": "db_host", "reason": "denied"})
+    assert "Supabase did not grant access." in denied.text
+    mcp = signed_in.get("/workspace/mcp", params={"revoked": INJECTED})
+    assert INJECTED not in mcp.text and "555" not in mcp.text
+    assert "can no longer use your account" not in mcp.text
+    assert "The client can no longer use your account." in signed_in.get("/workspace/mcp?revoked=1").text
+    project = signed_in.get("/workspace/projects/x", params={"done": INJECTED})
+    assert INJECTED not in project.text
