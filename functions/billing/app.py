@@ -3,14 +3,13 @@ signature over the raw body is checked before anything is parsed or recorded."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, services, web
+from svc_shared import errors, jsonlimit, services, web
 from svc_shared.bodies import CheckoutEvent, CheckoutMetadata
 from svc_shared.logs import get_logger
 from svc_shared.providers.checkout import SignatureError, verify_signature
@@ -40,7 +39,9 @@ def checkout_webhook() -> Response:
         logger.warning("checkout webhook refused", extra={"reason": str(exc)})
         return web.json_response(400, {"error": "signature_failed"})
     try:
-        event = web.parse(CheckoutEvent, json.loads(raw))
+        event = web.parse(CheckoutEvent, jsonlimit.loads(raw))
+    except jsonlimit.TooDeep:
+        return web.json_response(400, {"error": "invalid_event", "message": f"{jsonlimit.TOO_DEEP}."})
     except (ValueError, errors.InvalidInput):
         return web.json_response(400, {"error": "invalid_event"})
     session = event.data.object

@@ -111,7 +111,11 @@ def _query() -> dict[str, str]:
         params = dict(app.current_event.query_string_parameters or {})
     if repeated:
         # RFC 6749 §3.1: parameters must not repeat. Which value to trust is unknown, so nothing redirects.
-        raise AuthorizeRequestError("invalid_request", f"Parameters must not repeat: {', '.join(repeated)}.")
+        # Only names this endpoint knows are repeated back: the page never shows the query's own text.
+        known = [name for name in repeated if name in messages.AuthorizationQuery.model_fields]
+        raise AuthorizeRequestError(
+            "invalid_request", f"Parameters must not repeat: {', '.join(known) or 'a parameter is repeated'}."
+        )
     return params
 
 
@@ -133,16 +137,17 @@ def _redirect_error(exc: RedirectError) -> Response:
 def authorize() -> Response:
     base = services.public_base_url()
     params = _query()
+    session_cookie = web.cookie(app, SESSION_COOKIE)
+    user_id = services.sessions().resolve(session_cookie)
     try:
         request = check_request(
             messages.AuthorizationQuery.model_validate(params),
             services.oauth_clients(),
             resource=metadata.resource_url(base),
+            explain=user_id is not None,
         )
     except RedirectError as exc:
         return _redirect_error(exc)
-    session_cookie = web.cookie(app, SESSION_COOKIE)
-    user_id = services.sessions().resolve(session_cookie)
     if user_id is None or session_cookie is None:
         next_path = f"/oauth/authorize?{urlencode(params)}"
         return web.redirect(f"{base}/login?{urlencode({'next': next_path})}", 302)
@@ -191,6 +196,13 @@ def authorize_decision() -> Response:
     )
     iss = metadata.issuer(base)
     decision = form.get("decision")
+    if decision not in ("allow", "deny"):
+        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
+    # Each form is answered once (allow or deny): a second post of the same token gets no second code.
+    if not services.grants().spend_consent(request.consent_id or "", request.consent_expires):
+        raise AuthorizeRequestError(
+            "invalid_request", "This consent form was already answered. Start again from your app."
+        )
     if decision == "deny":
         return _redirect_error(
             RedirectError(
@@ -200,8 +212,6 @@ def authorize_decision() -> Response:
                 state=request.state,
             )
         )
-    if decision != "allow":
-        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
     code = services.grants().issue_code(
         client=request.client,
         redirect_uri=request.redirect_uri,

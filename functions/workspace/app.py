@@ -188,13 +188,23 @@ def workspace_root() -> Response:
     return _back("/")
 
 
+# The connections page's failure banner, by the `reason` code of `?failed=<provider>&reason=<code>`.
+CONNECT_FAILURES = {
+    "": "Connecting {provider} did not finish. Try again.",
+    "denied": "{provider} did not grant access. Try again and approve the request.",
+    "expired": "The connection request expired. Try again.",
+}
+
+
 @app.get("/workspace/connections")
 def connections() -> Response:
     user = _user()
     query = app.current_event.query_string_parameters or {}
+    # Banners are fixed messages chosen by a code in the query, never text taken from it.
     failed = None
-    if query.get("failed") in PROVIDERS and query.get("message"):
-        failed = {"provider": query["failed"], "message": query["message"][:300]}
+    if query.get("failed") in PROVIDERS:
+        reason = CONNECT_FAILURES.get(query.get("reason") or "", CONNECT_FAILURES[""])
+        failed = {"provider": query["failed"], "message": reason.format(provider=label(query["failed"]))}
     notice = None
     if query.get("disconnected") in PROVIDERS:
         notice = f"{label(query['disconnected'])} disconnected. Your repositories, databases and sites are untouched."
@@ -355,8 +365,9 @@ def mcp_access() -> Response:
     user = _user()
     context = views.mcp_access(user)
     names = {p.id: p.name for p in services.projects().list_owned(user.id)}
-    revoked = app.current_event.get_query_string_value("revoked")
-    notice = f"{revoked} can no longer use your account." if revoked else None
+    # A fixed message chosen by the code, never the query's text (a link could carry any words otherwise).
+    revoked = app.current_event.get_query_string_value("revoked") == "1"
+    notice = "The client can no longer use your account." if revoked else None
     return _page(200, "mcp.html", user, nav="mcp", project_names=names, notice=notice, **context)
 
 
@@ -368,7 +379,7 @@ def revoke() -> Response:
     clients = {c.grant_id: c.client_name for c in services.mcp_clients().list(user.id)}
     if grant_id not in clients or not services.mcp_clients().revoke(user.id, grant_id):
         raise errors.NotFound("client not found")
-    return _back("/workspace/mcp", revoked=clients[grant_id])
+    return _back("/workspace/mcp", revoked="1")
 
 
 @app.get("/workspace/billing")

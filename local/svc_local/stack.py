@@ -146,9 +146,11 @@ class LocalStack:
                 "ALLOWED_ORIGINS": os.environ.get(
                     "ALLOWED_ORIGINS", "http://localhost:6274,http://127.0.0.1:6274"
                 ),
-                # Local mode: MCP clients (and the conformance suite) may serve their client metadata document
-                # from this machine; a deployed stack fetches only public https addresses.
-                "CIMD_ALLOW_LOOPBACK": os.environ.get("CIMD_ALLOW_LOOPBACK", "true"),
+                # Only when asked (CIMD_ALLOW_LOOPBACK=true): MCP clients (and the conformance suite) may serve
+                # their client metadata document from this machine. By default the local stack, like a deployed
+                # one, fetches only public https addresses, so an anonymous /oauth/authorize cannot make it
+                # probe the developer's own loopback services.
+                "CIMD_ALLOW_LOOPBACK": os.environ.get("CIMD_ALLOW_LOOPBACK", "false"),
                 "AWS_ENDPOINT_URL": self.aws.endpoint_url,
                 "AWS_ACCESS_KEY_ID": "testing",
                 "AWS_SECRET_ACCESS_KEY": "testing",

@@ -32,7 +32,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory, tls_authority: TestAuthority
     running = start_stack(
         tmp_path_factory.mktemp("stack") / "state",
         database_url=DATABASE_URL,
-        extra_env={"SVC_DEMO_STORE_DATABASE": demo_store, "SSL_CERT_FILE": str(tls_authority.ca_file)},
+        extra_env={
+            "SVC_DEMO_STORE_DATABASE": demo_store,
+            "SSL_CERT_FILE": str(tls_authority.ca_file),
+            # The SDK client with client_metadata_url and the conformance suite's document scenario serve
+            # their client metadata documents on loopback, which the local stack fetches only when asked.
+            "CIMD_ALLOW_LOOPBACK": "true",
+        },
     )
     try:
         yield running

@@ -230,7 +230,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         shot(page, "mcp-access")
         row.get_by_role("button", name="Revoke Browser Test Client").click()
         page.wait_for_url(f"{gateway}/workspace/mcp?*")
-        assert "Browser Test Client can no longer use your account." in page.content()
+        assert "The client can no longer use your account." in page.content()
         assert mcp(gateway, token, "tools/list").status_code == 401
     finally:
         httpx.delete(f"{sandbox}/__admin/faults")

@@ -50,6 +50,7 @@ def test_an_unpublished_shop_explains_in_words_and_links_to_its_project_page(api
 
 
 def test_a_workspace_member_is_told_the_owner_publishes(api, demo_user, project):
+    services.projects().set_visibility(project, "workspace")
     member = services.accounts().create_user(email="m@example.com", password="member-password-1")
     services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
     sign_in(api, "m@example.com", "member-password-1")
@@ -67,6 +68,38 @@ def test_a_project_the_user_may_not_see_is_the_not_found_page(api, demo_user, pr
     assert_workspace_page(answer, 404)
     assert "This page does not exist, or it is not shared with you." in answer.text
     assert "Candle" not in answer.text
+
+
+@pytest.mark.parametrize("visibility", ["private", "public"])
+def test_a_private_project_is_unknown_to_members_of_its_workspace(api, demo_user, project, visibility):
+    """The attack: a workspace member opened the hand-off of a private project and got a backoffice role (and
+    an unpublished one answered 409, unlike an unknown id's 404)."""
+    services.projects().set_visibility(project, visibility)
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id, role="admin")
+    sign_in(api, "m@example.com", "member-password-1")
+    hidden = api.get("/backoffice/sso", params={"project": project.id})
+    unknown = api.get("/backoffice/sso", params={"project": str(uuid.uuid4())})
+    assert_workspace_page(hidden, 404)
+    assert (hidden.status, hidden.text) == (unknown.status, unknown.text)
+
+    url = f"http://127.0.0.1:3000/shops/{project.id}"
+    services.projects().update(project, {"backoffice_url": url})
+    published = api.get("/backoffice/sso", params={"project": project.id})
+    token = parse_qs(urlsplit(published.header("location")).query)["token"][0]
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert claims["role"] == "invitee"  # no workspace role: the backoffice admits only whom it invited
+
+
+def test_a_project_shared_with_the_workspace_gives_members_their_role(api, demo_user, project):
+    services.projects().set_visibility(project, "workspace")
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id, role="admin")
+    services.projects().update(project, {"backoffice_url": f"http://127.0.0.1:3000/shops/{project.id}"})
+    sign_in(api, "m@example.com", "member-password-1")
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    token = parse_qs(urlsplit(answer.header("location")).query)["token"][0]
+    assert jwt.decode(token, options={"verify_signature": False})["role"] == "admin"
 
 
 def test_a_published_shop_opens_signed_in_at_its_hosted_backoffice(api, demo_user, project):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from apiclient import call_tool
 from apiclient import tool_error as error_text
 from apiclient import tool_ok as ok
+from svc_shared import services
 
 
 def test_create_project_needs_repo_and_database_connections(api, bearer):
@@ -51,3 +54,33 @@ def test_knowledge_limit_is_ten_kilobytes_in_bytes(api, bearer):
 @pytest.mark.parametrize("tool", ["get_project_status", "get_project_knowledge", "remix_project"])
 def test_unknown_project_is_not_found(api, bearer, tool):
     assert error_text(call_tool(api, bearer, tool, project_id="nope")) == "project not found"
+
+
+@pytest.mark.parametrize("visibility", ["private", "public", "workspace"])
+def test_project_status_follows_the_visibility_rule_for_workspace_members(api, demo_user, visibility):
+    """A member of the owner's workspace reads a project's status only while it is shared with the workspace;
+    otherwise the answer is the unknown project's, word for word."""
+    from apiclient import authorize_client
+
+    project = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Candle Shop",
+    )
+    services.projects().set_visibility(project, visibility)
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
+    tokens = authorize_client(api, "m@example.com", "member-password-1")
+    api.cookies.clear()
+    headers = {
+        "Authorization": f"Bearer {tokens['access_token']}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    answer = call_tool(api, headers, "get_project_status", project_id=project.id)
+    if visibility == "workspace":
+        assert ok(answer)["name"] == "Candle Shop"
+    else:
+        unknown = call_tool(api, headers, "get_project_status", project_id=str(uuid.uuid4()))
+        assert error_text(answer) == error_text(unknown) == "project not found"

@@ -106,6 +106,14 @@ def test_no_store_means_every_use_fetches_again(api, demo_user, local_mode, docs
             "redirect_uris must be https URLs (or http://localhost for native clients)",
         ),
         (
+            {"redirect_uris": ["https://claude.ai@evil.example/cb"]},
+            "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986",
+        ),
+        (
+            {"redirect_uris": ["https://evil.example/cb;jsessionid=1"]},
+            "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986",
+        ),
+        (
             {"token_endpoint_auth_method": "client_secret_basic"},
             "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)",
         ),
@@ -207,7 +215,9 @@ def test_https_documents_are_fetched_only_over_a_verified_connection(
         assert exchange(api, url, allow(api, page), verifier).status == 200
 
 
-def test_the_token_endpoint_names_a_document_it_cannot_use(api, demo_user, local_mode, docs):
+def test_the_token_endpoint_says_only_invalid_client_for_a_document_it_cannot_use(
+    api, demo_user, local_mode, docs
+):
     url = docs.document("/gone.json")
     sign_in(api)
     verifier, challenge = pkce()
@@ -221,8 +231,32 @@ def test_the_token_endpoint_names_a_document_it_cannot_use(api, demo_user, local
     assert answer.status == 401
     assert answer.json() == {
         "error": "invalid_client",
-        "error_description": f"The client's metadata document at {url} cannot be used: the document URL answered HTTP 410.",
+        "error_description": "the client's metadata document cannot be used",
     }
+
+
+@pytest.mark.parametrize("loopback", [True, False], ids=["loopback-allowed", "default"])
+def test_an_anonymous_authorize_learns_nothing_of_what_a_fetch_found(
+    api, app_env, docs, monkeypatch, loopback
+):
+    """The attack: with the local defaults, a request that is not signed in named loopback URLs as client_id
+    and read on the page what each answered (a status, "not JSON", ...). Now it reads only "invalid client"."""
+    monkeypatch.setenv("CIMD_ALLOW_LOOPBACK", "true" if loopback else "false")
+    services.wire()
+    _, challenge = pkce()
+    docs.replies["/admin"] = Reply(status=403, body={"secret": "internal-admin-panel"})
+    docs.document("/wrong.json", client_id="https://elsewhere.example/x.json", client_name="Leaky <b>")
+    answers = [
+        authorize_page(api, docs.url(path), challenge) for path in ("/admin", "/wrong.json", "/missing")
+    ]
+    answers.append(authorize_page(api, "https://client.invalid/oauth/metadata.json", challenge))
+    for page in answers:
+        assert page.status == 400
+        assert page_error(page) == (
+            "Invalid client: this client_id cannot be used. Sign in, then start again from your app to see why."
+        )
+        for leak in ("403", "404", "internal-admin-panel", "Leaky", "elsewhere", "resolve", "https", "JSON"):
+            assert leak not in page.text
 
 
 @pytest.mark.parametrize(

@@ -109,6 +109,7 @@ def test_project_page_for_owner_and_members_refused_for_others(api, demo_user):
     member = services.accounts().create_user(email="m@example.com", password="member-password-1", plan="free")
     stranger = services.accounts().create_user(email="s@example.com", password="strange-password-1")
     services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
+    services.projects().set_visibility(project, "workspace")
     sign_in(api, "m@example.com", "member-password-1")
     shared = api.get(f"/workspace/projects/{project.id}")
     assert shared.status == 200
@@ -201,3 +202,63 @@ def test_a_new_shop_from_a_template_opens_its_project_page(api, demo_user, provi
     assert made.status == 303
     page = api.get(made.header("location").split("3000", 1)[1])
     assert page.status == 200 and "<h1>Coffee roastery</h1>" in page.text
+
+
+@pytest.mark.parametrize("visibility", ["private", "public"])
+def test_a_private_project_is_unknown_to_members_of_its_workspace(api, demo_user, visibility):
+    """The attack: a member of the owner's workspace saw a private project on Home and opened its page (name,
+    repository, live URL, state). Now it is not listed, and its page is the unknown project's 404."""
+    projects = services.projects()
+    hidden = projects.create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Secret launch of a perfume brand, bold tone",
+        name="Secret Perfume",
+    )
+    projects.update(hidden, {"repo_host_repo": "demo/secret-perfume", "live_url": "https://secret.example"})
+    projects.set_visibility(hidden, visibility)
+    shared = projects.create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Handmade candles for cosy homes, warm tone",
+        name="Shared Candles",
+    )
+    projects.set_visibility(shared, "workspace")
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id)
+    sign_in(api, "m@example.com", "member-password-1")
+    home = api.get("/")
+    assert "Shared Candles" in home.text
+    assert "Secret Perfume" not in home.text and hidden.id not in home.text
+    page = api.get(f"/workspace/projects/{hidden.id}")
+    unknown = api.get("/workspace/projects/00000000-0000-0000-0000-000000000000")
+    assert page.status == unknown.status == 404
+    assert page.text == unknown.text
+    assert "secret" not in page.text.lower()
+    assert api.get(f"/workspace/projects/{shared.id}").status == 200
+    # the owner still sees both
+    sign_in(api)
+    owner_home = api.get("/")
+    assert "Secret Perfume" in owner_home.text and "Shared Candles" in owner_home.text
+
+
+INJECTED = "Your account is suspended. Call +1 555 0100 now"
+
+
+def test_banners_are_fixed_messages_never_text_from_the_query(signed_in):
+    """The attack: /workspace/connections?failed=repo_host&message=... and /workspace/mcp?revoked=... showed
+    any words a link carried, as the site's own banner. Now a code chooses a fixed message."""
+    connections = signed_in.get(
+        "/workspace/connections", params={"failed": "repo_host", "message": INJECTED, "reason": INJECTED}
+    )
+    assert connections.status == 200
+    assert INJECTED not in connections.text and "555" not in connections.text
+    assert "Connecting GitHub did not finish. Try again." in connections.text
+    denied = signed_in.get("/workspace/connections", params={"failed": "db_host", "reason": "denied"})
+    assert "Supabase did not grant access." in denied.text
+    mcp = signed_in.get("/workspace/mcp", params={"revoked": INJECTED})
+    assert INJECTED not in mcp.text and "555" not in mcp.text
+    assert "can no longer use your account" not in mcp.text
+    assert "The client can no longer use your account." in signed_in.get("/workspace/mcp?revoked=1").text
+    project = signed_in.get("/workspace/projects/x", params={"done": INJECTED})
+    assert INJECTED not in project.text

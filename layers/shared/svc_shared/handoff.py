@@ -69,18 +69,16 @@ class Handoffs:
 
     def sign_in_url(self, user: User, project_id: str, next_path: str = "/") -> str:
         """Where to send the user's browser: the backoffice's /auth/sso with a fresh token: the owner's and
-        workspace members' roles, anyone else as an invitee (the backoffice admits them if it invited them).
-        A project not published yet is NotPublished for its owner and members, NotFound for anyone else."""
+        workspace members' roles when the project is visible to them (Projects.visible_to), anyone else as an
+        invitee (the backoffice admits them if it invited them). A project not published yet is NotPublished
+        for those who may see it, NotFound (as an unknown id) for anyone else."""
         import jwt
 
         project = self._projects.get(project_id)
-        if project.owner_id == user.id:
-            role = "owner"
-        else:
-            try:
-                role = ROLE_BY_WORKSPACE_ROLE[self._accounts.get_workspace(user, project.workspace_id).role]
-            except NotFound:
-                role = INVITEE
+        # Who may see the project is the one rule of Projects.visible_to: a workspace member of a private
+        # project is, here, anyone else.
+        seen_as = self._projects.visible_to(user, project, self._accounts)
+        role = ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
         audience = project.extra.get("backoffice_url")
         if not audience:
             if role == INVITEE:

@@ -17,6 +17,7 @@ MESSAGE = "MESSAGE"
 CREDITED = "CREDITED"  # CHECKOUT#<id>: a paid checkout session already credited
 CLIENT = "CLIENT"
 CODE = "CODE"
+CONSENT = "CONSENT"  # OAUTH_CONSENT#<id>: a consent form already answered (each is single use)
 ACCESS = "AT"
 REFRESH = "RT"
 FAMILY = "FAMILY"
@@ -127,6 +128,10 @@ def oauth_client(client_id: str) -> str:
 
 def oauth_code(code_hash: str) -> str:
     return f"OAUTH_CODE#{code_hash}"
+
+
+def oauth_consent(consent_id: str) -> str:
+    return f"OAUTH_CONSENT#{consent_id}"
 
 
 def oauth_access(token_hash: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
@@ -14,7 +14,11 @@ from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import Conflict, InvalidInput, NotFound
 from svc_shared.names import slugify
 
+if TYPE_CHECKING:
+    from svc_shared.accounts import Accounts, User
+
 VISIBILITIES = ("private", "workspace", "public")
+OWNER = "owner"
 MIN_PROMPT = 10
 MAX_PROMPT = 4000
 KNOWLEDGE_MAX_BYTES = 10 * 1024
@@ -231,6 +235,29 @@ class Projects:
         if project.owner_id != user_id:
             raise NotFound("project not found")
         return project
+
+    def visible_to(self, user: User, project: Project, accounts: Accounts) -> str | None:
+        """The one visibility rule (pages, tools and the backoffice hand-off all ask it): who may see a project,
+        and in which role. Its owner always, as `owner`; a member of its workspace only while its visibility
+        is `workspace`, in their workspace role; nobody else (`private`, and `public`, which is reserved and
+        behaves like `private`). None means the project must answer exactly as an unknown one."""
+        if project.owner_id == user.id:
+            return OWNER
+        if project.visibility != "workspace":
+            return None
+        try:
+            return accounts.get_workspace(user, project.workspace_id).role
+        except NotFound:
+            return None
+
+    def viewable(self, user: User, project_id: str, accounts: Accounts) -> tuple[Project, str]:
+        """(the project, the user's role on it) if the user may see it; NotFound, the same as for an unknown
+        id, otherwise."""
+        project = self.get(project_id)
+        role = self.visible_to(user, project, accounts)
+        if role is None:
+            raise NotFound("project not found")
+        return project, role
 
     def list_owned(self, user_id: str) -> list[Project]:
         return [

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
-from svc_shared import baseurl, errors
+from svc_shared import baseurl, errors, jsonlimit
 from svc_shared.logs import get_logger
 
 if TYPE_CHECKING:
@@ -161,7 +161,11 @@ def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
     if not raw:
         raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
     try:
-        value = json.loads(raw)
+        value = jsonlimit.loads(raw)
+    except jsonlimit.TooDeep:
+        raise errors.InvalidInput(
+            f"Request body is not accepted: {jsonlimit.TOO_DEEP}.", code="invalid_json"
+        ) from None
     except ValueError as exc:
         raise errors.InvalidInput("Request body is not valid JSON.", code="invalid_json") from exc
     if not isinstance(value, dict):

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from svc_shared import jsonlimit
 from svc_shared.errors import DomainError
 from svc_shared.logs import get_logger
 from svc_shared.mcp.messages import (
@@ -113,7 +114,9 @@ class Parsed:
 
 def parse(body: str | None) -> Parsed:
     try:
-        payload = json.loads(body or "")
+        payload = jsonlimit.loads(body or "")
+    except jsonlimit.TooDeep:
+        return Parsed([], False, error(None, PARSE_ERROR, f"Parse error: {jsonlimit.TOO_DEEP}."))
     except ValueError:
         return Parsed([], False, error(None, PARSE_ERROR, "Parse error: the body is not valid JSON."))
     if isinstance(payload, list):

@@ -154,13 +154,18 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 @registry.tool(
     "get_project_status",
     "Get project status",
-    "Build status, live URL and last deploy time of one of your projects.",
+    "Build status, live URL and last deploy time of one of your projects, or of a project shared with your "
+    "workspace.",
     ProjectArguments,
     output=outputs.ProjectDetails,
 )
 def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
-    project = services.projects().owned(args.project_id, ctx.user_id)
-    project = services.workbench().refresh_status(ctx.user_id, project)
+    from svc_shared.projects import OWNER
+
+    user = services.accounts().get_user(ctx.user_id)
+    project, role = services.projects().viewable(user, args.project_id, services.accounts())
+    if role == OWNER:  # the deploy is read with the owner's own connection
+        project = services.workbench().refresh_status(ctx.user_id, project)
     return project.details(services.workspace_url(project.id))
 
 

@@ -12,9 +12,9 @@ from svc_shared.oauth.clients import Client, Clients
 from svc_shared.oauth.documents import DocumentError
 from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
 from svc_shared.oauth.grants import valid_challenge
-from svc_shared.oauth.messages import AuthorizationQuery
+from svc_shared.oauth.messages import AuthorizationQuery, redirect_uri_problem
 from svc_shared.oauth.metadata import SCOPE
-from svc_shared.tokens import BadSignature, hash_token, sign, unsign
+from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 CONSENT_TTL = 600
 MAX_STATE_LENGTH = 1000
@@ -39,6 +39,9 @@ class AuthorizationRequest:
     code_challenge: str
     resource: str
     scope: str
+    # The consent form's own id and expiry (a request read back from a form; None when just checked).
+    consent_id: str | None = None
+    consent_expires: int = 0
 
     @property
     def redirect_host(self) -> str:
@@ -50,17 +53,29 @@ def redirect_with(redirect_uri: str, params: dict[str, str | None]) -> str:
     return f"{redirect_uri}{'&' if urlsplit(redirect_uri).query else '?'}{query}"
 
 
-def _client(clients: Clients, client_id: object) -> Client | None:
+# What a request that is not signed in hears when a client_id names a metadata document that cannot be used:
+# nothing of what the fetch found (an anonymous party must not learn what a URL of its choosing answered).
+INVALID_DOCUMENT_CLIENT = (
+    "Invalid client: this client_id cannot be used. Sign in, then start again from your app to see why."
+)
+
+
+def _client(clients: Clients, client_id: object, *, explain: bool = True) -> Client | None:
     try:
         return clients.lookup(client_id)
     except DocumentError as exc:
-        raise AuthorizeRequestError("invalid_client", exc.message) from None
+        raise AuthorizeRequestError(
+            "invalid_client", exc.message if explain else INVALID_DOCUMENT_CLIENT
+        ) from None
 
 
-def check_request(query: AuthorizationQuery, clients: Clients, *, resource: str) -> AuthorizationRequest:
+def check_request(
+    query: AuthorizationQuery, clients: Clients, *, resource: str, explain: bool = True
+) -> AuthorizationRequest:
     """Validate an authorization request. Problems with the client or redirect URI raise
-    AuthorizeRequestError (shown on a page); anything else raises RedirectError."""
-    client = _client(clients, query.client_id)
+    AuthorizeRequestError (shown on a page); anything else raises RedirectError. `explain` (a signed-in
+    person) says why a client metadata document cannot be used; otherwise only that the client is invalid."""
+    client = _client(clients, query.client_id, explain=explain)
     if client is None:
         raise AuthorizeRequestError(
             "invalid_client", "Unknown or expired client_id. Register the client again."
@@ -74,6 +89,10 @@ def check_request(query: AuthorizationQuery, clients: Clients, *, resource: str)
     elif redirect_uri not in client.redirect_uris:
         raise AuthorizeRequestError(
             "invalid_request", "redirect_uri does not match any registered redirect URI."
+        )
+    if redirect_uri_problem(redirect_uri) is not None:  # registered before the rule was strict
+        raise AuthorizeRequestError(
+            "invalid_request", "This client's redirect URI is not allowed. Register again."
         )
 
     state = query.state
@@ -121,6 +140,7 @@ def consent_token(
         "cc": request.code_challenge,
         "rs": request.resource,
         "exp": int(clock.now()) + CONSENT_TTL,
+        "n": new_token(16),  # the form's id: it can be answered once (Grants.spend_consent)
     }
     return sign(payload, key, _PURPOSE)
 
@@ -144,6 +164,10 @@ def read_consent(
         raise AuthorizeRequestError(
             "invalid_request", "The consent form belongs to another session. Start again from your app."
         )
+    if not isinstance(data.get("n"), str) or not data["n"]:
+        raise AuthorizeRequestError(
+            "invalid_request", "The consent form is invalid. Start again from your app."
+        )
     if not isinstance(data.get("exp"), int) or data["exp"] <= clock.now():
         raise AuthorizeRequestError(
             "invalid_request", "The consent form has expired. Start again from your app."
@@ -161,4 +185,6 @@ def read_consent(
         code_challenge=data["cc"],
         resource=data["rs"],
         scope=SCOPE,
+        consent_id=data["n"],
+        consent_expires=data["exp"],
     )

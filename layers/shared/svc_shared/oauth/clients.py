@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import ConditionFailed, Table
+from svc_shared.logs import get_logger
 from svc_shared.oauth.documents import (
     FAILURE_TTL,
     DocumentCache,
@@ -21,16 +22,18 @@ from svc_shared.oauth.documents import (
     DocumentFetcher,
     looks_like_document_url,
 )
-from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
+from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.messages import (
     MAX_NAME_LENGTH,
     MAX_REDIRECT_URIS,
     ClientCredentials,
     ClientMetadata,
-    redirect_uri_allowed,
+    redirect_uri_problem,
 )
 from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
 from svc_shared.tokens import hash_token, new_token
+
+logger = get_logger()
 
 # A registration that never completes a token exchange is deleted after this long.
 UNUSED_CLIENT_TTL = 7 * 24 * 3600
@@ -89,8 +92,10 @@ def _checked_document(url: str, body: dict[str, Any]) -> dict[str, Any]:
         raise refuse("redirect_uris is required: a non-empty array of strings")
     if len(uris) > MAX_REDIRECT_URIS:
         raise refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
-    if not all(redirect_uri_allowed(u) for u in uris):
-        raise refuse(REDIRECT_MUST_BE_HTTPS)
+    for uri in uris:
+        problem = redirect_uri_problem(uri)
+        if problem is not None:
+            raise refuse(problem)
     if body.get("token_endpoint_auth_method", "none") != "none":
         raise refuse(
             "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)"
@@ -255,7 +260,9 @@ class Clients:
         try:
             client = self.lookup(client_id)
         except DocumentError as exc:
-            raise OAuthError("invalid_client", exc.message) from None
+            # Nothing of what the fetch found: the caller is not a signed-in person (the consent page explains).
+            logger.info("client metadata document refused", extra={"url": exc.url, "reason": exc.reason})
+            raise OAuthError("invalid_client", "the client's metadata document cannot be used") from None
         if client is None:
             raise OAuthError("invalid_client", "unknown client_id")
         if client.auth_method == "none":

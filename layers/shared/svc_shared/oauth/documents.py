@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import ipaddress
-import json
 import re
 import socket
 import ssl
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from svc_shared import jsonlimit
 from svc_shared.logs import get_logger
 
 logger = get_logger()
@@ -212,7 +212,9 @@ class DocumentFetcher:
                 url, "the document URL could not be reached over a verified connection"
             ) from None
         try:
-            document = json.loads(bytes(body).decode("utf-8"))
+            document = jsonlimit.loads(bytes(body))
+        except jsonlimit.TooDeep:
+            raise DocumentError(url, f"the document is not accepted: {jsonlimit.TOO_DEEP}") from None
         except (UnicodeDecodeError, ValueError):
             raise DocumentError(url, "the document is not JSON") from None
         if not isinstance(document, dict):

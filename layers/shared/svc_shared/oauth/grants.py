@@ -127,6 +127,18 @@ class Grants:
         ]
 
     # -- authorization codes ------------------------------------------------------------------------------
+    def spend_consent(self, consent_id: str, expires_at: int) -> bool:
+        """Record that a consent form was answered: True the first time, False ever after (a conditional
+        write, so two posts of one form racing each other cannot both win). The record outlives the form."""
+        try:
+            self._table.put(
+                {"pk": keys.oauth_consent(consent_id), "sk": keys.CONSENT, "expires_at": expires_at + 60},
+                condition="attribute_not_exists(pk)",
+            )
+        except ConditionFailed:
+            return False
+        return True
+
     def issue_code(
         self,
         *,

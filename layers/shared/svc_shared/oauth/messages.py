@@ -9,6 +9,7 @@ by the domain modules.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -23,22 +24,46 @@ MAX_NAME_LENGTH = 200
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 
 
-def redirect_uri_allowed(uri: object) -> bool:
-    """HTTPS with a host, or plain HTTP on a loopback host with any port; never a fragment."""
+# RFC 3986 §2: the characters a URI may hold (unreserved, reserved, and `%` of an escape), less `;`, which
+# some servers read as a path parameter delimiter and so could make one URI mean two places.
+_URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,=%]*")
+_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
+REDIRECT_URI_CHARACTERS = (
+    "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986"
+)
+
+
+def redirect_uri_problem(uri: object) -> str | None:
+    """Why a redirect URI cannot be registered (None if it can): HTTPS with a host name, or plain HTTP on a
+    loopback host with any port; never a fragment, user info, `;` or a character outside RFC 3986 (OAuth 2.1
+    §2.3.1, RFC 7591 §2). The same rule holds for registrations and client metadata documents."""
     from urllib.parse import urlsplit
 
     if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
-        return False
+        return REDIRECT_MUST_BE_HTTPS
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
-        return False
-    if parts.fragment or not parts.hostname or any(ch.isspace() for ch in uri):
-        return False
-    if parts.scheme == "https":
-        return True
-    return parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+        return REDIRECT_MUST_BE_HTTPS
+    if "#" in uri or not parts.hostname:
+        return REDIRECT_MUST_BE_HTTPS
+    if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS):
+        return REDIRECT_MUST_BE_HTTPS
+    if not _URI_CHARACTERS.fullmatch(uri) or _ESCAPE.search(uri) or "@" in parts.netloc:
+        return REDIRECT_URI_CHARACTERS
+    if "[" in uri or "]" in uri:  # only around the IPv6 loopback host
+        if (
+            parts.hostname != "::1"
+            or uri.count("[") != 1
+            or uri.count("]") != 1
+            or "[::1]" not in parts.netloc
+        ):
+            return REDIRECT_URI_CHARACTERS
+    elif not _HOST.fullmatch(parts.hostname):
+        return REDIRECT_URI_CHARACTERS
+    return None
 
 
 def _refuse(message: str, code: str = "") -> PydanticCustomError:
@@ -114,8 +139,10 @@ class ClientMetadata(OAuthMessage):
             raise _refuse(cls.field_messages["redirect_uris"])
         if len(uris) > MAX_REDIRECT_URIS:
             raise _refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
-        if not all(redirect_uri_allowed(uri) for uri in uris):
-            raise _refuse(REDIRECT_MUST_BE_HTTPS)
+        for uri in uris:
+            problem = redirect_uri_problem(uri)
+            if problem is not None:
+                raise _refuse(problem)
         return list(dict.fromkeys(uris))
 
     @field_validator("scope")

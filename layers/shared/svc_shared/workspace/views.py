@@ -7,7 +7,7 @@ from typing import Any
 
 from svc_shared import services
 from svc_shared.accounts import User, Workspace
-from svc_shared.projects import Project
+from svc_shared.projects import OWNER, Project
 from svc_shared.providers import label
 from svc_shared.publishing import STAGES
 
@@ -55,7 +55,9 @@ def home(user: User) -> dict[str, Any]:
         if owner not in owners:
             owners[owner] = services.projects().list_owned(owner)
         projects = [
-            {"project": p, "publish": publish_state(p)} for p in owners[owner] if p.workspace_id == space.id
+            {"project": p, "publish": publish_state(p)}
+            for p in owners[owner]
+            if p.workspace_id == space.id and services.projects().visible_to(user, p, services.accounts())
         ]
         listed.append(WorkspaceProjects(space, projects))
     return {
@@ -70,13 +72,10 @@ def connections(user: User) -> list[dict[str, Any]]:
 
 
 def accessible_project(user: User, project_id: str) -> tuple[Project, bool]:
-    """(the project, whether the user owns it) for its owner and the members of its workspace; NotFound
-    for anyone else, so a project's existence is not revealed."""
-    project = services.projects().get(project_id)
-    if project.owner_id == user.id:
-        return project, True
-    services.accounts().get_workspace(user, project.workspace_id)  # NotFound unless a member
-    return project, False
+    """(the project, whether the user owns it) for those the visibility rule lets see it (Projects.visible_to);
+    NotFound, as for an unknown id, for anyone else, so a project's existence is not revealed."""
+    project, role = services.projects().viewable(user, project_id, services.accounts())
+    return project, role == OWNER
 
 
 def project_page(user: User, project_id: str) -> dict[str, Any]:
