@@ -1,4 +1,8 @@
-"""Workspace sessions: a signed cookie naming a server-side session that sign-out revokes."""
+"""Workspace sessions: a signed cookie naming a server-side session that sign-out revokes.
+
+Each session records the user's session epoch (`session_epoch` on the profile, 0 until first raised) when it
+was created; a password change and "sign out everywhere" raise the epoch, which ends every session made
+before at once: a session is valid only while its epoch is the profile's (both read in one round trip)."""
 
 from __future__ import annotations
 
@@ -29,7 +33,9 @@ class Sessions:
         self._ttl = ttl_seconds
         self._clock = clock
 
-    def create(self, user_id: str) -> Session:
+    def create(self, user_id: str, epoch: int = 0) -> Session:
+        """A new session of the user, valid while the profile's session epoch is `epoch` (the one read when
+        the credentials were checked: should it have been raised since, the session is born ended)."""
         sid = new_token()
         now = int(self._clock.now())
         expires_at = now + self._ttl
@@ -38,6 +44,7 @@ class Sessions:
                 "pk": keys.session(hash_token(sid)),
                 "sk": keys.SESSION,
                 "user_id": user_id,
+                "epoch": epoch,
                 "created_at": now,
                 "expires_at": expires_at,
             }
@@ -58,14 +65,29 @@ class Sessions:
         return claims
 
     def resolve(self, cookie: str | None) -> str | None:
-        """The signed-in user's id, or None for a missing, tampered, expired or revoked session."""
+        """The signed-in user's id, or None for a missing, tampered, expired or revoked session, or one
+        ended by a raised session epoch. One round trip: the session and the profile, strongly consistent
+        (a password change ends the old sessions from the very next request)."""
         claims = self._claims(cookie)
-        if claims is None:
+        uid = claims.get("uid") if claims is not None else None
+        if claims is None or not isinstance(uid, str):
             return None
-        item = self._table.get(keys.session(hash_token(str(claims["sid"]))), keys.SESSION)
-        if item is None or item["expires_at"] <= self._clock.now() or item["user_id"] != claims.get("uid"):
+        session_pk = keys.session(hash_token(str(claims["sid"])))
+        found = self._table.batch_get(
+            [(session_pk, keys.SESSION), (keys.user(uid), keys.PROFILE)], consistent=True
+        )
+        item = next((i for i in found if i["pk"] == session_pk), None)
+        profile = next((i for i in found if i["pk"] == keys.user(uid)), None)
+        if (
+            item is None
+            or profile is None
+            or item["expires_at"] <= self._clock.now()
+            or item["user_id"] != uid
+        ):
             return None
-        return str(item["user_id"])
+        if int(item.get("epoch", 0)) != int(profile.get("session_epoch", 0)):
+            return None
+        return uid
 
     def revoke(self, cookie: str | None) -> None:
         claims = self._claims(cookie)
