@@ -6,11 +6,14 @@ before at once: a session is valid only while its epoch is the profile's (both r
 
 from __future__ import annotations
 
+import random
+import time
 from dataclasses import dataclass
+from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
-from svc_shared.dal import Table
+from svc_shared.dal import Table, TransactionConflict
 from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 SESSION_COOKIE = "svc_ws_session"
@@ -72,12 +75,7 @@ class Sessions:
         uid = claims.get("uid") if claims is not None else None
         if claims is None or not isinstance(uid, str):
             return None
-        session_pk = keys.session(hash_token(str(claims["sid"])))
-        found = self._table.batch_get(
-            [(session_pk, keys.SESSION), (keys.user(uid), keys.PROFILE)], consistent=True
-        )
-        item = next((i for i in found if i["pk"] == session_pk), None)
-        profile = next((i for i in found if i["pk"] == keys.user(uid)), None)
+        item, profile = self._read(keys.session(hash_token(str(claims["sid"]))), uid)
         if (
             item is None
             or profile is None
@@ -88,6 +86,21 @@ class Sessions:
         if int(item.get("epoch", 0)) != int(profile.get("session_epoch", 0)):
             return None
         return uid
+
+    def _read(self, session_pk: str, user_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The session item and the user's profile as they are now, in one round trip (TransactGetItems:
+        serializable, and authorized as GetItem, which every function reading sessions holds)."""
+        for attempt in range(3):
+            try:
+                item, profile = self._table.transact_get(
+                    [(session_pk, keys.SESSION), (keys.user(user_id), keys.PROFILE)]
+                )
+                return item, profile
+            except TransactionConflict:  # a transaction is writing the profile right now: a few ms
+                if attempt == 2:
+                    raise
+                time.sleep(random.uniform(0.005, 0.02))
+        raise AssertionError("unreachable")
 
     def revoke(self, cookie: str | None) -> None:
         claims = self._claims(cookie)
