@@ -20,10 +20,25 @@ logger = get_logger()
 app = web.create_resolver()
 
 
-def _login_form(status: int, *, next_path: str, error: str | None = None, email: str = "") -> Response:
+# The sign-in page's form posts with a full Origin (no-referrer would make it `null`), and no other site
+# learns the page's address from it.
+_LOGIN_HEADERS = {"Referrer-Policy": "same-origin"}
+CROSS_SITE_SIGN_IN = "This sign-in did not come from this site's sign-in page. Sign in here instead."
+
+
+def _login_form(
+    status: int,
+    *,
+    next_path: str,
+    error: str | None = None,
+    email: str = "",
+    headers: dict[str, str] | None = None,
+) -> Response:
     base = services.public_base_url()
     return web.html_response(
-        status, pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email)
+        status,
+        pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email),
+        headers={**_LOGIN_HEADERS, **(headers or {})},
     )
 
 
@@ -36,6 +51,10 @@ def login_form() -> Response:
 def login() -> Response:
     settings = services.settings()
     try:
+        web.check_same_origin(app)  # login CSRF: another site must not sign the browser in as someone
+    except errors.Forbidden:
+        return _login_form(403, next_path="/", error=CROSS_SITE_SIGN_IN)
+    try:
         form = web.parse(SignInForm, web.form_body(app))
     except errors.InvalidInput as exc:
         return _login_form(400, next_path="/", error=exc.message)
@@ -46,10 +65,13 @@ def login() -> Response:
     try:
         session = services.signin().sign_in(email, password, web.client_ip(app))
     except errors.RateLimited as exc:
-        page = pages.login_page(
-            action=f"{services.public_base_url()}/login", next_path=next_path, error=exc.message, email=email
+        return _login_form(
+            429,
+            next_path=next_path,
+            error=exc.message,
+            email=email,
+            headers={"Retry-After": str(exc.retry_after)},
         )
-        return web.html_response(429, page, headers={"Retry-After": str(exc.retry_after)})
     except errors.Unauthenticated as exc:
         return _login_form(401, next_path=next_path, error=exc.message, email=email)
     services.remember_public_base_url()  # for the publish steps, which no request reaches
@@ -61,7 +83,28 @@ def login() -> Response:
 
 @app.post("/logout")
 def logout() -> Response:
-    services.signin().sign_out(web.cookie(app, SESSION_COOKIE))
+    """Sign out this browser; with `everywhere=yes` (and the workspace's CSRF token), end every session of
+    the user and revoke every MCP client too. Refused from another site (logout CSRF)."""
+    try:
+        web.check_same_origin(app)
+    except errors.Forbidden as exc:
+        return _page(403, "error.html", None, title="Not signed out", message=exc.message)
+    cookie = web.cookie(app, SESSION_COOKIE)
+    form = web.form_body(app) if web.content_type(app) == "application/x-www-form-urlencoded" else {}
+    if form.get("everywhere") == "yes":
+        from svc_shared.workspace.render import csrf_valid
+
+        user_id = services.sessions().resolve(cookie)
+        if user_id is None or not csrf_valid(
+            services.signing_key("workspace-csrf"), cookie, form.get("csrf")
+        ):
+            message = (
+                "This form has expired or did not come from the workspace. Reload the page and try again."
+            )
+            return _page(400, "error.html", None, title="Not signed out", message=message)
+        services.signin().sign_out_everywhere(user_id)
+    else:
+        services.signin().sign_out(cookie)
     gone = web.expired_cookie(SESSION_COOKIE, secure=services.cookie_secure())
     return web.redirect(f"{services.public_base_url()}/login", cookies=[gone])
 

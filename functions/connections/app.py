@@ -17,7 +17,7 @@ from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.sessions import SESSION_COOKIE
 
 logger = get_logger()
-app = web.create_resolver()
+app = web.create_resolver(session_writes=True)  # CSRF: JSON from this site only
 
 
 def _user_id() -> str:

@@ -15,7 +15,7 @@ from svc_shared.logs import get_logger
 from svc_shared.sessions import SESSION_COOKIE
 
 logger = get_logger()
-app = web.create_resolver()
+app = web.create_resolver(session_writes=True)  # CSRF: JSON from this site only
 
 
 @app.post("/api/projects/<projectId>/provision")

@@ -65,7 +65,9 @@ def _user() -> User:
 
 
 def _form() -> dict[str, str]:
-    """The posted form, once its CSRF token is checked against the session."""
+    """The posted form, once its origin (web.check_same_origin) and its CSRF token, bound to the session,
+    are checked."""
+    web.check_same_origin(app)
     try:
         form = web.form_body(app)
     except errors.InvalidInput as exc:

@@ -441,3 +441,27 @@ def test_a_shop_database_behind_the_code_is_brought_up_to_date_when_first_served
         db.POOL.close()
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_a_hosted_shop_takes_writes_from_its_base_urls_origin_only(shops, handoff_key):
+    a, _ = shops
+    owner = sign_in(a, handoff_key)
+    body = {"title": f"Origin mug {uuid.uuid4().hex[:6]}"}
+    other = call(
+        a, "POST", "/api/products", cookie=owner, body=body, headers={"Origin": "https://shop.example"}
+    )
+    assert other.status == 403
+    plain = call(
+        a,
+        "POST",
+        "/api/products",
+        cookie=owner,
+        raw_body='{"title": "x"}',
+        headers={"Content-Type": "text/plain"},
+    )
+    assert plain.status == 415
+    own = call(a, "POST", "/api/products", cookie=owner, body=body, headers={"Origin": PLATFORM})
+    assert own.status == 201, own.body
+    out = call(a, "POST", "/auth/sign-out", cookie=owner, headers={"Origin": PLATFORM})
+    assert (out.status, out.location) == (302, f"/shops/{a.id}/auth/signed-out")
+    assert call(a, "GET", "/api/products", cookie=owner).status == 302

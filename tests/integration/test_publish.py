@@ -67,7 +67,7 @@ def test_an_unknown_action_is_400_naming_the_allowed_ones_and_starts_nothing(mer
 
 def test_an_empty_provision_body_starts_publishing(merchant):
     api, project = merchant["api"], merchant["project"]
-    answer = api.post(f"/api/projects/{project.id}/provision")
+    answer = api.post(f"/api/projects/{project.id}/provision", headers={"Content-Type": "application/json"})
     assert answer.status == 200, answer.text
     assert answer.json()["stage"] == "db_creating"
     assert wait_until_done(api, project.id)["status"] == "ready"

@@ -113,6 +113,7 @@ def _domain_errors() -> set[type[errors.DomainError]]:
 # results, the publish state machine, connection pages). A new error class fails this test until it is placed.
 EXPECTED_STATUS = {
     "InvalidInput": 400,
+    "UnsupportedMediaType": 415,
     "NotFound": 404,
     "AlreadyExists": 409,
     "Conflict": 409,

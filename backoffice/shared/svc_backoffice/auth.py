@@ -41,7 +41,7 @@ def sign_in(db: Database, token: str) -> str:
         # Only an invitation lets in a person the platform knows nothing more of.
         row = db.one(
             "UPDATE staff SET joined_at = coalesce(joined_at, now()) "
-            "WHERE lower(email) = lower(%s) AND removed_at IS NULL RETURNING id, removed_at",
+            "WHERE lower(email) = lower(%s) AND removed_at IS NULL RETURNING id, removed_at, session_epoch",
             (claims.email,),
         )
         if row is None:
@@ -49,20 +49,35 @@ def sign_in(db: Database, token: str) -> str:
     else:
         row = db.one(
             "INSERT INTO staff (email, role, joined_at) VALUES (%s, %s, now()) ON CONFLICT (lower(email)) "
-            "DO UPDATE SET joined_at = coalesce(staff.joined_at, now()) RETURNING id, removed_at",
+            "DO UPDATE SET joined_at = coalesce(staff.joined_at, now()) RETURNING id, removed_at, session_epoch",
             (claims.email, claims.role),
         )
     assert row is not None
     if row["removed_at"] is not None:
         raise handoff.HandoffRejected("staff member was removed")
-    return sessions.mint(str(row["id"]))
+    return sessions.mint(str(row["id"]), epoch=int(row["session_epoch"]))
 
 
 def current_staff(db: Database, cookie: str | None) -> Staff | None:
-    staff_id = sessions.read(cookie)
-    if staff_id is None:
+    """The signed-in staff member, unless the cookie is invalid, its session was ended by signing out (the
+    epoch moved on) or the member was removed."""
+    found = sessions.read_session(cookie)
+    if found is None:
         return None
     row = db.one(
-        "SELECT id::text, email, role FROM staff WHERE id = %s::uuid AND removed_at IS NULL", (staff_id,)
+        "SELECT id::text, email, role FROM staff "
+        "WHERE id = %s::uuid AND removed_at IS NULL AND session_epoch = %s",
+        found,
     )
     return Staff(**row) if row else None
+
+
+def sign_out(db: Database, cookie: str | None) -> None:
+    """End the cookie's session on the server, with every other session of its staff member: the session
+    epoch moves on, so every cookie minted before is refused (a cookie already ended changes nothing)."""
+    found = sessions.read_session(cookie)
+    if found is not None:
+        db.all(
+            "UPDATE staff SET session_epoch = session_epoch + 1 WHERE id = %s::uuid AND session_epoch = %s",
+            found,
+        )

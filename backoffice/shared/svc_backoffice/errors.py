@@ -34,6 +34,10 @@ class Forbidden(DomainError):
     pass
 
 
+class UnsupportedMediaType(DomainError):
+    """A write whose body is not declared JSON (415): what a form or a `no-cors` request can send."""
+
+
 class Conflict(DomainError):
     """A uniqueness rule of the database refused the write (SQLSTATE 23505)."""
 

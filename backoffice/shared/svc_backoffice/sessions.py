@@ -4,7 +4,10 @@
 
 Self-hosted the key is SESSION_SECRET / SESSION_SECRET_ARN. Hosted the key is the shop's `session_key` and
 the token names the shop (`shop` claim): a cookie of one shop is refused at every other, even should two
-shops ever share a key."""
+shops ever share a key.
+
+The token also names the staff member's session epoch (`ep`, 0 when absent) at sign-in: signing out raises
+`staff.session_epoch` (svc_backoffice.auth), which ends every session minted before on the server."""
 
 from __future__ import annotations
 
@@ -23,10 +26,11 @@ def _key() -> bytes:
     return shop.session_key if shop is not None else config.session_secret()
 
 
-def mint(staff_id: str, *, now: float | None = None) -> str:
+def mint(staff_id: str, *, epoch: int = 0, now: float | None = None) -> str:
     issued = int(time.time() if now is None else now)
     claims: dict[str, object] = {
         "sub": staff_id,
+        "ep": epoch,
         "typ": _TYPE,
         "iat": issued,
         "exp": issued + config.get_settings().session_ttl_seconds,
@@ -39,6 +43,12 @@ def mint(staff_id: str, *, now: float | None = None) -> str:
 
 def read(token: str | None) -> str | None:
     """The staff id of a valid, unexpired session cookie of this shop, else None."""
+    found = read_session(token)
+    return found[0] if found is not None else None
+
+
+def read_session(token: str | None) -> tuple[str, int] | None:
+    """(staff id, session epoch) of a valid, unexpired session cookie of this shop, else None."""
     if not token:
         return None
     try:
@@ -50,4 +60,7 @@ def read(token: str | None) -> str | None:
     shop = tenancy.current_shop()
     if claims.get("typ") != _TYPE or claims.get("shop") != (shop.id if shop is not None else None):
         return None
-    return str(claims["sub"])
+    epoch = claims.get("ep", 0)
+    if not isinstance(epoch, int):
+        return None
+    return str(claims["sub"]), epoch

@@ -32,6 +32,7 @@ from svc_backoffice.errors import (
     PayloadTooLarge,
     Unavailable,
     Unprocessable,
+    UnsupportedMediaType,
     WebhookNotConfigured,
     WebhookRejected,
 )
@@ -140,6 +141,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     PayloadTooLarge: 413,
+    UnsupportedMediaType: 415,
     Unprocessable: 422,
     Unavailable: 503,
     WebhookRejected: 400,
@@ -223,6 +225,65 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
     return app
 
 
+# -- CSRF: writes authenticated by the session cookie ------------------------------------------------------
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+CROSS_SITE = "This request did not come from this backoffice's site, so it was refused."
+NOT_JSON = "Request body must be JSON (Content-Type: application/json)."
+
+
+def _origin_of(url: str) -> str | None:
+    """`scheme://host[:port]` in lower case, the default port dropped; None for anything else."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{parts.hostname.lower()}" + (f":{port}" if port not in (None, default) else "")
+
+
+def own_origin() -> str | None:
+    """This backoffice's origin: its shop's base URL's when hosted, HANDOFF_AUDIENCE's self-hosted."""
+    shop = tenancy.current_shop()
+    return _origin_of(shop.base_url if shop is not None else config.self_hosted_settings().handoff_audience)
+
+
+def check_same_origin(app: APIGatewayRestResolver) -> None:
+    """Forbidden unless the request comes from this backoffice's origin or from no browser at all: a
+    `Sec-Fetch-Site` other than same-origin, or an `Origin` other than ours, is another site's page (`null`
+    passes only with Sec-Fetch-Site: same-origin). The platform applies the same rule
+    (svc_shared.origins.cross_site_reason)."""
+    headers = {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
+    site, origin = headers.get("sec-fetch-site"), headers.get("origin")
+    refused = site is not None and site.strip().lower() != "same-origin"
+    if origin is not None and not refused:
+        if origin.strip().lower() == "null":
+            refused = site is None
+        else:
+            refused = _origin_of(origin) is None or _origin_of(origin) != own_origin()
+    if refused:
+        logger.info("cross-site request refused", extra={"path": app.current_event.path})
+        raise Forbidden(CROSS_SITE)
+
+
+def check_write(app: APIGatewayRestResolver) -> None:
+    """A write of a signed-in staff member: from this backoffice's origin (403) with a JSON body type (415;
+    a DELETE without a body needs none, as no form or `no-cors` request can send a DELETE)."""
+    event = app.current_event
+    method = event.http_method.upper()
+    if method not in UNSAFE_METHODS:
+        return
+    check_same_origin(app)
+    headers = {k.lower(): v for k, v in (event.headers or {}).items()}
+    kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if kind != "application/json" and (method != "DELETE" or event.body):
+        raise UnsupportedMediaType(NOT_JSON)
+
+
 # -- role gate -----------------------------------------------------------------------------------------------
 def role_gate(minimum: str) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response]:
     needed = ROLE_RANK[minimum]
@@ -231,6 +292,7 @@ def role_gate(minimum: str) -> Callable[[APIGatewayRestResolver, NextMiddleware]
         staff = auth.current_staff(database(), cookie(app, SESSION_COOKIE))
         if staff is None:
             return redirect(SIGNED_OUT)
+        check_write(app)
         if staff.rank < needed:
             return redirect(INSUFFICIENT_ROLE)
         app.append_context(staff=staff)

@@ -19,6 +19,9 @@ WORKSPACE_ROLES: tuple[str, ...] = ("owner", "admin", "member")
 INVALID_CREDENTIALS = "Invalid email or password."
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
+# Read in place of an unknown address's records, so sign-in does the same work whether an email exists.
+_NO_ADDRESS = "unknown@invalid.invalid"
+_NO_USER = "-"
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class User:
     repo_host_connected: bool
     repo_host_username: str | None
     created_at: int
+    session_epoch: int = 0  # raised to end every session (svc_shared.sessions)
 
     def public(self) -> dict[str, Any]:
         """The fields get_me and /api/me show."""
@@ -89,6 +93,7 @@ def _user(item: dict[str, Any]) -> User:
         repo_host_connected=bool(item.get("repo_host_connected", False)),
         repo_host_username=item.get("repo_host_username"),
         created_at=int(item["created_at"]),
+        session_epoch=int(item.get("session_epoch", 0)),
     )
 
 
@@ -177,11 +182,19 @@ class Accounts:
         return self.get_user(user_id)
 
     def authenticate(self, email: str, password: str) -> User:
-        """The user with these credentials; one message for an unknown email and a wrong password."""
-        user_id = self.find_user_id(email)
-        item = self._table.get(keys.user(user_id), keys.PROFILE) if user_id else None
+        """The user with these credentials; one message for an unknown email and a wrong password, and the
+        same work for both: two reads (the address, then a profile: a key no user has when the address is
+        unknown or malformed) and one scrypt verification (against a dummy hash of the same cost)."""
+        try:
+            address, valid = normalize_email(email), True
+        except InvalidInput:
+            address, valid = _NO_ADDRESS, False
+        owner = self._table.get(keys.email(address), keys.EMAIL) if valid else None
+        if not valid:
+            self._table.get(keys.email(address), keys.EMAIL)
+        item = self._table.get(keys.user(owner["user_id"] if owner else _NO_USER), keys.PROFILE)
         stored = item["password_hash"] if item else DUMMY_HASH
-        if not verify_password(password[:MAX_PASSWORD_LENGTH], stored) or item is None:
+        if not verify_password(password[:MAX_PASSWORD_LENGTH], stored) or item is None or not valid:
             raise Unauthenticated(INVALID_CREDENTIALS, code="invalid_credentials")
         return _user(item)
 
@@ -204,6 +217,7 @@ class Accounts:
         return _user(item)
 
     def set_password(self, user_id: str, password: str) -> None:
+        """A new password; every session of the user ends (the session epoch is raised in the same write)."""
         if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
             raise InvalidInput(f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters")
         from svc_shared.dal import ConditionFailed
@@ -212,9 +226,24 @@ class Accounts:
             self._table.update(
                 keys.user(user_id),
                 keys.PROFILE,
-                "SET password_hash = :h",
+                "SET password_hash = :h ADD session_epoch :one",
                 condition="attribute_exists(pk)",
-                values={":h": hash_password(password)},
+                values={":h": hash_password(password), ":one": 1},
+            )
+        except ConditionFailed as exc:
+            raise NotFound("user not found") from exc
+
+    def end_sessions(self, user_id: str) -> None:
+        """End every workspace session of the user (svc_shared.sessions): raise the session epoch."""
+        from svc_shared.dal import ConditionFailed
+
+        try:
+            self._table.update(
+                keys.user(user_id),
+                keys.PROFILE,
+                "ADD session_epoch :one",
+                condition="attribute_exists(pk)",
+                values={":one": 1},
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc

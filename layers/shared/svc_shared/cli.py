@@ -18,8 +18,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from svc_shared.accounts import PLANS, Accounts
+from svc_shared.clock import system_clock
 from svc_shared.dal import Table
 from svc_shared.errors import DomainError
+from svc_shared.signin import user_grant_revoker
 
 if TYPE_CHECKING:
     from svc_shared.crypto import Envelope
@@ -76,9 +78,16 @@ def _parser(*, local: bool) -> argparse.ArgumentParser:
     show = users.add_parser("show", help="print a user")
     show.add_argument("--email", required=True)
 
-    set_password = users.add_parser("set-password", help="set a user's password")
+    set_password = users.add_parser(
+        "set-password", help="set a user's password; ends every session and MCP grant of the user"
+    )
     set_password.add_argument("--email", required=True)
     set_password.add_argument("--password", help="prompted for when omitted")
+
+    everywhere = users.add_parser(
+        "sign-out-everywhere", help="end every workspace session and revoke every MCP grant of a user"
+    )
+    everywhere.add_argument("--email", required=True)
 
     publish = groups.add_parser("publish", help="the publish sequence of a project").add_subparsers(
         dest="action", required=True
@@ -172,7 +181,9 @@ def main(argv: Sequence[str] | None = None, *, local: LocalEnvironment | None = 
         except DomainError as exc:
             print(f"error: {exc.message}", file=sys.stderr)
             return 1
-    accounts = Accounts(Table(env["table"]))
+    table = Table(env["table"])
+    accounts = Accounts(table)
+    revoke_grants = user_grant_revoker(table, system_clock)
     try:
         if args.action == "create":
             password = args.password or getpass.getpass("Password: ")
@@ -184,6 +195,11 @@ def main(argv: Sequence[str] | None = None, *, local: LocalEnvironment | None = 
         elif args.action == "set-password":
             user = accounts.get_user_by_email(args.email)
             accounts.set_password(user.id, args.password or getpass.getpass("New password: "))
+            revoke_grants(user.id)
+        elif args.action == "sign-out-everywhere":
+            user = accounts.get_user_by_email(args.email)
+            accounts.end_sessions(user.id)
+            revoke_grants(user.id)
         else:
             user = accounts.get_user_by_email(args.email)
     except DomainError as exc:

@@ -254,6 +254,19 @@ class Table:
         action.update(self._expr(condition, names, values))
         return {"Update": action}
 
+    def transact_get(self, keys: list[tuple[str, str]]) -> list[dict[str, Any] | None]:
+        """Up to 100 items by key in one serializable read (each as it is now), in the order asked, None
+        where missing; TransactionConflict when a transaction is writing one of them. Authorized as GetItem
+        on each item (no BatchGetItem permission needed)."""
+        try:
+            out = self.client.transact_get_items(
+                TransactItems=[{"Get": {"TableName": self.name, "Key": self.key(pk, sk)}} for pk, sk in keys]
+            )
+        except self.client.exceptions.TransactionCanceledException as exc:
+            reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+            raise TransactionConflict(reasons) from exc
+        return [self._plain(r["Item"]) if r.get("Item") else None for r in out.get("Responses", [])]
+
     def transact(self, actions: list[dict[str, Any]]) -> None:
         """All-or-nothing write of up to 100 actions built with the *_action helpers."""
         try:

@@ -13,6 +13,7 @@ CREDITS = "CREDITS"  # USER#<id>: the credit balance
 EMAIL = "EMAIL"  # EMAIL#<address>: the address's owner (one account per address)
 META = "META"  # WS#<id> and PROJECT#<id>: the workspace or project itself
 SESSION = "SESSION"
+BACKOFF = "BACKOFF"  # RATE#<scope>#<digest>: failures so far and the time of the last (sign-in backoff)
 MESSAGE = "MESSAGE"
 CREDITED = "CREDITED"  # CHECKOUT#<id>: a paid checkout session already credited
 CLIENT = "CLIENT"

@@ -288,3 +288,12 @@ class McpClients:
             return False
         self._grants.revoke_family(grant_id)
         return True
+
+
+def revoke_user_grants(grants: Any, user_id: str) -> int:
+    """Revoke every MCP grant of the user (`grants`: an oauth.grants.Grants): each one's access and refresh
+    tokens stop working from the next request on. Returns how many grants were live."""
+    live = grants.gate.authorized_clients(user_id)
+    for client in live:
+        grants.revoke_family(client.grant_id)
+    return len(live)

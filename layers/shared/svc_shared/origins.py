@@ -89,3 +89,26 @@ def refused_origin_message(origin: str) -> str:
         f"Origin {origin[:100]!r} is not allowed to call this server. "
         "The operator can allow it in the ALLOWED_ORIGINS setting."
     )
+
+
+def cross_site_reason(headers: dict[str, str], own_origin: str | None) -> str | None:
+    """Why a state-changing request riding a session cookie must be refused as cross-site, or None.
+
+    `headers` are lower-cased. A browser always sends `Sec-Fetch-Site` (current browsers) or `Origin` (every
+    browser, on every POST) with a cross-site or same-site write, so:
+    - `Sec-Fetch-Site`, when sent, must be `same-origin`;
+    - `Origin`, when sent, must be `own_origin`; `null` (what a page with `Referrer-Policy: no-referrer` or a
+      sandboxed frame sends) passes only with `Sec-Fetch-Site: same-origin`;
+    - neither header: a client that is not a browser (curl, the tests), which no other site can drive.
+    """
+    site = headers.get("sec-fetch-site")
+    origin = headers.get("origin")
+    if site is not None and site.strip().lower() != "same-origin":
+        return f"Sec-Fetch-Site is {site.strip()[:40]!r}"
+    if origin is None:
+        return None
+    if origin.strip().lower() == "null":
+        return None if site is not None else "Origin is 'null'"
+    if own_origin is None or normalize_origin(origin) != own_origin:
+        return f"Origin {origin.strip()[:100]!r} is not this site's"
+    return None

@@ -13,7 +13,9 @@ the write fails, its answer carries the item as it is (ReturnValuesOnConditionCh
 attempt uses it: one round trip when the view is current, two when another instance wrote in between. A
 refusal is always decided on the item as it is, never on a cached view.
 
-`hit` and `count` are fixed-window counters, for limits that count failures (sign-in).
+`hit` and `count` are fixed-window counters (sign-in attempts per address). `backoff`, `fail` and `clear`
+keep a failure count with the time of the last failure, for an exponential backoff (sign-in failures per
+address and account).
 """
 
 from __future__ import annotations
@@ -181,3 +183,44 @@ class RateLimiter:
         start, remaining = self._window(window)
         item = self._table.get(self._pk(scope, key), keys.window(start), consistent=True)
         return (int(item["count"]) if item else 0), remaining
+
+    # -- exponential backoff on failures ----------------------------------------------------------------------
+    def backoff(self, scope: str, key: str, *, free: int, base: int, cap: int, forget: int) -> int:
+        """Seconds to wait before the next attempt (0: go ahead). The first `free` failures cost nothing;
+        then each one doubles the wait after it, from `base` to at most `cap` seconds; failures are forgotten
+        `forget` seconds after the last one. One strongly consistent read."""
+        item = self._table.get(self._pk(scope, key), keys.BACKOFF, consistent=True)
+        now = self._clock.now()
+        if item is None or int(item.get("expires_at", 0)) <= now:
+            return 0
+        failures = int(item["count"])
+        if failures < free:
+            return 0
+        delay = min(cap, base * 2 ** min(failures - free, 30))
+        return max(0, math.ceil(float(item["last"]) + delay - now))
+
+    def fail(self, scope: str, key: str, *, forget: int) -> int:
+        """Count one failure (a count older than `forget` seconds starts again); returns the count."""
+        now = self._clock.now()
+        pk = self._pk(scope, key)
+        try:
+            item = self._table.update(
+                pk,
+                keys.BACKOFF,
+                "ADD #n :one SET #l = :now, expires_at = :exp",
+                condition="attribute_not_exists(pk) OR expires_at > :now",
+                names={"#n": "count", "#l": "last"},
+                values={":one": 1, ":now": round(now, 3), ":exp": int(now) + forget},
+            )
+        except ConditionFailed:  # expired but not yet deleted by the table's TTL: start again
+            item = self._table.update(
+                pk,
+                keys.BACKOFF,
+                "SET #n = :one, #l = :now, expires_at = :exp",
+                names={"#n": "count", "#l": "last"},
+                values={":one": 1, ":now": round(now, 3), ":exp": int(now) + forget},
+            )
+        return int(item["count"])
+
+    def clear(self, scope: str, key: str) -> None:
+        self._table.delete(self._pk(scope, key), keys.BACKOFF)

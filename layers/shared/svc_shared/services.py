@@ -188,7 +188,7 @@ class Services:
 
     @functools.cached_property
     def signin(self) -> SignIn:
-        from svc_shared.signin import SignIn
+        from svc_shared.signin import SignIn, user_grant_revoker
 
         settings = self.settings
         return SignIn(
@@ -198,6 +198,7 @@ class Services:
             max_failures=settings.login_max_failures,
             ip_max_attempts=settings.login_ip_max_attempts,
             window=settings.login_window_seconds,
+            revoke_grants=user_grant_revoker(self.table, self.clock),
         )
 
     @functools.cached_property

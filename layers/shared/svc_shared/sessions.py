@@ -1,12 +1,19 @@
-"""Workspace sessions: a signed cookie naming a server-side session that sign-out revokes."""
+"""Workspace sessions: a signed cookie naming a server-side session that sign-out revokes.
+
+Each session records the user's session epoch (`session_epoch` on the profile, 0 until first raised) when it
+was created; a password change and "sign out everywhere" raise the epoch, which ends every session made
+before at once: a session is valid only while its epoch is the profile's (both read in one round trip)."""
 
 from __future__ import annotations
 
+import random
+import time
 from dataclasses import dataclass
+from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
-from svc_shared.dal import Table
+from svc_shared.dal import Table, TransactionConflict
 from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 SESSION_COOKIE = "svc_ws_session"
@@ -29,7 +36,9 @@ class Sessions:
         self._ttl = ttl_seconds
         self._clock = clock
 
-    def create(self, user_id: str) -> Session:
+    def create(self, user_id: str, epoch: int = 0) -> Session:
+        """A new session of the user, valid while the profile's session epoch is `epoch` (the one read when
+        the credentials were checked: should it have been raised since, the session is born ended)."""
         sid = new_token()
         now = int(self._clock.now())
         expires_at = now + self._ttl
@@ -38,6 +47,7 @@ class Sessions:
                 "pk": keys.session(hash_token(sid)),
                 "sk": keys.SESSION,
                 "user_id": user_id,
+                "epoch": epoch,
                 "created_at": now,
                 "expires_at": expires_at,
             }
@@ -58,14 +68,39 @@ class Sessions:
         return claims
 
     def resolve(self, cookie: str | None) -> str | None:
-        """The signed-in user's id, or None for a missing, tampered, expired or revoked session."""
+        """The signed-in user's id, or None for a missing, tampered, expired or revoked session, or one
+        ended by a raised session epoch. One round trip: the session and the profile, strongly consistent
+        (a password change ends the old sessions from the very next request)."""
         claims = self._claims(cookie)
-        if claims is None:
+        uid = claims.get("uid") if claims is not None else None
+        if claims is None or not isinstance(uid, str):
             return None
-        item = self._table.get(keys.session(hash_token(str(claims["sid"]))), keys.SESSION)
-        if item is None or item["expires_at"] <= self._clock.now() or item["user_id"] != claims.get("uid"):
+        item, profile = self._read(keys.session(hash_token(str(claims["sid"]))), uid)
+        if (
+            item is None
+            or profile is None
+            or item["expires_at"] <= self._clock.now()
+            or item["user_id"] != uid
+        ):
             return None
-        return str(item["user_id"])
+        if int(item.get("epoch", 0)) != int(profile.get("session_epoch", 0)):
+            return None
+        return uid
+
+    def _read(self, session_pk: str, user_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The session item and the user's profile as they are now, in one round trip (TransactGetItems:
+        serializable, and authorized as GetItem, which every function reading sessions holds)."""
+        for attempt in range(3):
+            try:
+                item, profile = self._table.transact_get(
+                    [(session_pk, keys.SESSION), (keys.user(user_id), keys.PROFILE)]
+                )
+                return item, profile
+            except TransactionConflict:  # a transaction is writing the profile right now: a few ms
+                if attempt == 2:
+                    raise
+                time.sleep(random.uniform(0.005, 0.02))
+        raise AssertionError("unreachable")
 
     def revoke(self, cookie: str | None) -> None:
         claims = self._claims(cookie)

@@ -1,13 +1,36 @@
-"""Workspace sign-in and sign-out: credentials, throttling and sessions together."""
+"""Workspace sign-in and sign-out: credentials, throttling and sessions together, and ending every session
+and MCP grant of a user (a password change, "sign out everywhere")."""
 
 from __future__ import annotations
 
-from svc_shared.accounts import INVALID_CREDENTIALS, Accounts, User
-from svc_shared.errors import RateLimited, Unauthenticated
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from svc_shared.accounts import INVALID_CREDENTIALS, Accounts, User, normalize_email
+from svc_shared.errors import InvalidInput, RateLimited, Unauthenticated
 from svc_shared.ratelimit import RateLimiter
 from svc_shared.sessions import Session, Sessions
 
+if TYPE_CHECKING:
+    from svc_shared.clock import Clock
+    from svc_shared.dal import Table
+
 TOO_MANY_ATTEMPTS = "Too many sign-in attempts. Try again in {seconds} seconds."
+BACKOFF_BASE = 60  # seconds of wait after the first failure beyond the free ones; doubles with each next
+FAILURES_FORGOTTEN = 3600  # an address's failures on an account are forgotten an hour after the last
+
+
+def user_grant_revoker(table: Table, clock: Clock) -> Callable[[str], int]:
+    """svc_shared.mcpauth.revoke_user_grants bound to a Grants that only revokes (it issues nothing, so it
+    needs neither the resource URL nor the access-token key): for sign-in and the command line."""
+
+    def revoke(user_id: str) -> int:
+        from svc_shared.mcpauth import revoke_user_grants
+        from svc_shared.oauth.grants import Grants
+
+        return revoke_user_grants(Grants(table, clock, ""), user_id)
+
+    return revoke
 
 
 class SignIn:
@@ -20,6 +43,7 @@ class SignIn:
         max_failures: int,
         ip_max_attempts: int,
         window: int,
+        revoke_grants: Callable[[str], object] | None = None,
     ) -> None:
         self._accounts = accounts
         self._sessions = sessions
@@ -27,23 +51,43 @@ class SignIn:
         self._max_failures = max_failures
         self._ip_max = ip_max_attempts
         self._window = window
+        self._revoke_grants = (
+            revoke_grants  # every MCP grant of a user (svc_shared.mcpauth.revoke_user_grants)
+        )
+
+    @staticmethod
+    def _pair(client_ip: str, email: str) -> str:
+        try:
+            address = normalize_email(email)
+        except InvalidInput:
+            address = email.strip().lower()
+        return f"{client_ip}\n{address}"
 
     def sign_in(self, email: str, password: str, client_ip: str) -> Session:
-        """A new session for valid credentials. Throttled per client address (every attempt) and per
-        account (failures only), so a guesser cannot lock out a user from elsewhere for long."""
+        """A new session for valid credentials. Throttled per client address (every attempt counts) and per
+        address and account (failures, with an exponential backoff), never per account alone: a guesser
+        elsewhere can slow only their own attempts, never lock the owner out."""
         attempts, wait = self._limiter.hit("login-ip", client_ip, self._window)
         if attempts > self._ip_max:
             raise RateLimited(TOO_MANY_ATTEMPTS.format(seconds=wait), retry_after=wait)
-        account_key = email.strip().lower()
-        failures, wait = self._limiter.count("login-fail", account_key, self._window)
-        if failures >= self._max_failures:
+        pair = self._pair(client_ip, email)
+        wait = self._limiter.backoff(
+            "login-pair",
+            pair,
+            free=self._max_failures,
+            base=BACKOFF_BASE,
+            cap=self._window,
+            forget=FAILURES_FORGOTTEN,
+        )
+        if wait > 0:
             raise RateLimited(TOO_MANY_ATTEMPTS.format(seconds=wait), retry_after=wait)
         try:
             user = self._accounts.authenticate(email, password)
         except Unauthenticated:
-            self._limiter.hit("login-fail", account_key, self._window)
+            self._limiter.fail("login-pair", pair, forget=FAILURES_FORGOTTEN)
             raise
-        return self._sessions.create(user.id)
+        self._limiter.clear("login-pair", pair)
+        return self._sessions.create(user.id, user.session_epoch)
 
     def current_user_id(self, cookie: str | None) -> str:
         """The signed-in user's id (one read: the session), for routes that need nothing else of the user."""
@@ -57,6 +101,18 @@ class SignIn:
 
     def sign_out(self, cookie: str | None) -> None:
         self._sessions.revoke(cookie)
+
+    def sign_out_everywhere(self, user_id: str) -> None:
+        """End every workspace session of the user and revoke every MCP grant (access and refresh tokens)."""
+        self._accounts.end_sessions(user_id)
+        if self._revoke_grants is not None:
+            self._revoke_grants(user_id)
+
+    def change_password(self, user_id: str, password: str) -> None:
+        """A new password: every session ends (in the same write) and every MCP grant is revoked."""
+        self._accounts.set_password(user_id, password)
+        if self._revoke_grants is not None:
+            self._revoke_grants(user_id)
 
 
 __all__ = ["INVALID_CREDENTIALS", "TOO_MANY_ATTEMPTS", "SignIn"]

@@ -22,8 +22,14 @@ if TYPE_CHECKING:
 logger = get_logger()
 Body = TypeVar("Body", bound="RequestBody")
 
+
+class UnsupportedMediaType(errors.InvalidInput):
+    """A body in a content type the route does not take (415)."""
+
+
 # The one table from domain error to HTTP status; subclasses inherit their parent's row.
 STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
+    UnsupportedMediaType: 415,
     errors.InvalidInput: 400,
     errors.Unauthenticated: 401,
     errors.PaymentRequired: 402,
@@ -128,10 +134,21 @@ class _RequestLocalResolver(APIGatewayRestResolver):
         return super().resolve(event, context)
 
 
-def create_resolver(cors: CORSConfig | None = None) -> APIGatewayRestResolver:
+def create_resolver(
+    cors: CORSConfig | None = None, *, session_writes: bool = False
+) -> APIGatewayRestResolver:
     """A REST resolver whose errors are JSON: domain errors by the table above, anything else a 500 that
-    names the request id while the log keeps the trace."""
+    names the request id while the log keeps the trace. With `session_writes` (routes authenticated by the
+    workspace session cookie), every POST, PUT, PATCH and DELETE passes `check_session_write` first."""
     app = _RequestLocalResolver(cors=cors)
+    if session_writes:
+
+        def _guard(resolver: APIGatewayRestResolver, next_middleware: Any) -> Response:
+            if resolver.current_event.http_method.upper() in UNSAFE_METHODS:
+                check_session_write(resolver)
+            return next_middleware(resolver)
+
+        app.use(middlewares=[_guard])
 
     @app.exception_handler(errors.DomainError)
     def _domain_error(exc: errors.DomainError) -> Response:
@@ -192,6 +209,40 @@ def parse(model: type[Body], data: Any) -> Body:
         message = "; ".join(f"{field}: {p['msg']}" for field, p in zip(fields, problems, strict=True))
         first = str(problems[0]["loc"][0]) if problems and problems[0]["loc"] else ""
         raise errors.InvalidInput(message, code=model.codes.get(first, "invalid_request")) from None
+
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def lower_headers(app: APIGatewayRestResolver) -> dict[str, str]:
+    return {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
+
+
+def check_same_origin(app: APIGatewayRestResolver) -> None:
+    """Forbidden unless the request comes from a page of the platform itself, or from no browser at all
+    (svc_shared.origins.cross_site_reason): the CSRF check of every state change a session cookie makes."""
+    from urllib.parse import urlsplit
+
+    from svc_shared import services
+    from svc_shared.origins import cross_site_reason, normalize_origin
+
+    base = urlsplit(services.public_base_url())
+    reason = cross_site_reason(lower_headers(app), normalize_origin(f"{base.scheme}://{base.netloc}"))
+    if reason is not None:
+        logger.info("cross-site request refused", extra={"reason": reason, "path": app.current_event.path})
+        raise errors.Forbidden(
+            "This request did not come from a page of this site, so it was refused.", code="cross_site"
+        )
+
+
+def check_session_write(app: APIGatewayRestResolver) -> None:
+    """A state change authenticated by the session cookie: from this site (403 otherwise) and with a JSON
+    body type (415 otherwise), which a form or a `no-cors` request of another page cannot send."""
+    check_same_origin(app)
+    if content_type(app) != "application/json":
+        raise UnsupportedMediaType(
+            "Request body must be JSON (Content-Type: application/json).", code="unsupported_media_type"
+        )
 
 
 def content_type(app: APIGatewayRestResolver) -> str:

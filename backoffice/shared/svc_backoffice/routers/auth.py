@@ -10,7 +10,16 @@ from aws_lambda_powertools.event_handler import Response
 from svc_backoffice import auth, handoff, openapi, store, tenancy
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, json_response, logger, redirect, session_cookie
+from svc_backoffice.sessions import SESSION_COOKIE
+from svc_backoffice.web import (
+    ApiRouter,
+    check_same_origin,
+    cookie,
+    json_response,
+    logger,
+    redirect,
+    session_cookie,
+)
 
 sessions = ApiRouter("/auth")
 
@@ -59,6 +68,21 @@ def sso() -> Response:
         _safe_next(event.get_query_string_value("next")),
         cookies=[session_cookie(cookie, max_age=get_settings().session_ttl_seconds)],
     )
+
+
+@sessions.api(
+    "POST",
+    "/sign-out",
+    role=None,
+    answers="302 403",
+    summary="Sign out: ends the session on the server (every session of the staff member) and clears svc_session",
+)
+def sign_out() -> Response:
+    """A form button or a fetch may post it (no body needed); another site's page may not (403), or it could
+    sign the staff member out at will."""
+    check_same_origin(sessions)  # type: ignore[arg-type]
+    auth.sign_out(database(), cookie(sessions, SESSION_COOKIE))  # type: ignore[arg-type]
+    return redirect("/auth/signed-out", cookies=[session_cookie("", max_age=0)])
 
 
 @sessions.api(
