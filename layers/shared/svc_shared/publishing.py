@@ -100,7 +100,15 @@ class SimulatedCrash(RuntimeError):
 
 
 # -- the template tree -------------------------------------------------------------------------------------
-_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".aws-sam", "node_modules"}
+_SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".aws-sam",
+    "node_modules",
+}
 
 
 def template_root(configured: str | None = None) -> Path:
