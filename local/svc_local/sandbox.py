@@ -91,6 +91,7 @@ class Fault:
     delay_ms: int = 0
     drop: bool = False
     times: int | None = None  # None: until cleared
+    retry_after: int | None = None  # a Retry-After header on the status answer (a 429's, a 503's)
 
     def matches(self, method: str, path: str) -> bool:
         return self.method in ("*", method.upper()) and (
@@ -102,7 +103,7 @@ def parse_fault(data: Any) -> Fault:
     """Validate an admin request body into a Fault; raises ValueError with a readable message."""
     if not isinstance(data, dict):
         raise ValueError("body must be a JSON object")
-    unknown = set(data) - {"method", "path", "status", "delay_ms", "drop", "times"}
+    unknown = set(data) - {"method", "path", "status", "delay_ms", "drop", "times", "retry_after"}
     if unknown:
         raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
     method, path = data.get("method"), data.get("path")
@@ -126,7 +127,12 @@ def parse_fault(data: Any) -> Fault:
         raise ValueError("times must be a positive integer")
     if status is None and not delay and not drop:
         raise ValueError("a fault needs status, delay_ms or drop")
-    return Fault(method.upper(), path, status, delay, drop, times)
+    retry_after = data.get("retry_after")
+    if retry_after is not None and (
+        isinstance(retry_after, bool) or not isinstance(retry_after, int) or retry_after < 0
+    ):
+        raise ValueError("retry_after must be a non-negative integer (seconds)")
+    return Fault(method.upper(), path, status, delay, drop, times, retry_after)
 
 
 class FaultInjector:
@@ -337,6 +343,7 @@ class Sandbox(BackgroundServer):
                             "message": f"fault injected on {request.method} {request.path}",
                         },
                         fault.status,
+                        {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)},
                     )
         best: tuple[tuple[int, ...], SandboxRoute, dict[str, str]] | None = None
         allowed: set[str] = set()

@@ -129,14 +129,17 @@ def test_each_function_is_its_own_container(local_aws):
     assert "AnalyticsFunction" in refused.value.response["Error"]["Message"]
 
 
-def test_the_public_beacon_reads_one_item_and_queues_it_and_cannot_scan(local_aws):
+def test_the_public_beacon_counts_its_limits_and_queues_and_cannot_read_or_scan(local_aws):
     aws = local_aws(ROOT / "template.yaml")
     from svc_shared import services
 
     table = os.environ["TABLE_NAME"]
     with acting_as(spec_of(aws, "AnalyticsFunction")):
+        services.analytics().admit("203.0.113.7", "some-site")  # the rate-limit counters: UpdateItem
         client = services.current().aws.client("dynamodb")
-        client.get_item(TableName=table, Key={"pk": {"S": "PROJECT#x"}, "sk": {"S": "PROJECT"}})
+        with pytest.raises(ClientError) as unread:
+            client.get_item(TableName=table, Key={"pk": {"S": "PROJECT#x"}, "sk": {"S": "PROJECT"}})
+        assert "dynamodb:GetItem" in unread.value.response["Error"]["Message"]
         with pytest.raises(ClientError) as refused:
             client.scan(TableName=table)
         sqs = services.current().aws.client("sqs")

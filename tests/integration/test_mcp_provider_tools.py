@@ -441,3 +441,72 @@ def call_tool_list(api, bearer):
         "/mcp", headers=bearer, body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     )
     return reply.json()["result"]["tools"]
+
+
+# -- paths and refs stay inside the repository ---------------------------------------------------------------
+ESCAPING_PATHS = [
+    "../../user",  # up the contents URL to /user, with the merchant's token
+    "src/../../../../user/repos",
+    "/etc/passwd",
+    ".git/config",
+    "src/.GIT/config",
+    ".git./HEAD",
+    "git~1/config",
+    "src\\..\\..\\user",
+    "src/app.txt\x00.png",
+    "src/\x1b[31mapp.txt",
+    "%2e%2e/%2e%2e/user",
+    "%252e%252e%252f%252e%252e%252fuser",
+    "src/%2fapp.txt",
+    "src//app.txt",
+    "src/",
+    "./src/app.txt",
+    "src/app\u202etxt.exe",
+]
+
+
+def _contents_requests(sandbox: str) -> int:
+    return httpx.get(f"{sandbox}/__admin/requests", params={"prefix": "/github/api"}).json()["total"]
+
+
+@pytest.mark.parametrize("path", ESCAPING_PATHS)
+def test_read_file_refuses_a_path_that_leaves_the_repository_before_any_provider_call(shop, path):
+    sandbox = shop["env"]["sandbox"].url
+    httpx.delete(f"{sandbox}/__admin/requests")
+    result = call_tool(shop["api"], shop["bearer"], "read_file", project_id=shop["project_id"], path=path)
+    message = error_text(result)
+    assert "is refused" in message and "path" in message
+    assert "\x00" not in message and "\x1b" not in message  # the value is shown escaped
+    assert _contents_requests(sandbox) == 0  # nothing reached GitHub with the merchant's token
+
+
+@pytest.mark.parametrize(
+    ("tool", "field"),
+    [("list_files", "ref"), ("read_file", "ref"), ("get_diff", "base"), ("get_diff", "head")],
+)
+@pytest.mark.parametrize("ref", ["../../user", "main/../../user", "a\nb", "%2e%2e", "-x", "a b"])
+def test_refs_that_are_not_git_refs_are_refused(shop, tool, field, ref):
+    sandbox = shop["env"]["sandbox"].url
+    httpx.delete(f"{sandbox}/__admin/requests")
+    arguments = {"project_id": shop["project_id"], field: ref}
+    if tool == "read_file":
+        arguments["path"] = "src/app.txt"
+    if tool == "get_diff" and field == "head":
+        arguments["base"] = shop["first_sha"]
+    message = error_text(call_tool(shop["api"], shop["bearer"], tool, **arguments))
+    assert "is not a branch, tag or commit SHA" in message
+    assert _contents_requests(sandbox) == 0
+
+
+def test_path_segments_are_url_encoded_so_odd_names_read_as_themselves(shop):
+    api = shop["api"]
+    odd = "docs/50% off #1?.md"
+    pushed = api.post(
+        "/api/repo-host/push",
+        json_body={"projectId": shop["project_id"], "files": [{"path": odd, "content": "sale\n"}]},
+    )
+    assert pushed.status == 200, pushed.text
+    read = ok(call_tool(api, shop["bearer"], "read_file", project_id=shop["project_id"], path=odd))
+    assert (read["path"], read["content"]) == (odd, "sale\n")
+    listed = ok(call_tool(api, shop["bearer"], "list_files", project_id=shop["project_id"]))
+    assert odd in {f["path"] for f in listed["files"]}

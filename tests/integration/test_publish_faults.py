@@ -21,6 +21,7 @@ from svc_shared.publishing import (
     BUSY_AT_START,
     DB_NOT_READY,
     LEASE_SECONDS,
+    RATE_LIMIT_BUDGET_SECONDS,
     READY_BUDGET_SECONDS,
     TEMPLATE_SUBJECT,
 )
@@ -422,3 +423,112 @@ def test_a_run_that_stops_unrecorded_mid_way_is_recorded_once_its_lease_lapses(
     assert run_to_end(api, project.id)["status"] == "ready"
     assert _runs(machine, project.id) == [(f"{project.id}-2", "SUCCEEDED")]
     assert_published_once(merchant)
+
+
+# -- provider rate limits are waited out, within a bound ------------------------------------------------------
+
+
+def _history(merchant, project) -> list[str]:
+    token = services.connections().token(merchant["user"].id, "repo_host").access_token
+    sandbox = merchant["sandbox"]
+    url = f"{sandbox.replace('http://', f'http://x-access-token:{token}@')}/github/git/{project.repo_host_repo}.git"
+    with tempfile.TemporaryDirectory() as clone:
+        subprocess.run(["git", "clone", "-q", "--bare", url, clone], capture_output=True, check=True)
+        return subprocess.run(
+            ["git", "--git-dir", clone, "log", "--format=%s"], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+
+
+@pytest.fixture
+def tight_supabase_limit(merchant):
+    """The db_host sandbox's per-token limit made tight and short: 5 requests per 3 s (the real API: about
+    60 a minute), so a publish meets 429s with a Retry-After of a few seconds."""
+    sandbox = merchant["sandbox"]
+    httpx.post(
+        f"{sandbox}/__admin/supabase/settings", json={"rate_limit_per_minute": 5, "rate_limit_window": 3}
+    )
+    yield
+    httpx.post(
+        f"{sandbox}/__admin/supabase/settings", json={"rate_limit_per_minute": 60, "rate_limit_window": 60}
+    )
+
+
+def test_one_merchant_publishing_two_shops_at_once_waits_out_the_db_host_rate_limit(
+    merchant, tight_supabase_limit
+):
+    api, sandbox, user = merchant["api"], merchant["sandbox"], merchant["user"]
+    second = services.projects().create(
+        owner_id=user.id,
+        workspace_id=user.default_workspace_id,
+        prompt="Hand-thrown stoneware mugs, calm tone",
+    )
+    refused_before = httpx.get(f"{sandbox}/__admin/supabase/rate-limited").json()["refused"]
+    httpx.delete(f"{sandbox}/__admin/requests")
+    for project in (merchant["project"], second):
+        provision(api, project.id)
+    reports = [wait_for_end(api, p.id, timeout=150) for p in (merchant["project"], second)]
+    assert [r["status"] for r in reports] == ["ready", "ready"], reports
+    assert httpx.get(f"{sandbox}/__admin/supabase/rate-limited").json()["refused"] > refused_before
+    assert_published_once(merchant)
+    # The migration step spends two SQL requests per shop: the record table and what is applied, then every
+    # pending migration in one script (a retry after a 429 asks again only for what is left).
+    counts = httpx.get(f"{sandbox}/__admin/requests", params={"prefix": "/supabase/v1/projects"}).json()[
+        "counts"
+    ]
+    queries = sum(n for key, n in counts.items() if key.endswith("/database/query"))
+    assert queries <= 2 * 2 + 2, counts
+    stored = services.projects().get(second.id, consistent=True)
+    details = httpx.get(f"{sandbox}/__admin/supabase/projects/{stored.db_project_ref}").json()
+    with psycopg.connect(details["database_url"]) as conn:
+        versions = [v for (v,) in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+    assert versions[:5] == ["0001", "0002", "0003", "0004", "0005"] and len(versions) == len(set(versions))
+    assert _history(merchant, stored).count(TEMPLATE_SUBJECT) == 1
+
+
+def test_a_rate_limit_that_outlasts_the_bound_fails_at_its_stage_and_a_resume_goes_on(clock, merchant):
+    api, project, sandbox = merchant["api"], merchant["project"], merchant["sandbox"]
+    fault(sandbox, "GET", "/supabase/v1/projects/*", status=429, retry_after=1)
+
+    def limited_since() -> object:
+        return services.projects().get(project.id, consistent=True).extra.get("publish_limited_since")
+
+    provision(api, project.id)
+    deadline = time.monotonic() + 30
+    while limited_since() is None:
+        assert time.monotonic() < deadline, "the run never met the rate limit"
+        time.sleep(0.2)
+    time.sleep(3)  # a few 1 s waits: still running, not failed
+    running = provision(api, project.id, "status")
+    assert (running["status"], running["stage"]) == ("running", "db_waiting_ready")
+    clock.advance(RATE_LIMIT_BUDGET_SECONDS)  # limited for five minutes in a row
+    stopped = wait_for_end(api, project.id)
+    assert (stopped["status"], stopped["stage"], stopped["error"]) == (
+        "failed",
+        "db_waiting_ready",
+        "Supabase is limiting requests right now. Try again in a minute.",
+    )
+    httpx.delete(f"{sandbox}/__admin/faults")
+    assert run_to_end(api, project.id)["status"] == "ready"
+    assert_published_once(merchant)
+
+
+def test_a_template_commit_already_recorded_is_not_pushed_again(merchant):
+    """The spec's `repo_host_pushing_template` with a commit SHA recorded: the push is skipped, even when the
+    merchant has committed on top of the template since (the head no longer carries the template's subject)."""
+    api, project = merchant["api"], merchant["project"]
+    assert run_to_end(api, project.id)["status"] == "ready"
+    published = services.projects().get(project.id, consistent=True)
+    template_sha = published.extra["template_commit_sha"]
+    pushed = api.post(
+        "/api/repo-host/push",
+        json_body={"projectId": project.id, "files": [{"path": "NOTES.md", "content": "my own notes\n"}]},
+    )
+    assert pushed.status == 200, pushed.text
+    services.projects().update(
+        published, {"publish_stage": "repo_host_pushing_template", "publish_status": "failed"}
+    )
+    assert run_to_end(api, project.id)["status"] == "ready"
+    history = _history(merchant, published)
+    assert history.count(TEMPLATE_SUBJECT) == 1
+    assert history[0] != TEMPLATE_SUBJECT and len(history) == 3  # the merchant's commit stays the head
+    assert services.projects().get(project.id).extra["template_commit_sha"] == template_sha

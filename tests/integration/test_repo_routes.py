@@ -208,7 +208,25 @@ def test_push_limits_500_files_and_5_mb(workspace):
     assert over.status == 413
 
 
-@pytest.mark.parametrize("path", ["../etc/passwd", "/abs", "a//b", "a/./b", ""])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../etc/passwd",
+        "/abs",
+        "a//b",
+        "a/./b",
+        "",
+        ".git/config",
+        ".GIT/hooks/pre-commit",
+        "src/.git/config",
+        ".git./config",
+        "a\\b",
+        "a\x01b",
+        "%2e%2e/etc/passwd",
+        "src/%2E%2E%2F%2E%2E%2Fetc",
+        "src/",
+    ],
+)
 def test_push_refuses_unsafe_paths(workspace, path):
     api, project = workspace["api"], workspace["project"]
     api.post(
@@ -217,7 +235,9 @@ def test_push_refuses_unsafe_paths(workspace, path):
     answer = api.post(
         "/api/repo-host/push", json_body={"projectId": project.id, "files": [{"path": path, "content": "x"}]}
     )
-    assert answer.status == 400
+    assert answer.status == 400, answer.text
+    assert answer.json()["error"] == "invalid_path"
+    assert "is refused" in answer.json()["message"] or not path
 
 
 def test_eleventh_push_in_five_minutes_is_refused(clock, workspace):

@@ -66,7 +66,7 @@ class ConnectRepoRequest(ProjectRequest):
 
 
 class PushedFile(RequestBody):
-    path: Any = None  # cleaned and checked by integrations.clean_path
+    path: Any = None  # checked by svc_shared.repopath.repo_path
     content: str
     encoding: Literal["utf-8", "base64"] = "utf-8"
 

@@ -17,6 +17,7 @@ from svc_shared.errors import InvalidInput, NotFound, PayloadTooLarge, RateLimit
 from svc_shared.projects import Project, Projects
 from svc_shared.providers.http import ProviderNotFound
 from svc_shared.ratelimit import RateLimiter
+from svc_shared.repopath import repo_path
 
 NAME_INVALID = "name invalide"
 EXISTING_REPO_INVALID = "existingRepo invalide"
@@ -38,15 +39,6 @@ def valid_repo_segment(name: object) -> bool:
 
 def is_env_file(path: str) -> bool:
     return path.rsplit("/", 1)[-1].startswith(".env")
-
-
-def clean_path(path: object) -> str:
-    if not isinstance(path, str) or not path or len(path) > 1024:
-        raise InvalidInput("every file needs a path of 1 to 1024 characters", code="invalid_path")
-    parts = path.split("/")
-    if path.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\\" in path or "\x00" in path:
-        raise InvalidInput(f"invalid file path: {path[:100]}", code="invalid_path")
-    return path
 
 
 @dataclass(frozen=True)
@@ -141,7 +133,7 @@ class Integrations:
         dropped: list[str] = []
         total = 0
         for entry in body.files:
-            path = clean_path(entry.path)
+            path = repo_path(entry.path, what="a file's path")
             if is_env_file(path):
                 dropped.append(path)
                 continue

@@ -14,6 +14,7 @@ Recovery after a crash between a provider call and the record write:
 from __future__ import annotations
 
 import importlib.util
+import random
 import secrets
 import sys
 from collections.abc import Callable
@@ -49,6 +50,12 @@ REGION = "eu-central-1"
 # after that timeout (a resume) gets the whole budget again.
 READY_BUDGET_SECONDS = 600
 LEASE_SECONDS = 120
+# A provider that limits requests (429) and says when to come back is waited out, not failed: the step answers
+# with the seconds to wait (Retry-After, 1 to 60 s, plus up to 20% jitter so parallel publishes of one merchant
+# do not all come back at once) and the state machine waits, then runs the stage again. A stage limited for
+# longer than this in a row (one run's count, reset by any stage that completes) fails with the provider's words.
+RATE_LIMIT_BUDGET_SECONDS = 300
+MAX_RATE_LIMIT_WAIT = 60
 TEMPLATE_SUBJECT = "feat: scaffold merchant backoffice from svc template"
 TEMPLATE_BODY = "Produced by svc onboarding provisioning (template push)."
 NO_ORGANIZATION = "Merchant Supabase account has no organization."
@@ -100,7 +107,15 @@ class SimulatedCrash(RuntimeError):
 
 
 # -- the template tree -------------------------------------------------------------------------------------
-_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".aws-sam", "node_modules"}
+_SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".aws-sam",
+    "node_modules",
+}
 
 
 def template_root(configured: str | None = None) -> Path:
@@ -184,7 +199,7 @@ class Publisher:
             raise SimulatedCrash(f"simulated crash at {name}")
 
     # -- run control ----------------------------------------------------------------------------------------
-    def read(self, project_id: str, execution: str) -> dict[str, str]:
+    def read(self, project_id: str, execution: str) -> dict[str, Any]:
         project = self._projects.get(project_id, consistent=True)
         self._lease(project, execution)
         stage = project.extra.get("publish_stage") or STAGES[0]
@@ -201,7 +216,7 @@ class Publisher:
                     "publish_lease_until": None,
                 },
             )
-            return {"projectId": project.id, "stage": "ready"}
+            return {"projectId": project.id, "stage": "ready", "wait": 0}
         # A run starting (or resuming) gets the whole readiness budget: a timeout of an earlier run is spent.
         self._projects.update(
             project,
@@ -210,9 +225,10 @@ class Publisher:
                 "publish_error": None,
                 "publish_execution": execution,
                 "publish_ready_deadline": None,
+                "publish_limited_since": None,
             },
         )
-        return {"projectId": project.id, "stage": str(stage)}
+        return {"projectId": project.id, "stage": str(stage), "wait": 0}
 
     def _lease(self, project: Project, execution: str) -> None:
         now = int(self._clock.now())
@@ -238,7 +254,12 @@ class Publisher:
         try:
             self._projects.update(
                 project,
-                {**changes, "publish_stage": to, "publish_ready_deadline": None},
+                {
+                    **changes,
+                    "publish_stage": to,
+                    "publish_ready_deadline": None,
+                    "publish_limited_since": None,
+                },
                 condition=condition,
                 values=values,
             )
@@ -282,7 +303,7 @@ class Publisher:
             return None  # a newer press claimed the project meanwhile
         return stage
 
-    def step(self, project_id: str, stage: str, execution: str) -> dict[str, str]:
+    def step(self, project_id: str, stage: str, execution: str) -> dict[str, Any]:
         run = self.STEPS.get(stage)
         if run is None:
             raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
@@ -292,11 +313,14 @@ class Publisher:
             return {
                 "projectId": project.id,
                 "stage": str(recorded),
+                "wait": 0,
             }  # another run moved it on: follow the record
         self._lease(project, execution)
         try:
             next_stage = run(self, project, execution)
-        except (UpstreamError, RateLimited) as exc:
+        except RateLimited as exc:
+            return self._rate_limited(project, stage, exc)
+        except UpstreamError as exc:
             raise PublishTransient(exc.message) from exc
         except ReconnectRequired as exc:
             raise PublishFailed(REPO_HOST_MISSING if exc.provider == "repo_host" else exc.message) from exc
@@ -312,7 +336,23 @@ class Publisher:
                     "status": "published",
                 },
             )
-        return {"projectId": project.id, "stage": next_stage}
+        return {"projectId": project.id, "stage": next_stage, "wait": 0}
+
+    def _rate_limited(self, project: Project, stage: str, exc: RateLimited) -> dict[str, Any]:
+        """A provider said to come back later: the stage is run again after Retry-After (the state machine's
+        Wait), unless this run has been limited for RATE_LIMIT_BUDGET_SECONDS in a row."""
+        now = int(self._clock.now())
+        current = self._projects.get(project.id, consistent=True)
+        since = current.extra.get("publish_limited_since")
+        if since is None:
+            since = now
+        elif now - int(since) >= RATE_LIMIT_BUDGET_SECONDS:
+            raise PublishFailed(exc.message) from exc
+        wait = min(max(1, exc.retry_after), MAX_RATE_LIMIT_WAIT)
+        wait += random.randint(0, max(1, wait // 5))
+        self._projects.update(current, {"publish_limited_since": since})
+        logger.info("publish step rate limited", extra={"stage": stage, "wait": wait})
+        return {"projectId": project.id, "stage": stage, "wait": wait}
 
     # -- stages ---------------------------------------------------------------------------------------------
     def _db(self, project: Project) -> Any:
@@ -369,7 +409,24 @@ class Publisher:
         db = self._db(project)
         ref = project.db_project_ref
         runner = migration_runner(self._template())
-        runner.migrate(lambda sql: db.query(ref, sql), runner.load(self._template() / "migrations"))
+        held: list[str] = []
+
+        def execute(sql: str) -> Any:
+            # The runner's bootstrap (create the record table if missing) travels with its next statement:
+            # one request instead of two.
+            if sql == runner.BOOTSTRAP_SQL:
+                held.append(sql)
+                return []
+            text = "\n".join([*held, sql])
+            held.clear()
+            return db.query(ref, text)
+
+        todo = runner.pending(execute, runner.load(self._template() / "migrations"))
+        if todo:
+            # Every pending migration in one request: each keeps its own transaction (its version row
+            # first), and PostgreSQL stops at the first error, so what ran before it stays recorded and a
+            # retry applies the rest.
+            db.query(ref, "".join(m.script() for m in todo))
         keys = db.api_keys(ref)
         privileged = keys.get("service_role")
         self._advance(

@@ -224,3 +224,53 @@ class RateLimiter:
 
     def clear(self, scope: str, key: str) -> None:
         self._table.delete(self._pk(scope, key), keys.BACKOFF)
+
+
+class WindowCounters:
+    """Fixed-window limits for events too frequent to write one by one (analytics beacons).
+
+    Each key's count lives in one atomic counter per window (`ADD`, expiring with the window, as `hit` keeps
+    them). An instance counts in memory and adds what it has counted to the shared counter, getting the total
+    back, when `flush_seconds` have passed since its last write for that key or `flush_events` have piled up;
+    a key's first event in an instance is written at once. An event is refused when the last total seen plus
+    what this instance has not written yet reaches the limit, so the limit holds to within `flush_events` per
+    instance. A busy key costs an instance about one write a second, not one per event; a key seen once costs
+    one write."""
+
+    def __init__(
+        self, table: Table, clock: Clock = system_clock, *, flush_events: int = 20, flush_seconds: float = 1.0
+    ) -> None:
+        self._table = table
+        self._clock = clock
+        self._flush_events = flush_events
+        self._flush_seconds = flush_seconds
+        # (scope, key) -> [window start, last total seen, counted here and not yet written, last write time]
+        self._seen: dict[tuple[str, str], list[float]] = {}
+
+    def admit(self, scope: str, key: str, limit: int, window: int) -> tuple[bool, int]:
+        """Count one event if the key is under `limit` in the current `window`: (allowed, seconds until the
+        window ends when refused, else 0)."""
+        now = self._clock.now()
+        start = int(now // window * window)
+        remaining = max(1, math.ceil(start + window - now))
+        state = self._seen.get((scope, key))
+        if state is None or state[0] != start:
+            if len(self._seen) >= _REMEMBERED:
+                self._seen.clear()
+            state = self._seen[(scope, key)] = [start, 0, 0, -math.inf]
+        if state[1] + state[2] >= limit:
+            return False, remaining
+        state[2] += 1
+        if state[2] >= self._flush_events or now - state[3] >= self._flush_seconds:
+            item = self._table.update(
+                RateLimiter._pk(scope, key),
+                keys.window(start),
+                "ADD #n :n SET expires_at = if_not_exists(expires_at, :exp)",
+                names={"#n": "count"},
+                values={":n": int(state[2]), ":exp": start + window + 60},
+                returns="UPDATED_NEW",
+            )
+            state[1], state[2], state[3] = int(item.get("count", 0)), 0, now
+            if state[1] > limit:
+                return False, remaining
+        return True, 0

@@ -17,6 +17,7 @@ from svc_shared.connections import Connections
 from svc_shared.dal import ConditionFailed, Table
 from svc_shared.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.projects import Project, Projects
+from svc_shared.repopath import repo_path, repo_ref
 
 FREE_DEPLOYS, DEPLOY_WINDOW = 3, 30 * 24 * 3600
 MAX_LIST_ENTRIES = 100_000
@@ -215,13 +216,15 @@ class Workbench:
         owner, name = self._repo(project)
         return self._repo_host(self._connections.token(user_id, "repo_host").access_token), owner, name
 
-    def _ref(self, project: Project, ref: str) -> str:
+    def _ref(self, project: Project, ref: str, what: str = "ref") -> str:
+        repo_ref(ref, what=what)
         return project.repo_host_branch or "HEAD" if ref == "HEAD" else ref
 
     def list_files(self, user_id: str, project_id: str, ref: str) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
+        at = self._ref(project, ref)
         github, owner, name = self._github(user_id, project)
-        sha, tree_sha = github.head(owner, name, self._ref(project, ref))
+        sha, tree_sha = github.head(owner, name, at)
         tree = github.tree(owner, name, tree_sha)
         entries = tree.get("tree") or []
         if tree.get("truncated") or len(entries) > MAX_LIST_ENTRIES:
@@ -235,8 +238,10 @@ class Workbench:
 
     def read_file(self, user_id: str, project_id: str, path: str, ref: str) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
+        repo_path(path)
+        at = self._ref(project, ref)
         github, owner, name = self._github(user_id, project)
-        content, size = github.file(owner, name, path, self._ref(project, ref))
+        content, size = github.file(owner, name, path, at)
         if size > MAX_READ_BYTES:
             raise PayloadTooLarge(f"{path} is {size:,} bytes; read_file refuses files over 1 MB.")
         try:
@@ -258,8 +263,9 @@ class Workbench:
 
     def diff(self, user_id: str, project_id: str, base: str, head: str) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
+        older, newer = self._ref(project, base, "base"), self._ref(project, head, "head")
         github, owner, name = self._github(user_id, project)
-        compare = github.compare(owner, name, self._ref(project, base), self._ref(project, head))
+        compare = github.compare(owner, name, older, newer)
         files = []
         for f in compare.get("files") or []:
             patch = f.get("patch")

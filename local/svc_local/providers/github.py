@@ -519,6 +519,9 @@ class GitHub(BaseProvider):
                     or not item["path"].strip("/")
                 ):
                     return _error(422, "Invalid tree info")
+                if any(part in ("", ".", "..") or part.lower() == ".git" for part in item["path"].split("/")):
+                    # As GitHub: a tree entry cannot name .git, leave the tree or have an empty segment.
+                    return _error(422, "tree.path contains a malformed path component")
                 mode = str(item.get("mode", "100644"))
                 if mode not in MODES:
                     return _error(422, f"Invalid tree mode {mode}")

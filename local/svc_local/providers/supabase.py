@@ -92,6 +92,7 @@ class Supabase(BaseProvider):
         token_lifetime: float = 86400,
         project_ready_delay: float = 2.0,
         rate_limit_per_minute: int | None = 60,
+        rate_limit_window: float = 60,
     ) -> None:
         super().__init__(
             state_dir,
@@ -113,7 +114,9 @@ class Supabase(BaseProvider):
             access_token_lifetime=token_lifetime,
             project_ready_delay=project_ready_delay,
             rate_limit_per_minute=rate_limit_per_minute,
+            rate_limit_window=rate_limit_window,
         )
+        self.rate_limited = 0  # requests answered 429 (GET /__admin/supabase/rate-limited)
         self._calls: dict[str, deque[float]] = {}
         self._databases: dict[str, threading.Event] = {}
         self._db_errors: dict[str, str] = {}
@@ -183,6 +186,11 @@ class Supabase(BaseProvider):
             SandboxRoute("GET", f"{project}/api-keys", self.api_keys),
             SandboxRoute("GET", f"{project}/config/database/pooler", self.pooler),
             *self.settings.routes("supabase"),
+            SandboxRoute(
+                "GET",
+                "/__admin/supabase/rate-limited",
+                lambda request: json_response({"refused": self.rate_limited}),
+            ),
             SandboxRoute("POST", "/__admin/supabase/tokens", self.admin_tokens),
             SandboxRoute("POST", "/__admin/supabase/accounts", self.admin_account),
             SandboxRoute("GET", "/__admin/supabase/projects/{ref}", self.admin_project),
@@ -238,13 +246,17 @@ class Supabase(BaseProvider):
             return _message(401, "Unauthorized")
         limit = self.settings["rate_limit_per_minute"]
         if limit:
+            # `limit` requests per `rate_limit_window` seconds (60: the Management API's per-minute limit; a
+            # test shortens the window to see the same behaviour in seconds). A refused request is not counted.
+            window = float(self.settings["rate_limit_window"] or 60)
             moment = time.monotonic()
             with self.state.lock:
                 calls = self._calls.setdefault(token, deque())
-                while calls and calls[0] <= moment - 60:
+                while calls and calls[0] <= moment - window:
                     calls.popleft()
                 if len(calls) >= limit:
-                    wait = max(1, int(60 - (moment - calls[0])) + 1)
+                    self.rate_limited += 1
+                    wait = max(1, int(window - (moment - calls[0])) + 1)
                     return json_response({"message": "Too many requests"}, 429, {"Retry-After": str(wait)})
                 calls.append(moment)
         return str(grant["account"])

@@ -4,6 +4,7 @@ domain errors, and no secret ever in a log line or an error message."""
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import threading
 import time
@@ -122,6 +123,25 @@ class HttpPool:
                 self._client = None
 
 
+MAX_INLINE_WAIT = 2  # seconds of Retry-After a request sleeps on before trying again itself
+
+
+def _seconds(retry_after: str | None, default: int) -> int:
+    """Retry-After in whole seconds (a number of seconds, or an HTTP date), `default` when absent or unreadable."""
+    if not retry_after:
+        return default
+    value = retry_after.strip()
+    if value.isdigit():
+        return int(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return default
+    return max(0, math.ceil(when.timestamp() - time.time()))
+
+
 def _message(body: Any, fallback: str) -> str:
     if isinstance(body, dict):
         for key in ("message", "error_description", "msg", "error"):
@@ -208,8 +228,14 @@ class Provider:
                     "ms": round((time.perf_counter() - started) * 1000, 1),
                 },
             )
-            if (response.status_code >= 500 or response.status_code == 429) and attempt + 1 < attempts:
-                self._backoff(attempt, response.headers.get("retry-after"))
+            retry_after = response.headers.get("retry-after")
+            if (
+                response.status_code >= 500
+                or (response.status_code == 429 and _seconds(retry_after, 0) <= MAX_INLINE_WAIT)
+            ) and attempt + 1 < attempts:
+                # A 429 that asks for more than a moment is not slept on here: the caller is told when to
+                # come back (RateLimited.retry_after), and a retry now would only spend the provider's quota.
+                self._backoff(attempt, retry_after)
                 continue
             return self._result(response, expect_json)
         raise AssertionError("unreachable")
@@ -225,8 +251,8 @@ class Provider:
     @staticmethod
     def _backoff(attempt: int, retry_after: str | None) -> None:
         delay = 0.2 * (2**attempt) + random.uniform(0, 0.1)
-        if retry_after and retry_after.isdigit():
-            delay = min(float(retry_after), 5.0)
+        if retry_after:
+            delay = min(float(_seconds(retry_after, delay)), 5.0)
         remaining = _remaining()
         if remaining is not None:
             delay = max(0.0, min(delay, remaining - 1.0))
@@ -244,10 +270,9 @@ class Provider:
             return body if expect_json else response
         message = _message(body, response.reason_phrase or "error")
         if status == 429:
-            wait = response.headers.get("retry-after", "60")
             raise RateLimited(
                 f"{label(self.name)} is limiting requests right now. Try again in a minute.",
-                retry_after=int(wait) if wait.isdigit() else 60,
+                retry_after=_seconds(response.headers.get("retry-after"), 60),
                 code="provider_rate_limited",
             )
         if status in (401, 403):

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from svc_shared.providers.http import Provider, ProviderConflict, ProviderError
+from svc_shared.repopath import repo_path, url_path
 
 SCOPES = "repo user:email"
 
@@ -144,13 +145,15 @@ class RepoHost(Provider):
 
     def tree(self, owner: str, repo: str, tree_sha: str) -> dict[str, Any]:
         return self.request(
-            "GET", f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{tree_sha}", params={"recursive": "1"}
+            "GET",
+            f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{quote(tree_sha, safe='')}",
+            params={"recursive": "1"},
         )
 
     def file(self, owner: str, repo: str, path: str, ref: str) -> tuple[bytes, int]:
         """(content, size) of a file. Over 1 MB GitHub sends no content (`encoding: none`): the size tells."""
         body = self.request(
-            "GET", f"/repos/{quote(owner)}/{quote(repo)}/contents/{quote(path)}", params={"ref": ref}
+            "GET", f"/repos/{quote(owner)}/{quote(repo)}/contents/{url_path(path)}", params={"ref": ref}
         )
         if not isinstance(body, dict) or body.get("type") != "file":
             raise ProviderError(self.name, 400, f"{path} is not a file")
@@ -182,7 +185,7 @@ class RepoHost(Provider):
         head_sha, tree_sha = parent or self.head(owner, repo, branch)
         entries: list[dict[str, Any]] = []
         for path, content in sorted(files.items()):
-            entry: dict[str, Any] = {"path": path, "mode": "100644", "type": "blob"}
+            entry: dict[str, Any] = {"path": repo_path(path), "mode": "100644", "type": "blob"}
             if is_text(content):
                 entry["content"] = content.decode("utf-8")
             else:
@@ -205,7 +208,7 @@ class RepoHost(Provider):
         )
         self.request(
             "PATCH",
-            f"{base}/refs/heads/{quote(branch)}",
+            f"{base}/refs/heads/{quote(branch, safe='/')}",
             retry=False,
             json={"sha": commit["sha"], "force": False},
         )
