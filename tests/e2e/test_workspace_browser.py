@@ -246,7 +246,10 @@ def publish_by_clicking(page, gateway: str, template: str) -> str:
     assert page.get_by_role("link", name="Open backoffice").count() == 0
     assert "opens here once the shop is published" in page.locator("#backoffice-pending").inner_text()
     page.click("#publish-button")
-    page.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=90_000)
+    page.locator("li[data-stage=ready][data-state=done], #publish-error:visible").first.wait_for(
+        timeout=180_000
+    )
+    assert page.locator("#publish-error").is_hidden(), page.locator("#publish-error").inner_text()
     page.reload()
     return urlsplit(page.url).path.rsplit("/", 1)[1]
 
