@@ -306,6 +306,7 @@ class EmbeddedAws:
         templates: Iterable[Template] = (),
         snapshot_interval: float = SNAPSHOT_INTERVAL_SECONDS,
         setup: Iterable[Callable[[EmbeddedAws], Any]] = (),
+        iam_template: Template | None = None,
     ) -> None:
         self.host = host
         self.requested_port = port
@@ -332,7 +333,9 @@ class EmbeddedAws:
         self._clients_lock = threading.Lock()
         self._saved_sfn_config: dict[str, Any] | None = None
         self._saved_moto_port: str | None = None
-        # IAM of the first template's roles, enforced on the functions' calls (svc_local.iam; SVC_IAM=off).
+        # IAM of the first template's roles (or `iam_template`'s, when a setup step creates the resources: the
+        # deploy rehearsal), enforced on the functions' calls (svc_local.iam; SVC_IAM=off).
+        self.iam_template = iam_template or (self.templates[0] if self.templates else None)
         self.iam: Iam | None = None
         # Only a fully restored state may be written back: a half restore must not overwrite the dump.
         self._restored = False
@@ -369,10 +372,10 @@ class EmbeddedAws:
             def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
                 """Every SDK call would be a line on stderr: only errors are logged."""
 
-        if self.templates:
-            self.iam = local_iam.for_template(self.templates[0], self.refs)
+        if self.iam_template is not None:
+            self.iam = local_iam.for_template(self.iam_template, self.refs)
             if self.iam is not None:
-                local_iam.install(self.iam, self.templates[0])
+                local_iam.install(self.iam, self.iam_template)
         app = LambdaInvokeMiddleware(
             DomainDispatcherApplication(create_backend_app), self.registry, self._dirty.set, self.iam
         )

@@ -111,6 +111,7 @@ class LocalStack:
             registry=registry,
             templates=[] if rehearsal else [template],
             setup=[rehearsal.run] if rehearsal else [],
+            iam_template=template,
         )
         self.aws.start()
         if rehearsal:
