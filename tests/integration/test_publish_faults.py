@@ -253,9 +253,17 @@ def wait_for_end(api, project_id: str, timeout: float = 60.0) -> dict:
     pytest.fail(f"publish did not finish: {report}")
 
 
-def _runs(arn: str, project_id: str) -> list[tuple[str, str]]:
-    listed = services.current().aws.client("stepfunctions").list_executions(stateMachineArn=arn)["executions"]
-    return sorted((e["name"], e["status"]) for e in listed if e["name"].startswith(project_id))
+def _runs(arn: str, project_id: str, *, settle: float = 10.0) -> list[tuple[str, str]]:
+    """The project's executions and their statuses, once none is RUNNING (an execution finishes a moment
+    after its last step recorded the outcome on the project) or `settle` seconds have passed."""
+    client = services.current().aws.client("stepfunctions")
+    deadline = time.monotonic() + settle
+    while True:
+        listed = client.list_executions(stateMachineArn=arn)["executions"]
+        runs = sorted((e["name"], e["status"]) for e in listed if e["name"].startswith(project_id))
+        if all(status != "RUNNING" for _, status in runs) or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.1)
 
 
 def test_a_run_stopped_at_its_first_step_says_why_and_the_next_press_starts_a_new_run(
