@@ -661,7 +661,24 @@ def _providers() -> list[Any]:
     from moto.secretsmanager.models import secretsmanager_backends
     from moto.stepfunctions.responses import get_backend
 
-    class Secret(CloudFormationModel):
+    class CreatedOnly(CloudFormationModel):
+        """What the rehearsal's own types share: a stack is created (and deleted), never updated in place."""
+
+        @classmethod
+        def update_from_cloudformation_json(
+            cls,
+            original_resource: Any,
+            new_resource_name: str,
+            cloudformation_json: dict[str, Any],
+            account_id: str,
+            region_name: str,
+        ) -> Any:
+            raise NotImplementedError("the rehearsal creates stacks; it does not update them")
+
+        def is_created(self) -> bool:
+            return True
+
+    class Secret(CreatedOnly):
         """AWS::SecretsManager::Secret, which moto's CloudFormation lacks: SecretString or
         GenerateSecretString (a random value, with SecretStringTemplate and GenerateStringKey), Description,
         KmsKeyId and Tags. Ref and Fn::GetAtt Id give the ARN, as CloudFormation does."""
@@ -739,17 +756,6 @@ def _providers() -> list[Any]:
             return cls(created["ARN"], created["Name"], account_id, region_name)
 
         @classmethod
-        def update_from_cloudformation_json(
-            cls,
-            original_resource: Any,
-            new_resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-        ) -> Any:
-            raise NotImplementedError("the rehearsal creates stacks; it does not update them")
-
-        @classmethod
         def delete_from_cloudformation_json(
             cls, resource_name: str, cloudformation_json: dict[str, Any], account_id: str, region_name: str
         ) -> None:
@@ -757,10 +763,7 @@ def _providers() -> list[Any]:
                 resource_name, recovery_window_in_days=None, force_delete_without_recovery=True
             )
 
-        def is_created(self) -> bool:
-            return True
-
-    class StateMachine(CloudFormationModel):
+    class StateMachine(CreatedOnly):
         """AWS::StepFunctions::StateMachine as CloudFormation creates it: DefinitionString, Definition or
         DefinitionS3Location (read from the embedded S3), DefinitionSubstitutions applied, type, tags and
         tracing. Created in the Step Functions backend the API serves (the executing one when executions
@@ -819,24 +822,10 @@ def _providers() -> list[Any]:
             )
 
         @classmethod
-        def update_from_cloudformation_json(
-            cls,
-            original_resource: Any,
-            new_resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-        ) -> Any:
-            raise NotImplementedError("the rehearsal creates stacks; it does not update them")
-
-        @classmethod
         def delete_from_cloudformation_json(
             cls, resource_name: str, cloudformation_json: dict[str, Any], account_id: str, region_name: str
         ) -> None:
             get_backend(account_id, region_name).delete_state_machine(resource_name)
-
-        def is_created(self) -> bool:
-            return True
 
     class Table(MotoTable):
         """moto's AWS::DynamoDB::Table plus the two properties it ignores: TimeToLiveSpecification and

@@ -138,15 +138,16 @@ FIELD_KEY = base64.b64encode(bytes(range(32))).decode()
 
 
 @contextmanager
-def migrated_database(prefix: str = "bo_test") -> Iterator[str]:
-    """A fresh database on the test server with every migration applied; dropped afterwards."""
+def migrated_database(prefix: str = "bo_test", migrations: Any = None) -> Iterator[str]:
+    """A fresh database on the test server with every migration applied (or only `migrations`); dropped
+    afterwards."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            migrate.migrate(migrate.psycopg_executor(conn))
+            migrate.migrate(migrate.psycopg_executor(conn), migrations)
         yield url
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:

@@ -418,13 +418,8 @@ def test_a_shop_database_behind_the_code_is_brought_up_to_date_when_first_served
     from svc_backoffice import migrate
 
     everything = migrate.load()
-    name = f"bo_shop_old_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            migrate.migrate(migrate.psycopg_executor(conn), everything[:-2])  # published two versions ago
+    # Published two versions ago.
+    with migrated_database("bo_shop_old", everything[:-2]) as url:
         shop = make_shop(f"p_{uuid.uuid4().hex[:8]}", url, handoff_key)
         cookie = sign_in(shop, handoff_key)
         assert call(shop, "GET", "/api/products", cookie=cookie).status == 200
@@ -437,10 +432,7 @@ def test_a_shop_database_behind_the_code_is_brought_up_to_date_when_first_served
         assert call(shop, "GET", "/api/products", cookie=cookie).status == 200
         with psycopg.connect(url, autocommit=True) as conn:
             assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(everything) - 1
-    finally:
         db.POOL.close()
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_a_hosted_shop_takes_writes_from_its_base_urls_origin_only(shops, handoff_key):
