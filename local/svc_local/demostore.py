@@ -54,6 +54,7 @@ def prepare_database(server_url: str, owner_email: str) -> str:
                 conn.execute(
                     "INSERT INTO staff (email, name, role) VALUES (%s, 'Demo owner', 'owner')", (owner_email,)
                 )
+                conn.execute("UPDATE settings SET store_name = %s", (DEMO_NAME,))
                 for category, slug in DEMO_CATEGORIES:
                     conn.execute("INSERT INTO categories (name, slug) VALUES (%s, %s)", (category, slug))
                 for title, slug, sku, category, price, stock in DEMO_PRODUCTS:
