@@ -38,12 +38,23 @@ class Context:
         return int(self.options.get(key, default))
 
 
+@dataclass(frozen=True)
+class Target:
+    """One target of the issue tracker or the spec, beside the value this run measured for it."""
+
+    what: str  # "/mcp tools/list median vs the floor"
+    limit: str  # "at most 1.15x"
+    measured: str  # "1.08x (3.41 ms vs 3.16 ms)"
+    met: bool
+
+
 @dataclass
 class Result:
     columns: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     status: str = "ok"  # ok | unavailable | failed
+    targets: list[Target] = field(default_factory=list)  # read back into "Where the targets stand"
 
     @classmethod
     def unavailable(cls, reason: str, notes: Sequence[str] = ()) -> Result:
