@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from contextvars import ContextVar
 from http.cookies import CookieError, SimpleCookie
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
@@ -172,7 +172,15 @@ def create_resolver(
 
 
 # -- request helpers ---------------------------------------------------------------------------------------
-def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
+class HasEvent(Protocol):
+    """What the request helpers read the request from: a resolver, or a Router included in one (its
+    `current_event` is the resolver's, per request)."""
+
+    @property
+    def current_event(self) -> Any: ...
+
+
+def json_body(app: HasEvent) -> dict[str, Any]:
     """The request's JSON object body; InvalidInput for anything else."""
     raw = app.current_event.decoded_body
     if not raw:
@@ -190,7 +198,7 @@ def json_body(app: APIGatewayRestResolver) -> dict[str, Any]:
     return value
 
 
-def parse_body(app: APIGatewayRestResolver, model: type[Body], *, optional: bool = False) -> Body:
+def parse_body(app: HasEvent, model: type[Body], *, optional: bool = False) -> Body:
     """The request's JSON body as `model` (svc_shared.bodies); an empty body is `model()` when `optional`.
     A missing or wrong field is InvalidInput naming it, and the allowed values where there is a list."""
     if optional and not (app.current_event.decoded_body or "").strip():
@@ -214,11 +222,11 @@ def parse(model: type[Body], data: Any) -> Body:
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def lower_headers(app: APIGatewayRestResolver) -> dict[str, str]:
+def lower_headers(app: HasEvent) -> dict[str, str]:
     return {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
 
 
-def check_same_origin(app: APIGatewayRestResolver) -> None:
+def check_same_origin(app: HasEvent) -> None:
     """Forbidden unless the request comes from a page of the platform itself, or from no browser at all
     (svc_shared.origins.cross_site_reason): the CSRF check of every state change a session cookie makes."""
     from urllib.parse import urlsplit
@@ -235,7 +243,7 @@ def check_same_origin(app: APIGatewayRestResolver) -> None:
         )
 
 
-def check_session_write(app: APIGatewayRestResolver) -> None:
+def check_session_write(app: HasEvent) -> None:
     """A state change authenticated by the session cookie: from this site (403 otherwise) and with a JSON
     body type (415 otherwise), which a form or a `no-cors` request of another page cannot send."""
     check_same_origin(app)
@@ -245,11 +253,11 @@ def check_session_write(app: APIGatewayRestResolver) -> None:
         )
 
 
-def content_type(app: APIGatewayRestResolver) -> str:
+def content_type(app: HasEvent) -> str:
     return (app.current_event.headers.get("content-type") or "").split(";")[0].strip().lower()
 
 
-def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
+def form_body(app: HasEvent) -> dict[str, str]:
     """Fields of an `application/x-www-form-urlencoded` body (first value of each)."""
     if content_type(app) != "application/x-www-form-urlencoded":
         raise errors.InvalidInput(
@@ -267,7 +275,7 @@ def form_body(app: APIGatewayRestResolver) -> dict[str, str]:
     return {name: values[0] for name, values in fields.items()}
 
 
-def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
+def cookie(app: HasEvent, name: str) -> str | None:
     headers = app.current_event.multi_value_headers or {}
     values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
     if not values and (single := app.current_event.headers.get("cookie")):
@@ -283,7 +291,7 @@ def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
     return None
 
 
-def client_ip(app: APIGatewayRestResolver) -> str:
+def client_ip(app: HasEvent) -> str:
     return app.current_event.request_context.identity.source_ip or "unknown"
 
 

@@ -1,0 +1,70 @@
+"""The connections page: connect, see and disconnect the repo, database and site hosts."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import Router
+
+from svc_shared import services, web
+from svc_shared.connections import PROVIDERS
+from svc_shared.providers import label
+from svc_shared.workspace import site, views
+
+router = Router()
+
+# The page's failure banner, by the `reason` code of `?failed=<provider>&reason=<code>`.
+CONNECT_FAILURES = {
+    "": "Connecting {provider} did not finish. Try again.",
+    "denied": "{provider} did not grant access. Try again and approve the request.",
+    "expired": "The connection request expired. Try again.",
+}
+CHOOSE_PROVIDER = "Choose GitHub, Supabase or Netlify on the Connections page."
+
+
+@router.get("/workspace/connections")
+def connections() -> Response:
+    user = site.current_user(router)
+    query = router.current_event.query_string_parameters or {}
+    # Banners are fixed messages chosen by a code in the query, never text taken from it.
+    failed = None
+    if query.get("failed") in PROVIDERS:
+        reason = CONNECT_FAILURES.get(query.get("reason") or "", CONNECT_FAILURES[""])
+        failed = {"provider": query["failed"], "message": reason.format(provider=label(query["failed"]))}
+    notice = None
+    if query.get("disconnected") in PROVIDERS:
+        notice = f"{label(query['disconnected'])} disconnected. Your repositories, databases and sites are untouched."
+    cards = views.connections(user)
+    return site.page(
+        router, 200, "connections.html", user, nav="connections", cards=cards, failed=failed, notice=notice
+    )
+
+
+@router.get("/workspace/connections/state")
+def connections_state() -> Response:
+    user = site.current_user(router)
+    return web.json_response(200, {"connections": services.connections().details(user.id)})
+
+
+@router.get("/workspace/connections/connect")
+def connect() -> Response:
+    """Without script, Connect is a link: straight to the provider in this tab."""
+    user = site.current_user(router)
+    provider = router.current_event.get_query_string_value("provider") or ""
+    if provider not in PROVIDERS:
+        return site.error_page(router, 400, user, "Unknown service", CHOOSE_PROVIDER)
+    return web.redirect(services.connections().initiate(user.id, provider))
+
+
+@router.post("/workspace/connections/disconnect")
+def disconnect() -> Response:
+    user = site.current_user(router)
+    form = site.form(router)
+    provider = form.get("provider", "")
+    if provider not in PROVIDERS:
+        raise site.BadForm(CHOOSE_PROVIDER)
+    if form.get("confirm") != "yes":
+        failed = {"provider": provider, "message": "Tick the box to confirm, then press Disconnect."}
+        cards = views.connections(user)
+        return site.page(router, 400, "connections.html", user, nav="connections", cards=cards, failed=failed)
+    services.connections().disconnect(user.id, provider)
+    return site.back("/workspace/connections", disconnected=provider)

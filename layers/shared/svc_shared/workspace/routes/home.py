@@ -1,0 +1,71 @@
+"""Home (`/`): who is signed in, the plan and credits, each workspace's projects, and a new project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import Router
+
+from svc_shared import errors, services, web
+from svc_shared.accounts import User
+from svc_shared.workspace import site, views
+
+router = Router()
+
+
+def home_page(user: User, status: int = 200, **extra: Any) -> Response:
+    from svc_shared.projects import TEMPLATES
+
+    return site.page(
+        router,
+        status,
+        "home.html",
+        user,
+        nav="home",
+        templates=TEMPLATES,
+        new_form=extra.pop("new_form", {"template_id": "", "prompt": ""}),
+        new_errors=extra.pop("new_errors", {}),
+        **views.home(user),
+        **extra,
+    )
+
+
+@router.get("/")
+def home() -> Response:
+    return home_page(site.current_user(router))
+
+
+@router.post("/workspace/projects")
+def create_project() -> Response:
+    """A new shop from a template or a description, as the create_project tool makes it."""
+    from svc_shared.projects import TEMPLATES_BY_ID
+
+    user = site.current_user(router)
+    form = site.form(router)
+    template_id = form.get("template_id", "").strip() or None
+    prompt = form.get("prompt", "").strip()
+    new_form = {"template_id": template_id or "", "prompt": prompt}
+    if template_id is not None and template_id not in TEMPLATES_BY_ID:
+        raise site.BadForm("Choose one of the templates listed, or describe the shop yourself.")
+    if not prompt and template_id is not None:
+        prompt = TEMPLATES_BY_ID[template_id].prompt
+    try:
+        services.connections().require_for_projects(user.id)
+        project = services.projects().create(
+            owner_id=user.id, workspace_id=user.default_workspace_id, prompt=prompt, template_id=template_id
+        )
+    except (errors.Conflict, errors.InvalidInput) as exc:
+        return home_page(user, web.status_for(exc), new_form=new_form, new_errors={"prompt": exc.message})
+    return site.back(f"/workspace/projects/{project.id}")
+
+
+@router.get("/workspace")
+def workspace_root() -> Response:
+    return site.back("/")
+
+
+@router.get("/workspace/billing")
+def billing() -> Response:
+    """Where a credit top-up's checkout returns: the balance as it stands."""
+    return site.back("/")
