@@ -2,7 +2,7 @@
 # (.venv/bin/..., .venv-sam/bin/sam, node_modules/.bin/...); nothing needs an activated shell.
 #
 #   make install         dev venv (.venv), SAM CLI venv (.venv-sam), MCP SDK 1.x venv (.venv-sdk1), node tools
-#   make test            lint-templates, then the whole pytest suite
+#   make test            lint-templates, then the whole pytest suite (installs what it needs first)
 #   make check           ruff check, ruff format --check, mypy (layers, functions, local, backoffice)
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
@@ -105,7 +105,7 @@ $(NODE_STAMP): package.json package-lock.json
 
 # ---------------------------------------------------------------- run
 
-dev: $(VENV_STAMP)
+dev: $(VENV_STAMP) $(NODE_STAMP)
 	$(VENV)/bin/svc-local
 
 bench: $(VENV_STAMP)
@@ -132,7 +132,9 @@ iam: $(VENV_STAMP) $(NODE_STAMP)
 	$(PY) -m svc_local.iam report $(IAM_RECORD) || status=1; \
 	exit $$status
 
-pytest: $(VENV_STAMP)
+# The suite runs the SDK 1.x client (.venv-sdk1) and the node tools (IAM evaluation, conformance suite,
+# Inspector): a fresh clone's `make test` installs them first.
+pytest: $(VENV_STAMP) $(NODE_STAMP) $(SDK1_STAMP)
 	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 lint-templates: $(VENV_STAMP) $(SAM_STAMP) lint-asl
