@@ -480,16 +480,9 @@ def wire(
 
 
 # Shortcuts for handlers: `services.accounts()` is `services.current().accounts`.
-def clock() -> Clock:
-    return current().clock
-
-
-def settings() -> Settings:
-    return current().settings
-
-
-def public_base_url() -> str:
-    return current().public_base_url
+def _shortcut(read: Callable[[Services], Built]) -> Callable[[], Built]:
+    """A function that returns what `read` takes from the container's services."""
+    return lambda: read(current())
 
 
 def bind_request(event: Any) -> None:
@@ -501,108 +494,35 @@ def remember_public_base_url() -> None:
     current().remember_public_base_url()
 
 
-def cookie_secure() -> bool:
-    return current().cookie_secure
-
-
-def table() -> Table:
-    return current().table
-
-
-def envelope() -> Envelope:
-    return current().envelope
-
-
-def accounts() -> Accounts:
-    return current().accounts
-
-
-def rate_limiter() -> RateLimiter:
-    return current().rate_limiter
-
-
-def sessions() -> Sessions:
-    return current().sessions
-
-
-def signin() -> SignIn:
-    return current().signin
-
-
-def oauth_clients() -> Clients:
-    return current().oauth_clients
-
-
-def origin_policy() -> OriginPolicy:
-    return current().origin_policy
-
-
-def grants() -> Grants:
-    return current().grants
-
-
-def mcp_clients() -> McpClients:
-    return current().mcp_clients
-
-
-def tokens_table() -> Table:
-    return current().tokens_table
-
-
-def connections() -> Connections:
-    return current().connections
-
-
-def projects() -> Projects:
-    return current().projects
-
-
-def analytics() -> Analytics:
-    return current().analytics
-
-
-def tool_audit() -> ToolAudit:
-    return current().tool_audit
-
-
-def credits() -> Credits:
-    return current().credits
-
-
-def checkout() -> Checkout:
-    return current().checkout
-
-
-def integrations() -> Integrations:
-    return current().integrations
-
-
-def workbench() -> Workbench:
-    return current().workbench
-
-
-def publisher() -> Publisher:
-    return current().publisher
-
-
-def provisioning() -> Provisioning:
-    return current().provisioning
-
-
-def metrics() -> Metrics:
-    return current().metrics
-
-
-def handoffs() -> Handoffs:
-    return current().handoffs
-
-
-def handoff_keys() -> HandoffKeys:
-    return current().handoff_keys
-
-
-def shops() -> Shops:
-    return current().shops
+clock = _shortcut(lambda s: s.clock)
+settings = _shortcut(lambda s: s.settings)
+public_base_url = _shortcut(lambda s: s.public_base_url)
+cookie_secure = _shortcut(lambda s: s.cookie_secure)
+origin_policy = _shortcut(lambda s: s.origin_policy)
+grants = _shortcut(lambda s: s.grants)
+mcp_clients = _shortcut(lambda s: s.mcp_clients)
+table = _shortcut(lambda s: s.table)
+envelope = _shortcut(lambda s: s.envelope)
+accounts = _shortcut(lambda s: s.accounts)
+rate_limiter = _shortcut(lambda s: s.rate_limiter)
+sessions = _shortcut(lambda s: s.sessions)
+signin = _shortcut(lambda s: s.signin)
+oauth_clients = _shortcut(lambda s: s.oauth_clients)
+tokens_table = _shortcut(lambda s: s.tokens_table)
+connections = _shortcut(lambda s: s.connections)
+projects = _shortcut(lambda s: s.projects)
+analytics = _shortcut(lambda s: s.analytics)
+tool_audit = _shortcut(lambda s: s.tool_audit)
+credits = _shortcut(lambda s: s.credits)
+checkout = _shortcut(lambda s: s.checkout)
+integrations = _shortcut(lambda s: s.integrations)
+workbench = _shortcut(lambda s: s.workbench)
+publisher = _shortcut(lambda s: s.publisher)
+provisioning = _shortcut(lambda s: s.provisioning)
+metrics = _shortcut(lambda s: s.metrics)
+handoffs = _shortcut(lambda s: s.handoffs)
+handoff_keys = _shortcut(lambda s: s.handoff_keys)
+shops = _shortcut(lambda s: s.shops)
 
 
 def signing_key(purpose: str) -> bytes:
