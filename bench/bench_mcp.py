@@ -623,12 +623,9 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         peer_dynamodb.meta.events.unregister("provide-client-params.dynamodb", peer_mark)
         peer_dynamodb.meta.events.unregister("after-call.dynamodb", peer_mark)
 
-        # ---- (a') the same requests with DynamoDB's answers replayed in this process by botocore's Stubber:
-        # our code plus botocore's client-side work (validation, serialisation), without the I/O and the
-        # scheduler wake-ups after it, which the subtraction above still counts as ours
-        replayed = _replayed(dynamodb, ours, requests)
-
-        # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests)
+        # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests),
+        # before the replay below: that one answers the gate from a recording, so the instance's view of the
+        # user's log no longer matches the item afterwards
         calls: list[str] = []
 
         def count(model: Any, **_: Any) -> None:
@@ -649,6 +646,11 @@ def mcp_vs_sdk(ctx: Context) -> Result:
                 ddb_rows.append((label, list(calls)))
         finally:
             dynamodb.meta.events.unregister("before-call.dynamodb", count)
+
+        # ---- (a') the same requests with DynamoDB's answers replayed in this process by botocore's Stubber:
+        # our code plus botocore's client-side work (validation, serialisation), without the I/O and the
+        # scheduler wake-ups after it, which the subtraction above still counts as ours
+        replayed = _replayed(dynamodb, ours, requests)
 
     result = Result(
         columns=[
