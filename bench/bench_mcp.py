@@ -22,7 +22,7 @@ from importlib import metadata
 from typing import Any
 
 from bench.bench_cold_import import _IMPORTTIME, function_env
-from bench.harness import Context, Result, benchmark, median, ms, percentile
+from bench.harness import Context, Result, Target, benchmark, median, ms, percentile
 
 REQUESTS = 400  # per case and per server
 QUICK_REQUESTS = 20
@@ -445,26 +445,85 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         dynamodb.meta.events.register("provide-client-params.dynamodb", mark)
         dynamodb.meta.events.register("after-call.dynamodb", mark)
         in_dynamodb: dict[str, list[float]] = {}
+        round_trips: dict[str, list[int]] = {}
 
-        def ours(message: dict[str, Any], case: str = "") -> float:
+        def ours(message: dict[str, Any], case: str = "", label: str = "ours") -> float:
             event = our_event(message)
             context = LambdaContext.for_function(spec)
             marks.clear()
             started = time.perf_counter()
             result = handler(event, context)
             took = time.perf_counter() - started
-            _check(result["statusCode"], result["body"], f"ours {message['method']}")
+            _check(result["statusCode"], result["body"], f"{label} {message['method']}")
             if case:
                 if len(marks) % 2:
                     raise RuntimeError(f"unpaired DynamoDB call marks for {case}")
-                in_dynamodb.setdefault(case, []).append(sum(marks[1::2]) - sum(marks[0::2]))
+                in_dynamodb.setdefault(f"{label} {case}", []).append(sum(marks[1::2]) - sum(marks[0::2]))
+                round_trips.setdefault(f"{label} {case}", []).append(len(marks) // 2)
             return took
+
+        # A second instance of our function (its own wiring: AWS clients, signing key, view of the user's
+        # log), for the path where two instances serve one user in turn and each one's view is stale.
+        first_instance = services.current()
+        second_instance = services.Services(clock=clock)
+        second_dynamodb = second_instance.aws.client("dynamodb")
+        second_dynamodb.meta.events.register("provide-client-params.dynamodb", mark)
+        second_dynamodb.meta.events.register("after-call.dynamodb", mark)
+
+        def raced(message: dict[str, Any], case: str, turn: int) -> float:
+            services._Container.services = (first_instance, second_instance)[turn % 2]
+            try:
+                return ours(message, case, "race")
+            finally:
+                services._Container.services = first_instance
+
+        # The floor: the storage call alone. The conditional UpdateItem our gate sends for a request, with
+        # the same client, on an item of the gate's shape (a copy of the user's gate item with a full log),
+        # issued raw: no handler, no token check, no JSON-RPC.
+        from svc_shared.mcpauth import read_access_token
+        from svc_shared.oauth.metadata import resource_url
+
+        claims = read_access_token(
+            token, services.signing_key("mcp-access"), resource_url("http://127.0.0.1:3000"), clock.now()
+        )
+        if claims is None:
+            raise RuntimeError("the bearer token does not read back")
+        table_name = stack.env["TABLE_NAME"]
+        gate_item = dynamodb.get_item(
+            TableName=table_name,
+            Key={"pk": {"S": f"USER#{claims.user_id}"}, "sk": {"S": "MCP"}},
+            ConsistentRead=True,
+        )["Item"]
+        floor_key = {"pk": {"S": "USER#bench-floor"}, "sk": {"S": "MCP"}}
+        slots = {f"t{i}": {"N": f"{clock.now() - 3600 + i:.3f}"} for i in range(60)}
+        dynamodb.put_item(TableName=table_name, Item={**gate_item, **slots, **floor_key})
+        floor_turn = [0]
+        floor_base = round(clock.now(), 3)
+
+        def floor() -> float:
+            floor_turn[0] += 1
+            slot = f"t{floor_turn[0] % 60}"
+            now = floor_base + floor_turn[0] * 2  # a slot comes round 120 s after it was written: free
+            started = time.perf_counter()
+            dynamodb.update_item(
+                TableName=table_name,
+                Key=floor_key,
+                UpdateExpression=f"SET {slot} = :now",
+                ConditionExpression=f"#j = :token AND (attribute_not_exists({slot}) OR {slot} <= :cutoff)",
+                ExpressionAttributeNames={"#j": f"TOKEN#{claims.grant_id}"},
+                ExpressionAttributeValues={
+                    ":now": {"N": f"{now:.3f}"},
+                    ":cutoff": {"N": f"{now - 60:.3f}"},
+                    ":token": {"S": claims.token_id},
+                },
+                ReturnValues="NONE",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+            return time.perf_counter() - started
 
         namespace: dict[str, Any] = {}
         exec(compile(PEER_SERVER, "<peer-server>", "exec"), namespace)  # noqa: S102 - our own constant
         peer_app = namespace["app"]
-        from svc_shared.oauth.metadata import resource_url
-
         auth_namespace: dict[str, Any] = {
             "CLOCK": clock.now,
             "TABLE_NAME": stack.env["TABLE_NAME"],
@@ -473,6 +532,15 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         exec(compile(PEER_AUTH_SERVER, "<peer-auth-server>", "exec"), auth_namespace)  # noqa: S102
         auth_app = auth_namespace["app"]
         peer_dynamodb = auth_namespace["dynamodb"]
+        # The peer's storage calls, timed by the same hooks as ours
+        peer_marks: list[float] = []
+
+        def peer_mark(**_: Any) -> None:
+            peer_marks.append(time.perf_counter())
+
+        peer_dynamodb.meta.events.register("provide-client-params.dynamodb", peer_mark)
+        peer_dynamodb.meta.events.register("after-call.dynamodb", peer_mark)
+        peer_in_dynamodb: dict[str, list[float]] = {}
 
         peer_calls: dict[str, list[str]] = {}
 
@@ -491,29 +559,43 @@ def mcp_vs_sdk(ctx: Context) -> Result:
                     _check(status, out, f"sdk {message['method']}")
                     return took
 
-                async def sdk_auth(message: dict[str, Any]) -> float:
+                async def sdk_auth(message: dict[str, Any], case: str = "") -> float:
                     body = json.dumps(message).encode()
+                    peer_marks.clear()
                     started = time.perf_counter()
                     status, out = await asgi_post(auth_app, body, our_headers)
                     took = time.perf_counter() - started
                     _check(status, out, f"sdk+auth {message['method']}")
+                    if case:
+                        if len(peer_marks) != 4:
+                            raise RuntimeError(f"the peer made {len(peer_marks) // 2} DynamoDB calls, not 2")
+                        peer_in_dynamodb.setdefault(case, []).append(
+                            sum(peer_marks[1::2]) - sum(peer_marks[0::2])
+                        )
                     return took
 
                 for message in MESSAGES.values():  # warm-up, not counted
                     for _ in range(WARMUP):
                         ours(message)
+                        floor()
                         await sdk(message)
                         await sdk_auth(message)
+                    clock.advance(61)
+                    for turn in range(WARMUP):
+                        raced(message, "", turn)
                     clock.advance(61)
                 done = 0
                 while done < requests:
                     size = min(BLOCK, requests - done)
                     for case, message in MESSAGES.items():
-                        samples.setdefault(("ours", case), []).extend(
-                            ours(message, case) for _ in range(size)
-                        )
+                        for _ in range(size):  # ours and the floor, request by request
+                            samples.setdefault(("ours", case), []).append(ours(message, case))
+                            samples.setdefault(("floor", case), []).append(floor())
                         for _ in range(size):
-                            samples.setdefault(("sdk-auth", case), []).append(await sdk_auth(message))
+                            samples.setdefault(("sdk-auth", case), []).append(await sdk_auth(message, case))
+                        clock.advance(61)
+                        for turn in range(size):
+                            samples.setdefault(("race", case), []).append(raced(message, case, turn))
                         clock.advance(61)
                         for _ in range(size):
                             samples.setdefault(("sdk", case), []).append(await sdk(message))
@@ -535,15 +617,15 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             return samples
 
         samples = asyncio.run(measure())
-        dynamodb.meta.events.unregister("provide-client-params.dynamodb", mark)
-        dynamodb.meta.events.unregister("after-call.dynamodb", mark)
+        for client in (dynamodb, second_dynamodb):
+            client.meta.events.unregister("provide-client-params.dynamodb", mark)
+            client.meta.events.unregister("after-call.dynamodb", mark)
+        peer_dynamodb.meta.events.unregister("provide-client-params.dynamodb", peer_mark)
+        peer_dynamodb.meta.events.unregister("after-call.dynamodb", peer_mark)
 
-        # ---- (a') the same requests with DynamoDB's answers replayed in this process by botocore's Stubber:
-        # our code plus botocore's client-side work (validation, serialisation), without the I/O and the
-        # scheduler wake-ups after it, which the subtraction above still counts as ours
-        replayed = _replayed(dynamodb, ours, requests)
-
-        # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests)
+        # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests),
+        # before the replay below: that one answers the gate from a recording, so the instance's view of the
+        # user's log no longer matches the item afterwards
         calls: list[str] = []
 
         def count(model: Any, **_: Any) -> None:
@@ -565,6 +647,11 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         finally:
             dynamodb.meta.events.unregister("before-call.dynamodb", count)
 
+        # ---- (a') the same requests with DynamoDB's answers replayed in this process by botocore's Stubber:
+        # our code plus botocore's client-side work (validation, serialisation), without the I/O and the
+        # scheduler wake-ups after it, which the subtraction above still counts as ours
+        replayed = _replayed(dynamodb, ours, requests)
+
     result = Result(
         columns=[
             "measure",
@@ -572,30 +659,118 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             "n",
             "ours p50 ms",
             "ours p99 ms",
-            "peer p50 ms",
-            "peer p99 ms",
-            "ours / peer (p50)",
-            "target ≤ 0.5",
+            "reference p50 ms",
+            "reference p99 ms",
+            "ours / reference (p50)",
+            "target",
         ],
     )
-    verdicts = []
 
-    def row(measure: str, case: str, n: int, a: list[float], b: list[float], target: bool = True) -> None:
+    def row(
+        measure: str, case: str, n: int, a: list[float], b: list[float], verdict: str = "(detail)"
+    ) -> None:
         ratio = median(a) / median(b)
-        verdict = "(detail)"
-        if target:
-            met = ratio <= 0.5
-            verdicts.append(met)
-            verdict = "met" if met else "**not met**"
         result.rows.append([measure, case, str(n), *_summary(a), *_summary(b), f"{ratio:.2f}", verdict])
 
+    def verdict(met: bool) -> str:
+        return "met" if met else "**not met**"
+
+    def fmt(seconds: float) -> str:
+        return f"{seconds * 1000:.2f} ms"
+
+    def at(values: list[float], pct: int) -> float:  # the median as the tables give it, else nearest rank
+        return median(values) if pct == 50 else percentile(values, pct)
+
     for case in MESSAGES:
+        ours_t, floor_t = samples[("ours", case)], samples[("floor", case)]
+        ratio = median(ours_t) / median(floor_t)
+        row(
+            "per request vs the floor (our gate's conditional UpdateItem alone, raw, same client, interleaved)",
+            case,
+            requests,
+            ours_t,
+            floor_t,
+            f"{verdict(ratio <= 1.15)} (≤ 1.15)",
+        )
+        result.targets.append(
+            Target(
+                f"/mcp {case}: median vs the floor (one conditional UpdateItem of the gate's item shape, "
+                "same run)",
+                "at most 1.15x",
+                f"{ratio:.2f}x ({fmt(median(ours_t))} vs {fmt(median(floor_t))})",
+                ratio <= 1.15,
+            )
+        )
+    for case in MESSAGES:
+        ours_t, peer_t = samples[("ours", case)], samples[("sdk-auth", case)]
+        p50_met = median(ours_t) < median(peer_t)
+        p99_met = percentile(ours_t, 99) < percentile(peer_t, 99)
         row(
             "per request vs SDK + TokenVerifier (DynamoDB) + rate limit (UpdateItem)",
             case,
             requests,
-            samples[("ours", case)],
+            ours_t,
+            peer_t,
+            f"p50 {verdict(p50_met)}, p99 {verdict(p99_met)} (below)",
+        )
+        for pct, met in ((50, p50_met), (99, p99_met)):
+            result.targets.append(
+                Target(
+                    f"/mcp {case}: p{pct} vs the equivalent SDK peer (same run)",
+                    "below the peer's",
+                    f"{fmt(at(ours_t, pct))} vs {fmt(at(peer_t, pct))}",
+                    met,
+                )
+            )
+    for case in MESSAGES:
+        row(
+            "per request, two instances serving one user in turn (stale views) vs SDK + auth + rate limit",
+            case,
+            requests,
+            samples[("race", case)],
             samples[("sdk-auth", case)],
+        )
+        trips = round_trips[f"race {case}"]
+        result.rows.append(
+            [
+                "DynamoDB calls per request, two instances in turn (ours; mean, max)",
+                case,
+                str(requests),
+                f"{sum(trips) / len(trips):.2f}",
+                str(max(trips)),
+                "-",
+                "-",
+                "-",
+                "(detail)",
+            ]
+        )
+    for case in MESSAGES:
+        peer_t, peer_storage, bare = (
+            samples[("sdk-auth", case)],
+            peer_in_dynamodb[case],
+            samples[("sdk", case)],
+        )
+        predicted = median(peer_storage) + median(bare)
+        ratio = median(peer_t) / predicted
+        met = abs(ratio - 1) <= 0.10
+        result.rows.append(
+            [
+                "the peer: its DynamoDB calls (same hooks as ours) + the bare SDK, vs its time per request",
+                case,
+                str(requests),
+                *_summary(peer_storage),
+                *_summary(peer_t),
+                f"{predicted / median(peer_t):.2f}",
+                f"{verdict(met)} (peer within 10% of {fmt(predicted)})",
+            ]
+        )
+        result.targets.append(
+            Target(
+                f"mcp-vs-sdk {case}: the peer's median vs its DynamoDB calls (median) + the bare SDK's median",
+                "within 10%",
+                f"{ratio:.2f}x ({fmt(median(peer_t))} vs {fmt(median(peer_storage))} + {fmt(median(bare))})",
+                met,
+            )
         )
     for case in MESSAGES:
         row(
@@ -604,7 +779,6 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             requests,
             samples[("ours", case)],
             samples[("sdk", case)],
-            target=False,
         )
     for how, label in (
         ("code", "per request, ours with the DynamoDB client's calls answered from a recording (our code)"),
@@ -614,30 +788,22 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         ),
     ):
         for case in MESSAGES:
-            row(
-                label + " vs SDK without auth",
-                case,
-                requests,
-                replayed[how][case],
-                samples[("sdk", case)],
-                False,
-            )
+            row(label + " vs SDK without auth", case, requests, replayed[how][case], samples[("sdk", case)])
     for case in MESSAGES:
-        own = [t - d for t, d in zip(samples[("ours", case)], in_dynamodb[case], strict=True)]
+        own = [t - d for t, d in zip(samples[("ours", case)], in_dynamodb[f"ours {case}"], strict=True)]
         row(
             "per request, ours minus its DynamoDB calls vs SDK without auth",
             case,
             requests,
             own,
             samples[("sdk", case)],
-            False,
         )
         result.rows.append(
             [
                 "per request, ours: time in DynamoDB calls",
                 case,
                 str(requests),
-                *_summary(in_dynamodb[case]),
+                *_summary(in_dynamodb[f"ours {case}"]),
                 "-",
                 "-",
                 "-",
@@ -650,21 +816,13 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         cold_runs,
         cold["ours"]["total"],
         cold["sdk"]["total"],
-        target=False,
     )
     for part, label in (
         ("ready", "import/build only"),
         ("first", "first request only"),
         ("process", "whole process"),
     ):
-        row(
-            "cold start: " + label,
-            f"tools/call {TOOL}",
-            cold_runs,
-            cold["ours"][part],
-            cold["sdk"][part],
-            False,
-        )
+        row("cold start: " + label, f"tools/call {TOOL}", cold_runs, cold["ours"][part], cold["sdk"][part])
     for label, ops in ddb_rows:
         target = DDB_TARGET[label]
         peer_ops = peer_calls.get(label)
@@ -694,10 +852,24 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         f"Ours: functions/mcp/app.py `handler`, its {TOOL} tool (returns the same constant).",
         "Ours per authenticated request: the signed access token is checked in memory (HMAC, expiry, "
         "resource), then ONE conditional UpdateItem on the user's gate item checks that the token is still "
-        "its grant's current one (revocation and rotation write there), counts the request in a sliding "
-        "window of 60 per 60 s and records the grant's last use (svc_shared/mcpauth.py). The peer makes two "
-        "calls in a row, and its fixed-window limit is weaker (up to 120 per 60 s across a minute boundary) "
-        "and sees no revocation of a token whose item still exists.",
+        "its grant's current one (revocation and rotation write there) and writes one slot of a sliding "
+        "window of 60 per 60 s; a grant's last use rides on that write at most once a minute per instance "
+        "(svc_shared/mcpauth.py; here the first request of each instance after each 61 s move of the clock, "
+        "so 1 request in 50). The peer makes two calls in a row; its fixed-window limit is weaker (up to 120 "
+        "per 60 s across a minute boundary); it sees a revocation at once too, as revoking deletes the "
+        "token's item and it reads that item on every request.",
+        "The floor: our gate's steady-state write (`SET t<k> = :now` under `TOKEN#<grant> = :token AND "
+        "(attribute_not_exists(t<k>) OR t<k> <= :cutoff)`, ReturnValues NONE) issued raw with the same botocore "
+        "client on a copy of the user's gate item with a full log of 60 slots, one right after each of our "
+        "requests (interleaved request by request), so the ratio compares like with like in the same "
+        "seconds. Two instances in turn: a second wiring of our function (svc_shared.services.Services: its "
+        "own AWS clients, signing key and view of the user's log) serves every other request; each instance's "
+        "view then misses the other's last writes, so a slot it believes free may be taken: the write fails, "
+        "brings the item back, and is sent again (the DynamoDB calls row counts them).",
+        "The peer's DynamoDB calls are timed by the same botocore hooks as ours (`provide-client-params` to "
+        "`after-call`, on its boto3 client); the target compares the peer's median with the median of that "
+        "time plus the bare SDK's median (what the SDK's auth middleware, the verifier's own Python and the "
+        "scheduling of its coroutine add shows as the gap).",
         "Per request is in-process on both sides, and not the same boundary: ours = `handler(event, context)` "
         "with a real API Gateway REST proxy event (svc_local.gateway.build_event, Bearer token from the real "
         "OAuth flow); the SDK = its Starlette ASGI app called directly with a raw ASGI scope/receive/send (no "
@@ -715,8 +887,9 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         f"Protocol: MCP-Protocol-Version {PROTOCOL_VERSION} on all (the SDK's 2025 stateless path: no "
         "initialize needed, a fresh transport per request). Every response is checked: 200 with a JSON-RPC "
         "result that is not isError.",
-        f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours, the peer "
-        "with auth, the bare peer, per case, so drift on the machine hits all three. Rate limits stay on: the "
+        f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours with the "
+        "floor after each request, the peer with auth, ours on two instances, the bare peer, per case, so drift "
+        "on the machine hits all of them. Rate limits stay on: the "
         "clock both limits use (svc_shared.services.wire(clock=...); the peer's verifier reads the same clock) moves "
         "61 s ahead between blocks. Percentiles nearest-rank (p99 of n=400 is the 4th slowest).",
         f"Cold start (vs the bare peer): {cold_runs} fresh interpreters per server, alternating, after one "
@@ -735,8 +908,9 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         + ". Peer with auth: "
         + "; ".join(f"{label}: {len(ops)} ({', '.join(ops)})" for label, ops in peer_calls.items())
         + ".",
-        "Target (from the issue): ours at most half the equivalent peer's median per request for tools/list "
-        f"and the trivial tool: {'met' if all(verdicts) else 'not met'} ({sum(verdicts)} of {len(verdicts)} "
-        "rows). Recorded, not asserted.",
+        "Targets (issue 26, recorded, not asserted): ours at most 1.15x the floor at the median; below the "
+        "equivalent peer at p50 and p99; the peer's median within 10% of its DynamoDB calls plus the bare SDK. "
+        + "; ".join(f"{t.what}: {t.measured} ({'met' if t.met else 'not met'})" for t in result.targets)
+        + ".",
     ]
     return result

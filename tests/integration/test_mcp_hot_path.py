@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from unittest.mock import patch
 
 import pytest
 
 from svc_shared import aws, services
 from svc_shared.aws import AwsClients
-from svc_shared.mcpauth import issue_access_token, read_access_token
+from svc_shared.mcpauth import Gate, issue_access_token, read_access_token
 from svc_shared.oauth.grants import Grants
 from svc_shared.oauth.metadata import resource_url
 
@@ -215,14 +217,61 @@ def test_sixty_per_sixty_seconds_across_a_minute_boundary_and_across_instances(a
     assert rpc(api, bearer, call("ping")).status == 429
 
 
-def test_last_use_is_recorded_by_the_request_itself(api, clock, warm):
+def test_two_instances_racing_on_one_user_accept_sixty_and_see_a_revocation_at_once(api, clock, warm):
     claims = claims_of(warm)
+    # Two instances wired apart (their own AWS clients, their own views of the user's log), as two Lambda
+    # containers serving one user at once.
+    gates = [Gate(services.Services(clock=clock).table, clock) for _ in range(2)]
+    for gate in gates:  # each has served the user before: it holds a view of the log
+        assert gate.admit(claims.user_id, claims.grant_id, claims.token_id).allowed
+    clock.advance(61)  # every earlier request has left the window: 60 free slots
+    start = threading.Barrier(2)
+
+    def serve(gate: Gate) -> list:
+        start.wait()
+        return [gate.admit(claims.user_id, claims.grant_id, claims.token_id) for _ in range(31)]
+
+    with ThreadPoolExecutor(2) as pool:
+        answers = [a for batch in pool.map(serve, gates) for a in batch]
+    assert sum(a.allowed for a in answers) == 60
+    refused = [a for a in answers if not a.allowed]
+    assert len(refused) == 2 and not any(a.revoked for a in refused)
+    assert [a.retry_after for a in refused] == [60, 60]  # when the first of the 60 leaves the window
+    limited = rpc(api, warm, call("ping"))  # the 61st as a client sees it, through a third instance
+    assert limited.status == 429 and limited.header("retry-after") == "60"
+    clock.advance(60)
+    assert gates[1].admit(claims.user_id, claims.grant_id, claims.token_id).allowed
+    assert services.mcp_clients().revoke(claims.user_id, claims.grant_id) is True
+    for gate in gates:  # neither instance lets the revoked token through, whatever it saw before
+        assert gate.admit(claims.user_id, claims.grant_id, claims.token_id).revoked
+    assert rpc(api, warm, call("ping")).status == 401
+
+
+def test_last_use_is_recorded_by_the_request_itself_to_within_a_minute(api, clock, warm, storage_calls):
+    claims = claims_of(warm)
+
+    def last_used() -> float | None:
+        (listed,) = services.mcp_clients().list(claims.user_id)
+        assert listed.public()["client_id"] == claims.client_id
+        assert listed.authorized_at <= clock.now()
+        return listed.last_used_at
+
+    recorded = last_used()  # by the warm-up request
+    assert recorded == pytest.approx(clock.now(), abs=0.001)
     clock.advance(5)
+    storage_calls.clear()
     assert rpc(api, warm, call("ping")).status == 200
-    (listed,) = services.mcp_clients().list(claims.user_id)
-    assert listed.last_used_at == pytest.approx(clock.now(), abs=0.001)
-    assert listed.public()["client_id"] == claims.client_id
-    assert listed.authorized_at <= clock.now()
+    assert storage_calls == ["dynamodb.UpdateItem"]  # the count alone: last use is a few seconds old
+    assert last_used() == recorded
+    clock.advance(55)  # a minute after the recorded use: the next request records it, in the same write
+    storage_calls.clear()
+    assert rpc(api, warm, call("ping")).status == 200
+    assert storage_calls == ["dynamodb.UpdateItem"]
+    assert last_used() == pytest.approx(clock.now(), abs=0.001)
+    clock.advance(2)
+    services.wire(clock=clock)  # another instance records it on its first request
+    assert rpc(api, warm, call("ping")).status == 200
+    assert last_used() == pytest.approx(clock.now(), abs=0.001)
 
 
 def test_tokens_of_the_earlier_format_still_work_until_revoked(api, clock, bearer, demo_user, storage_calls):

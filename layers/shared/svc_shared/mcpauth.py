@@ -8,7 +8,9 @@ Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, th
 token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
 the user's /mcp requests (slots t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
 request: the condition requires the token to be its grant's current one and the log to have room; the update
-counts the request and records "last used". Issuing or rotating tokens sets `TOKEN#<grant>` in the same
+writes one slot of the log, nothing else, so it costs what a counter increment costs. "Last used" rides on
+the same write when this instance has not recorded it for the grant in the last USE_RESOLUTION seconds (so
+it is exact to within a minute, the workspace shows it to the minute). Issuing or rotating tokens sets `TOKEN#<grant>` in the same
 transaction that writes the tokens, and revoking a grant removes it, so a revoked or rotated-away access
 token is refused by the very next request, on every instance.
 
@@ -36,6 +38,8 @@ ACCESS_PREFIX = "svcat_"
 # (svc_shared.oauth.documents.MAX_URL_LENGTH): such a token is about 950 characters.
 MAX_ACCESS_TOKEN = 1024
 RATE_LIMIT, RATE_WINDOW = 60, 60
+USE_RESOLUTION = 60  # seconds: a grant's "last used" is written at most this often per instance
+_REMEMBERED = 10_000  # grants whose last-use write an instance remembers
 DEFAULT_SCOPE = "mcp:all"
 _FIELDS = {"u": str, "g": str, "j": str, "c": str, "e": int}
 
@@ -130,11 +134,13 @@ class Gate:
         self._table = table
         self._clock = clock
         self._log = SlidingLog(limit, window)
+        self._used: dict[str, float] = {}  # grant id -> when this instance last wrote its "last used"
 
     def admit(self, user_id: str, grant_id: str | None, token_id: str | None, amount: int = 1) -> Admission:
         """Count `amount` requests of the user if they fit in the sliding window and the token is its
         grant's current one (grant None: an earlier-format token already checked by its hash). One
-        UpdateItem when this instance's view of the user's log is current (see ratelimit.py)."""
+        UpdateItem when this instance's view of the user's log is current (see ratelimit.py); it also
+        records the grant's last use when this instance has not done so for USE_RESOLUTION seconds."""
         now = log_time(self._clock)
         pk = keys.user(user_id)
         names: dict[str, str] = {}
@@ -142,9 +148,11 @@ class Gate:
         guard = ""
         if grant_id is not None:
             every = _names(grant_id)
-            names = {"#j": every["#j"], "#u": every["#u"]}
-            extra_clauses = ["#u = :now"]
+            names = {"#j": every["#j"]}
             guard = "#j = :token AND "
+            if now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION:
+                names["#u"] = every["#u"]
+                extra_clauses = ["#u = :now"]
 
         def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
             if grant_id is not None:
@@ -176,7 +184,12 @@ class Gate:
         except TransactionConflict:  # still being written after three tries: the client retries in a second
             return Admission(False, retry_after=1)
         if revoked:
+            self._used.pop(grant_id or "", None)
             return Admission(False, revoked=True)
+        if allowed and extra_clauses and grant_id is not None:
+            if len(self._used) >= _REMEMBERED:
+                self._used.clear()
+            self._used[grant_id] = now
         return Admission(allowed, retry_after=wait)
 
     # -- what token issuance and revocation add to their transactions ------------------------------------
