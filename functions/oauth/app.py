@@ -183,9 +183,10 @@ def authorize_decision() -> Response:
     base = services.public_base_url()
     form = web.form_body(app)
     session_cookie = web.cookie(app, SESSION_COOKIE)
-    user_id = services.sessions().resolve(session_cookie)
-    if user_id is None or session_cookie is None:
+    signed_in = services.sessions().resolve_epoch(session_cookie)
+    if signed_in is None or session_cookie is None:
         raise AuthorizeRequestError("access_denied", "Your session has ended. Start again from your app.")
+    user_id, session_epoch = signed_in
     request = read_consent(
         form.get("consent_token"),
         user_id=user_id,
@@ -220,6 +221,7 @@ def authorize_decision() -> Response:
         user_id=user_id,
         resource=request.resource,
         scope=request.scope,
+        session_epoch=session_epoch,
     )
     return web.redirect(
         redirect_with(request.redirect_uri, {"code": code, "state": request.state, "iss": iss}), 302

@@ -14,6 +14,10 @@ from test_oauth import REDIRECT, authorize_params, exchange, pkce, refresh, sign
 from svc_shared import keys, services
 from svc_shared.oauth.documents import MAX_DOCUMENT_BYTES, address_allowed, cache_seconds, check_url
 
+# What a signed-in person reads about a document that cannot be used: fixed words, then a reason chosen by the
+# server; never the client_id URL the query carried.
+REFUSED = "This app's client metadata document cannot be used: "
+
 
 @pytest.fixture
 def local_mode(app_env, monkeypatch):
@@ -129,9 +133,35 @@ def test_a_document_that_does_not_hold_is_refused_on_the_page(
     _, challenge = pkce()
     page = authorize_page(api, url, challenge)
     assert page.status == 400
-    assert page_error(page) == f"The client's metadata document at {url} cannot be used: {reason}."
+    assert page_error(page) == f"{REFUSED}{reason}."
     # Never a redirect to a URI the document did not vouch for.
     assert page.header("location") is None
+
+
+# Words an attacker puts in a client_id URL, hoping the consent page repeats them to the person signed in.
+BAIT = "Support-says-your-account-is-locked-call-0800-555-0100"
+
+
+def test_the_consent_page_never_repeats_the_client_id_url_of_the_query(api, demo_user, local_mode, docs):
+    sign_in(api)
+    _, challenge = pkce()
+    # An invalid document: a fixed message, without the URL.
+    broken = docs.serve(f"/{BAIT}/bad.json", {"client_id": "https://elsewhere.example/c.json"})
+    page = authorize_page(api, broken, challenge)
+    assert page.status == 400
+    assert page_error(page) == f"{REFUSED}its client_id must be exactly the URL it is served from."
+    assert BAIT not in html.unescape(page.text)
+    page = authorize_page(api, f"{broken}?note={BAIT}-2", challenge)  # nothing served there
+    assert page_error(page) == f"{REFUSED}the document URL answered HTTP 404."
+    assert BAIT not in html.unescape(page.text)
+    # A valid one: only what the document says (its name) and the hosts (its own and the redirect's).
+    url = docs.document(f"/{BAIT}/client.json", client_name="Path Agent")
+    page = authorize_page(api, url, challenge)
+    assert page.status == 200, page.text
+    assert "Allow Path Agent to use your account?" in page.text
+    assert "Identified by <strong>127.0.0.1</strong>" in page.text
+    assert "<code>127.0.0.1:33418</code>" in page.text
+    assert BAIT not in page.text
 
 
 def test_the_redirect_uri_must_be_one_the_document_lists_exactly(api, demo_user, local_mode, docs):
@@ -167,7 +197,7 @@ def test_fetch_failures_are_refused_with_the_reason(api, demo_user, local_mode, 
     _, challenge = pkce()
     page = authorize_page(api, url, challenge)
     assert page.status == 400
-    assert page_error(page) == f"The client's metadata document at {url} cannot be used: {reason}."
+    assert page_error(page) == f"{REFUSED}{reason}."
     assert docs.hits.get("/elsewhere.json", 0) == 0  # redirects are not followed
 
 
@@ -177,19 +207,13 @@ def test_deployed_the_server_never_fetches_from_loopback(api, demo_user, docs):
     _, challenge = pkce()
     page = authorize_page(api, url, challenge)
     assert page.status == 400
-    assert (
-        page_error(page)
-        == f"The client's metadata document at {url} cannot be used: the client_id URL must use https."
-    )
+    assert page_error(page) == f"{REFUSED}the client_id URL must use https."
     https_url = url.replace("http://", "https://")
     page = authorize_page(api, https_url, challenge)
-    assert page_error(page) == (
-        f"The client's metadata document at {https_url} cannot be used: "
-        "the host 127.0.0.1 resolves to an address that is not public."
-    )
+    assert page_error(page) == (f"{REFUSED}its host name resolves to an address that is not public.")
     named = https_url.replace("127.0.0.1", "localhost")
     page = authorize_page(api, named, challenge)
-    assert "the host localhost resolves to an address that is not public" in page_error(page)
+    assert page_error(page) == f"{REFUSED}its host name resolves to an address that is not public."
     assert docs.hits == {}
 
 
@@ -203,8 +227,7 @@ def test_https_documents_are_fetched_only_over_a_verified_connection(
         url = server.document("/client.json", host="localhost", client_name="TLS Agent")
         page = authorize_page(api, url, challenge)
         assert page_error(page) == (
-            f"The client's metadata document at {url} cannot be used: "
-            "the document URL could not be reached over a verified connection."
+            f"{REFUSED}the document URL could not be reached over a verified connection."
         )
         # Trusted (as a developer's machine trusts its own authority), the same URL works; the TLS name is
         # the host's even though the connection goes to the checked address.
@@ -353,12 +376,10 @@ def test_a_client_id_url_of_the_longest_allowed_length_gets_tokens_mcp_accepts(
     assert answer.status == 200, answer.text
 
 
-def test_a_host_that_does_not_resolve_is_named(api, demo_user):
+def test_a_host_that_does_not_resolve_is_refused_in_fixed_words(api, demo_user):
     sign_in(api)
     _, challenge = pkce()
     url = "https://client.invalid/oauth/metadata.json"
     page = authorize_page(api, url, challenge)
     assert page.status == 400
-    assert page_error(page) == (
-        f"The client's metadata document at {url} cannot be used: the host client.invalid could not be resolved."
-    )
+    assert page_error(page) == (f"{REFUSED}its host name could not be resolved.")

@@ -196,7 +196,7 @@ def test_sign_out_everywhere_ends_every_session_and_mcp_grant(api, demo_user):
     tokens = authorize_client(api, DEMO["email"], DEMO["password"])
     other = type(api)(api.template_path)
     other.post("/login", form=DEMO)
-    page = api.get("/workspace/mcp").text
+    page = api.get("/workspace/account").text
     assert "Sign out everywhere" in page
     csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from svc_shared.credits import Credits
     from svc_shared.crypto import Envelope
     from svc_shared.dal import Table
+    from svc_shared.deletion import AccountDeletion
     from svc_shared.handoff import Handoffs
     from svc_shared.handoff_keys import HandoffKeys
     from svc_shared.integrations import Integrations
@@ -199,6 +200,15 @@ class Services:
             ip_max_attempts=settings.login_ip_max_attempts,
             window=settings.login_window_seconds,
             revoke_grants=user_grant_revoker(self.table, self.clock),
+        )
+
+    @functools.cached_property
+    def account_deletion(self) -> AccountDeletion:
+        from svc_shared.deletion import AccountDeletion
+        from svc_shared.signin import user_grant_revoker
+
+        return AccountDeletion(
+            self.table, self.tokens_table, self.accounts, user_grant_revoker(self.table, self.clock)
         )
 
     @functools.cached_property
@@ -523,6 +533,7 @@ metrics = _shortcut(lambda s: s.metrics)
 handoffs = _shortcut(lambda s: s.handoffs)
 handoff_keys = _shortcut(lambda s: s.handoff_keys)
 shops = _shortcut(lambda s: s.shops)
+account_deletion = _shortcut(lambda s: s.account_deletion)
 
 
 def signing_key(purpose: str) -> bytes:

@@ -71,6 +71,12 @@ class Sessions:
         """The signed-in user's id, or None for a missing, tampered, expired or revoked session, or one
         ended by a raised session epoch. One round trip: the session and the profile, strongly consistent
         (a password change ends the old sessions from the very next request)."""
+        found = self.resolve_epoch(cookie)
+        return found[0] if found is not None else None
+
+    def resolve_epoch(self, cookie: str | None) -> tuple[str, int] | None:
+        """As resolve, with the session epoch the session is valid in (what an authorization code issued
+        through this session is bound to: raising the epoch ends the code too)."""
         claims = self._claims(cookie)
         uid = claims.get("uid") if claims is not None else None
         if claims is None or not isinstance(uid, str):
@@ -83,9 +89,10 @@ class Sessions:
             or item["user_id"] != uid
         ):
             return None
-        if int(item.get("epoch", 0)) != int(profile.get("session_epoch", 0)):
+        epoch = int(profile.get("session_epoch", 0))
+        if int(item.get("epoch", 0)) != epoch:
             return None
-        return uid
+        return uid, epoch
 
     def _read(self, session_pk: str, user_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """The session item and the user's profile as they are now, in one round trip (TransactGetItems:

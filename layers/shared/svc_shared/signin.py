@@ -67,6 +67,20 @@ class SignIn:
         """A new session for valid credentials. Throttled per client address (every attempt counts) and per
         address and account (failures, with an exponential backoff), never per account alone: a guesser
         elsewhere can slow only their own attempts, never lock the owner out."""
+        user = self.check_credentials(email, password, client_ip)
+        return self._sessions.create(user.id, user.session_epoch)
+
+    def check_password(self, user: User, password: str, client_ip: str) -> User:
+        """The signed-in user, once their password is typed again (changing it, deleting the account): the
+        same throttle as signing in, on the same counters, so a stolen session cannot guess it faster."""
+        return self.check_credentials(user.email, password, client_ip)
+
+    def new_session(self, user_id: str) -> Session:
+        """A session in the user's current epoch (this browser, after the password change it made)."""
+        return self._sessions.create(user_id, self._accounts.get_user(user_id).session_epoch)
+
+    def check_credentials(self, email: str, password: str, client_ip: str) -> User:
+        """The user with these credentials, throttled as sign_in describes."""
         attempts, wait = self._limiter.hit("login-ip", client_ip, self._window)
         if attempts > self._ip_max:
             raise RateLimited(TOO_MANY_ATTEMPTS.format(seconds=wait), retry_after=wait)
@@ -87,7 +101,7 @@ class SignIn:
             self._limiter.fail("login-pair", pair, forget=FAILURES_FORGOTTEN)
             raise
         self._limiter.clear("login-pair", pair)
-        return self._sessions.create(user.id, user.session_epoch)
+        return user
 
     def current_user_id(self, cookie: str | None) -> str:
         """The signed-in user's id (one read: the session), for routes that need nothing else of the user."""

@@ -41,8 +41,9 @@ LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 
 
 class DocumentError(Exception):
-    """The client_id is a metadata document URL that cannot be used; `reason` is shown to the user and the
-    client (it names what to fix, never anything about this server's network)."""
+    """The client_id is a metadata document URL that cannot be used; `reason` is shown to a signed-in person
+    (it names what to fix, in words chosen here: never the URL, its host or anything the document said, nor
+    anything about this server's network)."""
 
     def __init__(self, url: str, reason: str) -> None:
         super().__init__(reason)
@@ -51,7 +52,8 @@ class DocumentError(Exception):
 
     @property
     def message(self) -> str:
-        return f"The client's metadata document at {self.url} cannot be used: {self.reason}."
+        # The URL came from the request's query: the page never repeats it (a link could carry any words).
+        return f"This app's client metadata document cannot be used: {self.reason}."
 
 
 @dataclass(frozen=True)
@@ -160,9 +162,9 @@ class DocumentFetcher:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._resolve(host, port)
         if not addresses:
-            raise DocumentError(url, f"the host {host} could not be resolved")
+            raise DocumentError(url, "its host name could not be resolved")
         if not all(address_allowed(a, allow_loopback=self.allow_loopback) for a in addresses):
-            raise DocumentError(url, f"the host {host} resolves to an address that is not public")
+            raise DocumentError(url, "its host name resolves to an address that is not public")
         address = addresses[0]
         literal = f"[{address}]" if ":" in address else address
         target = f"{parts.scheme}://{literal}:{port}{parts.path}" + (f"?{parts.query}" if parts.query else "")

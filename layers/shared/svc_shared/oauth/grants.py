@@ -149,7 +149,11 @@ class Grants:
         user_id: str,
         resource: str,
         scope: str = SCOPE,
+        session_epoch: int = 0,
     ) -> str:
+        """A single-use code valid CODE_TTL seconds, bound to the user's session epoch when it was issued:
+        a password change, "sign out everywhere" or the account's deletion (which raise the epoch or remove
+        the profile) make it unexchangeable at once."""
         code = new_token()
         now = int(self._clock.now())
         self._table.put(
@@ -163,6 +167,7 @@ class Grants:
                 "user_id": user_id,
                 "resource": resource,
                 "scope": scope,
+                "session_epoch": session_epoch,
                 "issued_at": now,
                 "expires_at": now + CODE_TTL,
             }
@@ -198,7 +203,14 @@ class Grants:
             raise OAuthError("invalid_target", "resource does not match the authorization request")
         if not _VERIFIER.match(verifier) or not hmac.compare_digest(s256(verifier), item["code_challenge"]):
             raise OAuthError("invalid_grant", PKCE_MISMATCH)
+        if not self._epoch_holds(item["user_id"], int(item.get("session_epoch", 0))):
+            raise OAuthError("invalid_grant", INVALID_CODE)
         return self._new_family(family_id, client.client_id, item["user_id"], item["resource"], item["scope"])
+
+    def _epoch_holds(self, user_id: str, epoch: int) -> bool:
+        """Whether the user still exists and no password change or sign-out everywhere came after `epoch`."""
+        profile = self._table.get(keys.user(user_id), keys.PROFILE, consistent=True)
+        return profile is not None and int(profile.get("session_epoch", 0)) == epoch
 
     def _revoke_replayed_code(self, key: str) -> None:
         """A code presented twice: revoke the tokens the first exchange issued (RFC 6749 §4.1.2)."""

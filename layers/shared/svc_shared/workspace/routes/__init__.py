@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from svc_shared.workspace.routes import assets, connections, home, mcp_access, projects
+from svc_shared.workspace.routes import account, assets, connections, home, mcp_access, projects
 
-ROUTERS = (home.router, connections.router, projects.router, mcp_access.router, assets.router)
+ROUTERS = (
+    home.router,
+    connections.router,
+    projects.router,
+    mcp_access.router,
+    account.router,
+    assets.router,
+)
