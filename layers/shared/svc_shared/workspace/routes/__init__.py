@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
-from svc_shared.workspace.routes import assets, connections, home, mcp_access, projects
+from svc_shared.workspace.routes import (
+    assets,
+    builder,
+    connections,
+    files,
+    home,
+    knowledge,
+    mcp_access,
+    projects,
+)
 
-ROUTERS = (home.router, connections.router, projects.router, mcp_access.router, assets.router)
+ROUTERS = (
+    home.router,
+    connections.router,
+    projects.router,
+    mcp_access.router,
+    assets.router,
+    builder.router,
+    files.router,
+    knowledge.router,
+)
