@@ -4,6 +4,7 @@ No HTML here."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -68,7 +69,9 @@ def message_view(project_id: str, state: dict[str, Any]) -> dict[str, Any]:
         "error": state.get("error"),
         "commit_sha": sha,
         "diff_url": project_path(project_id, "/diff", commit=sha) if sha else None,
-        "refresh_url": project_path(project_id, message=message_id) + "#builder",
+        # A new URL each time (a link to the page's own URL and fragment would not reload it).
+        "refresh_url": project_path(project_id, message=message_id, seen=str(time.time_ns() // 1_000_000))
+        + "#builder",
         "created": when(state.get("created_at")),
         "completed": when(state.get("completed_at")),
     }
