@@ -1,4 +1,5 @@
-"""Lambda entry of the workspace pages (home, connections, a project with its publish progress, MCP access, and
+"""Lambda entry of the workspace pages (home, connections, a project with its publish progress and builder panel,
+its files, diffs and knowledge, MCP access, and
 their static files): the resolver for the routers of svc_shared.workspace.routes. Server-rendered, same-origin
 with the §4.2 routes and authenticated by the same session cookie; forms carry a CSRF token bound to the
 session (svc_shared.workspace.site)."""

@@ -285,6 +285,19 @@ class Workbench:
             files.append(entry)
         return {"base": base, "head": head, "files": files}
 
+    def commit_diff(self, user_id: str, project_id: str, commit: str) -> dict[str, Any]:
+        """What one commit changed: the diff from its first parent to it (a builder's edit, for example).
+        A repository's first commit has no earlier state: InvalidInput says so."""
+        project = self._projects.owned(project_id, user_id)
+        repo_ref(commit, what="commit")
+        github, owner, name = self._github(user_id, project)
+        sha, parents = github.parents(owner, name, commit)
+        if not parents:
+            raise InvalidInput(
+                f"Commit {sha[:7]} is the repository's first commit: there is no earlier state to compare it with."
+            )
+        return {**self.diff(user_id, project_id, parents[0], sha), "commit_sha": sha}
+
     # -- uploads ------------------------------------------------------------------------------------------
     def upload_url(
         self, user_id: str, project_id: str, filename: str, content_type: str, size: int

@@ -143,6 +143,11 @@ class RepoHost(Provider):
             "message": body["commit"].get("message", ""),
         }
 
+    def parents(self, owner: str, repo: str, ref: str) -> tuple[str, list[str]]:
+        """(commit sha, its parents' shas) of the commit a ref points at."""
+        body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
+        return body["sha"], [str(p["sha"]) for p in body.get("parents") or []]
+
     def tree(self, owner: str, repo: str, tree_sha: str) -> dict[str, Any]:
         return self.request(
             "GET",

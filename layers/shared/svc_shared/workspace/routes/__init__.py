@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from svc_shared.workspace.routes import account, assets, connections, home, mcp_access, projects
+from svc_shared.workspace.routes import (
+    account,
+    assets,
+    builder,
+    connections,
+    files,
+    home,
+    knowledge,
+    mcp_access,
+    projects,
+)
 
 ROUTERS = (
     home.router,
     connections.router,
     projects.router,
     mcp_access.router,
+    builder.router,
+    files.router,
+    knowledge.router,
     account.router,
     assets.router,
 )

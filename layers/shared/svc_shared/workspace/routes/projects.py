@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared import errors, services, web
 from svc_shared.accounts import User
-from svc_shared.workspace import site, views
+from svc_shared.workspace import site, views, workbench_views
 
 router = Router()
 
@@ -30,6 +30,14 @@ def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -
     elif context["owner"]:
         db_note = "Connect Supabase on the Connections page to choose one of your database projects."
     form = {"mode": "create", "name": "", "existingRepo": "", "ref": "", **extra.pop("form", {})}
+    builder = workbench_views.builder_panel(
+        user,
+        context["project"],
+        context["owner"],
+        extra.pop("message_id", None),
+        extra.pop("builder_form", None),
+        extra.pop("builder_error", None),
+    )
     return site.page(
         router,
         status,
@@ -40,6 +48,7 @@ def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -
         db_note=db_note,
         form=form,
         field_errors=extra.pop("field_errors", {}),
+        builder=builder,
         **context,
         **extra,
     )
@@ -49,7 +58,8 @@ def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -
 def project(projectId: str) -> Response:
     user = site.current_user(router)
     done = router.current_event.get_query_string_value("done") or ""
-    return project_page(user, projectId, notice=NOTICES.get(done))
+    message_id = router.current_event.get_query_string_value("message") or None
+    return project_page(user, projectId, notice=NOTICES.get(done), message_id=message_id)
 
 
 @router.post("/workspace/projects/<projectId>/publish")

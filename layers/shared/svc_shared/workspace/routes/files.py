@@ -1,0 +1,119 @@
+"""A project's repository in the workspace: its files at a ref (as list_files), one file (read_file) and the
+diff between two refs or of one commit (get_diff), each a page in words, errors included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import Router
+
+from svc_shared import errors, services, web
+from svc_shared.accounts import User
+from svc_shared.projects import Project
+from svc_shared.providers.http import ProviderConflict, ProviderNotFound
+from svc_shared.workspace import site
+from svc_shared.workspace import workbench_views as wv
+
+router = Router()
+
+
+def _query(name: str, default: str = "") -> str:
+    return (router.current_event.get_query_string_value(name) or default).strip()
+
+
+def _failure(exc: errors.DomainError, missing: str) -> tuple[int, str]:
+    """(status, words) of a failed repository read: `missing` when the provider found no such ref or file
+    (GitHub answers 404, or 422 for a ref that names no commit)."""
+    if isinstance(exc, ProviderNotFound | ProviderConflict):
+        return 404, missing
+    if isinstance(exc, errors.NotFound):
+        raise exc
+    return web.status_for(exc), exc.message
+
+
+def _page(user: User, project: Project, status: int, template: str, **context: Any) -> Response:
+    return site.page(router, status, template, user, nav="home", project=project, **context)
+
+
+@router.get("/workspace/projects/<projectId>/files")
+def files(projectId: str) -> Response:
+    user = site.current_user(router)
+    project = wv.owned_project(user, projectId)
+    ref = _query("ref", "HEAD") or "HEAD"
+    try:
+        page = int(_query("page", "1") or "1")
+    except ValueError:
+        page = 1
+    try:
+        listed = services.workbench().list_files(user.id, project.id, ref)
+    except errors.DomainError as exc:
+        status, words = _failure(
+            exc, f"There is no branch, tag or commit named {ref} in {project.repo_host_repo}."
+        )
+        return _page(user, project, status, "files.html", ref=ref, listed=None, error=words)
+    return _page(
+        user,
+        project,
+        200,
+        "files.html",
+        ref=ref,
+        listed=listed,
+        error=None,
+        **wv.file_rows(listed["files"], page),
+    )
+
+
+@router.get("/workspace/projects/<projectId>/files/read")
+def read(projectId: str) -> Response:
+    user = site.current_user(router)
+    project = wv.owned_project(user, projectId)
+    ref = _query("ref", "HEAD") or "HEAD"
+    path = router.current_event.get_query_string_value("path") or ""
+    context: dict[str, Any] = {"ref": ref, "path": path, "file": None, "error": None, "shown": None}
+    try:
+        found = services.workbench().read_file(user.id, project.id, path, ref)
+    except errors.DomainError as exc:
+        status, context["error"] = _failure(exc, f"There is no file {path} at {ref}.")
+        if isinstance(exc, errors.PayloadTooLarge):
+            context["error"] = (
+                f"{path} is over 1 MB: too large to show here. Clone the repository to read it."
+            )
+        return _page(user, project, status, "file.html", **context)
+    context["file"] = found
+    if found["encoding"] == "utf-8":
+        raw = found["content"].encode("utf-8")
+        if len(raw) > wv.SHOWN_FILE_BYTES:
+            context["shown"] = raw[: wv.SHOWN_FILE_BYTES].decode("utf-8", "ignore")
+        else:
+            context["shown"] = found["content"]
+    return _page(user, project, 200, "file.html", limit=wv.SHOWN_FILE_BYTES, **context)
+
+
+@router.get("/workspace/projects/<projectId>/diff")
+def diff(projectId: str) -> Response:
+    user = site.current_user(router)
+    project = wv.owned_project(user, projectId)
+    commit = _query("commit")
+    base, head = _query("base"), _query("head", "HEAD") or "HEAD"
+    context: dict[str, Any] = {"older": base, "newer": head, "commit": commit, "diff": None, "error": None}
+    if not commit and not base:
+        return _page(user, project, 200, "diff.html", **context)
+    workbench = services.workbench()
+    try:
+        if commit:
+            found = workbench.commit_diff(user.id, project.id, commit)
+            context.update(older=found["base"], newer=found["head"])
+        else:
+            found = workbench.diff(user.id, project.id, base, head)
+    except errors.DomainError as exc:
+        missing = (
+            f"There is no commit {commit} in {project.repo_host_repo}."
+            if commit
+            else f"{base} or {head} is not a branch, tag or commit of {project.repo_host_repo}."
+        )
+        status, context["error"] = _failure(exc, missing)
+        return _page(user, project, status, "diff.html", **context)
+    context["diff"] = found
+    context["files"] = wv.diff_files(found)
+    return _page(user, project, 200, "diff.html", **context)

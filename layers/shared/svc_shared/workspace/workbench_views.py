@@ -1,0 +1,183 @@
+"""What the builder panel, the files, file and diff pages and the knowledge pages show, gathered from the same
+domain calls the MCP tools make (svc_shared.workbench, Projects, Accounts), so a page and a tool never disagree.
+No HTML here."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from svc_shared import errors, services
+from svc_shared.accounts import User
+from svc_shared.projects import KNOWLEDGE_MAX_BYTES, Project
+from svc_shared.workspace import views
+
+MAX_MESSAGE = 20_000  # the send_message tool's limit
+FILES_PER_PAGE = 500
+SHOWN_FILE_BYTES = 512 * 1024  # a page shows the first 512 KB of a text file (read_file allows 1 MB)
+SHOWN_DIFF_BYTES = 1024 * 1024  # patches shown on one diff page, in total
+OWNER_ONLY = (
+    "Only the project's owner can use its builder, browse its files and change its knowledge: they work "
+    "with the owner's GitHub connection."
+)
+MESSAGE_WORDS = {
+    "in_progress": "The builder is working on it",
+    "complete": "Done",
+    "error": "The builder could not finish",
+}
+
+
+def owned_project(user: User, project_id: str) -> Project:
+    """The project if the user owns it; Forbidden in words for those who may only see it (the tools allow
+    the builder, the files and the knowledge to the owner only); NotFound for anyone else."""
+    project, owner = views.accessible_project(user, project_id)
+    if not owner:
+        raise errors.Forbidden(OWNER_ONLY, code="owner_only")
+    return project
+
+
+def when(value: Any) -> str:
+    """An ISO 8601 time (as the builder gives them) in the workspace's words."""
+    if not value:
+        return ""
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)
+    return moment.astimezone(UTC).strftime("%d %b %Y, %H:%M UTC")
+
+
+def project_path(project_id: str, tail: str = "", **query: str) -> str:
+    suffix = f"?{urlencode(query)}" if query else ""
+    return f"{services.public_base_url()}/workspace/projects/{project_id}{tail}{suffix}"
+
+
+def message_view(project_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A builder message as the panel and its poll show it: the state in words, the reply or the error, and
+    the commit it made with a link to what it changed."""
+    status = str(state.get("status") or "in_progress")
+    sha = state.get("commit_sha")
+    message_id = str(state.get("message_id") or "")
+    return {
+        "message_id": message_id,
+        "edit_session_id": state.get("edit_session_id"),
+        "status": status,
+        "words": MESSAGE_WORDS.get(status, status),
+        "response": state.get("response"),
+        "error": state.get("error"),
+        "commit_sha": sha,
+        "diff_url": project_path(project_id, "/diff", commit=sha) if sha else None,
+        # A new URL each time (a link to the page's own URL and fragment would not reload it).
+        "refresh_url": project_path(project_id, message=message_id, seen=str(time.time_ns() // 1_000_000))
+        + "#builder",
+        "created": when(state.get("created_at")),
+        "completed": when(state.get("completed_at")),
+    }
+
+
+def builder_panel(
+    user: User,
+    project: Project,
+    owner: bool,
+    message_id: str | None = None,
+    form: dict[str, str] | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """The project page's builder panel: the send form, the message being followed, the edit sessions."""
+    panel: dict[str, Any] = {
+        "allowed": owner,
+        "repo": bool(project.repo_host_repo and project.repo_host_branch),
+        "form": {"message": "", "edit_session_id": "", **(form or {})},
+        "error": error,
+        "message": None,
+        "message_error": None,
+        "edits": [],
+        "edits_error": None,
+        "max_message": MAX_MESSAGE,
+    }
+    if not owner or not panel["repo"]:
+        return panel
+    workbench = services.workbench()
+    if message_id:
+        try:
+            panel["message"] = message_view(project.id, workbench.get_message(user.id, message_id[:100]))
+        except errors.NotFound:
+            panel["message_error"] = "This message was not found: it may belong to another account."
+        except errors.DomainError as exc:
+            panel["message_error"] = exc.message
+    try:
+        edits = workbench.list_edits(user.id, project.id)
+    except errors.DomainError as exc:
+        panel["edits_error"] = exc.message
+    else:
+        panel["edits"] = [
+            {
+                "id": str(e.get("edit_session_id") or ""),
+                "title": str(e.get("title") or "Untitled session"),
+                "messages": e.get("message_count"),
+                "created": when(e.get("created_at")),
+                "updated": when(e.get("updated_at") or e.get("created_at")),
+            }
+            for e in edits
+        ]
+    return panel
+
+
+def file_rows(files: list[dict[str, Any]], page: int) -> dict[str, Any]:
+    """One page of a repository's file list (a repository can hold 100,000 files; a page shows 500)."""
+    pages = max(1, -(-len(files) // FILES_PER_PAGE))
+    page = min(max(page, 1), pages)
+    start = (page - 1) * FILES_PER_PAGE
+    return {"rows": files[start : start + FILES_PER_PAGE], "page": page, "pages": pages, "first": start + 1}
+
+
+def diff_lines(patch: str) -> list[tuple[str, str]]:
+    """A unified diff's lines, each with its kind: hunk (@@), add (+), del (-), note (\\ No newline) or ctx."""
+    lines = []
+    for line in patch.split("\n"):
+        if line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        elif line.startswith("\\") or line.startswith("[... patch truncated"):
+            kind = "note"
+        else:
+            kind = "ctx"
+        lines.append((kind, line))
+    return lines
+
+
+def diff_files(diff: dict[str, Any]) -> list[dict[str, Any]]:
+    """get_diff's files with their lines marked, at most 1 MB of patches in all (later ones are named only)."""
+    shown = 0
+    files = []
+    for f in diff.get("files") or []:
+        patch = f.get("patch")
+        entry = {
+            "filename": f.get("filename", ""),
+            "status": f.get("status", "modified"),
+            "additions": f.get("additions") or 0,
+            "deletions": f.get("deletions") or 0,
+            "previous_filename": f.get("previous_filename"),
+            "truncated": bool(f.get("truncated")),
+            "lines": None,
+            "withheld": False,
+        }
+        if patch is not None:
+            size = len(patch.encode("utf-8"))
+            if shown + size > SHOWN_DIFF_BYTES:
+                entry["withheld"] = True
+            else:
+                shown += size
+                entry["lines"] = diff_lines(patch)
+        files.append(entry)
+    return files
+
+
+def knowledge_count(text: str) -> dict[str, Any]:
+    size = len(text.encode("utf-8"))
+    return {"bytes": size, "max": KNOWLEDGE_MAX_BYTES, "over": size > KNOWLEDGE_MAX_BYTES}
