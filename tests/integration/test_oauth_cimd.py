@@ -247,9 +247,7 @@ def test_the_token_endpoint_says_only_invalid_client_for_a_document_it_cannot_us
     code = allow(api, authorize_page(api, url, challenge))
     docs.replies["/gone.json"] = Reply(status=410, body={})
     services.wire()  # another instance, and the stored copy is stale
-    services.current().table.update(
-        keys.oauth_client(url), keys.CLIENT, "SET fresh_until = :z", values={":z": 0}
-    )
+    services.current().table.update(keys.oauth_client(url), keys.CLIENT, set={"fresh_until": 0})
     answer = exchange(api, url, code, verifier)
     assert answer.status == 401
     assert answer.json() == {

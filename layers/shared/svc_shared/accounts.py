@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
-from svc_shared.dal import Table, TransactionConflict
+from svc_shared.dal import Table, TransactionConflict, item_absent, item_exists
 from svc_shared.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
 from svc_shared.passwords import DUMMY_HASH, hash_password, verify_password
 
@@ -115,12 +115,12 @@ class Accounts:
         name = (display_name or email.split("@")[0]).strip()[:100] or email
         user_id, workspace_id = str(uuid.uuid4()), str(uuid.uuid4())
         now = int(self._clock.now())
-        absent = "attribute_not_exists(pk)"
+        absent = item_absent()
         try:
             self._table.transact(
                 [
                     self._table.put_action(
-                        {"pk": keys.email(email), "sk": keys.EMAIL, "user_id": user_id}, condition=absent
+                        {"pk": keys.email(email), "sk": keys.EMAIL, "user_id": user_id}, when=absent
                     ),
                     self._table.put_action(
                         {
@@ -135,7 +135,7 @@ class Accounts:
                             "repo_host_connected": False,
                             "created_at": now,
                         },
-                        condition=absent,
+                        when=absent,
                     ),
                     self._table.put_action(
                         {
@@ -148,10 +148,10 @@ class Accounts:
                             "project_count": 0,
                             "created_at": now,
                         },
-                        condition=absent,
+                        when=absent,
                     ),
                     self._table.put_action(
-                        self._membership(user_id, workspace_id, "owner", now), condition=absent
+                        self._membership(user_id, workspace_id, "owner", now), when=absent
                     ),
                 ]
             )
@@ -207,10 +207,8 @@ class Accounts:
             item = self._table.update(
                 keys.user(user_id),
                 keys.PROFILE,
-                "SET #plan = :plan",
-                condition="attribute_exists(pk)",
-                names={"#plan": "plan"},
-                values={":plan": plan},
+                set={"plan": plan},
+                when=item_exists(),
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
@@ -226,9 +224,9 @@ class Accounts:
             self._table.update(
                 keys.user(user_id),
                 keys.PROFILE,
-                "SET password_hash = :h ADD session_epoch :one",
-                condition="attribute_exists(pk)",
-                values={":h": hash_password(password), ":one": 1},
+                set={"password_hash": hash_password(password)},
+                add={"session_epoch": 1},
+                when=item_exists(),
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
@@ -241,9 +239,8 @@ class Accounts:
             self._table.update(
                 keys.user(user_id),
                 keys.PROFILE,
-                "ADD session_epoch :one",
-                condition="attribute_exists(pk)",
-                values={":one": 1},
+                add={"session_epoch": 1},
+                when=item_exists(),
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
@@ -256,9 +253,8 @@ class Accounts:
             self._table.update(
                 keys.user(user_id),
                 keys.PROFILE,
-                "SET repo_host_connected = :c, repo_host_username = :u",
-                condition="attribute_exists(pk)",
-                values={":c": connected, ":u": username},
+                set={"repo_host_connected": connected, "repo_host_username": username},
+                when=item_exists(),
             )
         except ConditionFailed as exc:
             raise NotFound("user not found") from exc
@@ -273,14 +269,13 @@ class Accounts:
         """Save (or with an empty text, clear) the builder instructions of a workspace."""
         from svc_shared.dal import ConditionFailed
 
-        update = "SET knowledge = :k" if text else "REMOVE knowledge"
         try:
             self._table.update(
                 keys.workspace(workspace_id),
                 keys.META,
-                update,
-                condition="attribute_exists(pk)",
-                values={":k": text} if text else None,
+                set={"knowledge": text} if text else None,
+                remove=() if text else ("knowledge",),
+                when=item_exists(),
             )
         except ConditionFailed as exc:
             raise NotFound("workspace not found") from exc

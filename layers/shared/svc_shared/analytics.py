@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import InvalidInput, RateLimited
 from svc_shared.logs import get_logger
 from svc_shared.ratelimit import WindowCounters
@@ -335,9 +335,7 @@ class Analytics:
             try:
                 self._table.put(
                     {"pk": pk, "sk": sk, "version": version + 1, **changes},
-                    condition="attribute_not_exists(pk)" if not item else "#v = :v",
-                    names=None if not item else {"#v": "version"},
-                    values=None if not item else {":v": version},
+                    when=item_absent() if not item else attr("version").eq(version),
                 )
                 return 1
             except ConditionFailed:

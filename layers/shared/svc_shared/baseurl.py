@@ -82,15 +82,13 @@ class RecordedBaseUrl:
         from contextlib import suppress
 
         from svc_shared import keys
-        from svc_shared.dal import ConditionFailed
+        from svc_shared.dal import ConditionFailed, attr, item_absent
 
         # The condition keeps the common case (already there, unchanged) from rewriting the item.
         with suppress(ConditionFailed):
             self._table.put(
                 {"pk": keys.CONFIG, "sk": keys.PUBLIC_BASE_URL, "url": url},
-                condition="attribute_not_exists(pk) OR #url <> :url",
-                names={"#url": "url"},
-                values={":url": url},
+                when=item_absent() | attr("url").ne(url),
             )
         self._written = self._read = url
 

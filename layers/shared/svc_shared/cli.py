@@ -145,14 +145,16 @@ def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
     from svc_shared import aws
     from svc_shared.clock import system_clock
     from svc_shared.projects import Projects
+    from svc_shared.publishing import PublishState
 
     project = Projects(Table(env["table"]), system_clock).get(args.project_id, consistent=True)
-    report = {
+    state = PublishState.of(project)
+    report: dict[str, object] = {
         "project_id": project.id,
-        "stage": project.extra.get("publish_stage"),
-        "status": project.extra.get("publish_status"),
-        "error": project.extra.get("publish_error"),
-        "execution": project.extra.get("publish_execution_arn") or project.extra.get("publish_execution"),
+        "stage": state.stage,
+        "status": state.status,
+        "error": state.error,
+        "execution": state.execution_arn or state.execution,
     }
     if args.action == "resume":
         if not env["state_machine"]:

@@ -12,7 +12,7 @@ from svc_shared import keys
 from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock
 from svc_shared.crypto import DecryptionFailed, Envelope
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import Conflict, DomainError, InvalidInput, UpstreamError
 from svc_shared.providers.http import ProviderError
 from svc_shared.tokens import BadSignature, sign, unsign
@@ -145,7 +145,7 @@ class Connections:
                     "provider": keys.connection_state(nonce),
                     "expires_at": int(self._clock.now()) + STATE_TTL,
                 },
-                condition="attribute_not_exists(user_id)",
+                when=item_absent(),
             )
         except ConditionFailed:
             raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_replayed") from None
@@ -194,7 +194,7 @@ class Connections:
         if version is None:
             self._tokens.put(item)  # a reconnect replaces the row
         else:
-            self._tokens.put(item, condition="#v = :v", names={"#v": "version"}, values={":v": version})
+            self._tokens.put(item, when=attr("version").eq(version))
 
     # -- reading ------------------------------------------------------------------------------------------
     def summary(self, user_id: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import Table, TransactionConflict
+from svc_shared.dal import Table, TransactionConflict, item_absent
 from svc_shared.errors import InvalidInput
 
 CREDITS_PER_DOLLAR = 100
@@ -74,13 +74,13 @@ class Credits:
                             "event_id": event_id,
                             "created_at": now,
                         },
-                        condition="attribute_not_exists(pk)",
+                        when=item_absent(),
                     ),
                     self._table.update_action(
                         keys.user(user_id),
                         keys.CREDITS,
-                        "ADD balance :c SET updated_at = :now",
-                        values={":c": credits, ":now": now},
+                        add={"balance": credits},
+                        set={"updated_at": now},
                     ),
                 ]
             )

@@ -1,12 +1,16 @@
 """Data access over the single DynamoDB table: plain-dict items in, plain-dict items out.
 
 AWS errors become domain-level exceptions here (`ConditionFailed`), so callers never see botocore.
+DynamoDB expressions are spelled here and nowhere else: callers say what to change (`set`, `add`, `remove`,
+`set_missing`) and on which condition (`when`, built from `attr`, `item_exists`, `item_absent` with & and |);
+every attribute name and value travels as a placeholder, so reserved words need no care.
 Key patterns and access patterns are listed in docs/data-model.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -53,6 +57,127 @@ def _from_dynamo(value: Any) -> Any:
     return value
 
 
+# -- conditions and updates ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cond:
+    """A condition on the item as it is before a write. Combine with `&` (both) and `|` (either)."""
+
+    op: str  # "exists", "missing", "item_exists", "item_absent", a comparison, "AND" or "OR"
+    name: str = ""
+    value: Any = None
+    parts: tuple[Cond, ...] = ()
+
+    def __and__(self, other: Cond) -> Cond:
+        return Cond("AND", parts=(self, other))
+
+    def __or__(self, other: Cond) -> Cond:
+        return Cond("OR", parts=(self, other))
+
+
+@dataclass(frozen=True)
+class attr:
+    """One attribute of the item, to build conditions on."""
+
+    name: str
+
+    def exists(self) -> Cond:
+        return Cond("exists", self.name)
+
+    def missing(self) -> Cond:
+        return Cond("missing", self.name)
+
+    def eq(self, value: Any) -> Cond:
+        return Cond("=", self.name, value)
+
+    def ne(self, value: Any) -> Cond:
+        return Cond("<>", self.name, value)
+
+    def lt(self, value: Any) -> Cond:
+        return Cond("<", self.name, value)
+
+    def le(self, value: Any) -> Cond:
+        return Cond("<=", self.name, value)
+
+    def gt(self, value: Any) -> Cond:
+        return Cond(">", self.name, value)
+
+
+def item_exists() -> Cond:
+    """The item is there (its partition key attribute exists)."""
+    return Cond("item_exists")
+
+
+def item_absent() -> Cond:
+    """There is no such item yet (a create-only write)."""
+    return Cond("item_absent")
+
+
+def all_of(conditions: Iterable[Cond]) -> Cond | None:
+    """Every one of the conditions (None for none)."""
+    out: Cond | None = None
+    for cond in conditions:
+        out = cond if out is None else out & cond
+    return out
+
+
+class _Placeholders:
+    """Names and values of one request's expressions, each behind a placeholder."""
+
+    def __init__(self, table_pk: str) -> None:
+        self._pk = table_pk
+        self.names: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+
+    def name(self, attribute: str) -> str:
+        for placeholder, known in self.names.items():
+            if known == attribute:
+                return placeholder
+        placeholder = f"#n{len(self.names)}"
+        self.names[placeholder] = attribute
+        return placeholder
+
+    def value(self, value: Any) -> str:
+        placeholder = f":v{len(self.values)}"
+        self.values[placeholder] = value
+        return placeholder
+
+    def condition(self, cond: Cond) -> str:
+        if cond.op in ("AND", "OR"):
+            return f" {cond.op} ".join(f"({self.condition(part)})" for part in cond.parts)
+        if cond.op == "item_exists":
+            return f"attribute_exists({self.name(self._pk)})"
+        if cond.op == "item_absent":
+            return f"attribute_not_exists({self.name(self._pk)})"
+        if cond.op == "exists":
+            return f"attribute_exists({self.name(cond.name)})"
+        if cond.op == "missing":
+            return f"attribute_not_exists({self.name(cond.name)})"
+        return f"{self.name(cond.name)} {cond.op} {self.value(cond.value)}"
+
+    def update(
+        self,
+        set: Mapping[str, Any] | None,
+        add: Mapping[str, Any] | None,
+        remove: Iterable[str],
+        set_missing: Mapping[str, Any] | None,
+    ) -> str:
+        assignments = [f"{self.name(k)} = {self.value(v)}" for k, v in (set or {}).items()]
+        for k, v in (set_missing or {}).items():
+            n = self.name(k)
+            assignments.append(f"{n} = if_not_exists({n}, {self.value(v)})")
+        clauses = []
+        if assignments:
+            clauses.append("SET " + ", ".join(assignments))
+        if add:
+            clauses.append("ADD " + ", ".join(f"{self.name(k)} {self.value(v)}" for k, v in add.items()))
+        removed = [self.name(k) for k in remove]
+        if removed:
+            clauses.append("REMOVE " + ", ".join(removed))
+        if not clauses:
+            raise ValueError("an update must set, add or remove at least one attribute")
+        return " ".join(clauses)
+
+
 class Table:
     """One DynamoDB table with a partition and a sort key (`pk`/`sk` unless named otherwise), used through
     the low-level client."""
@@ -81,16 +206,28 @@ class Table:
     def key(self, pk: str, sk: str) -> dict[str, Any]:
         return {self._pk: {"S": pk}, self._sk: {"S": sk}}
 
-    def _expr(
-        self, condition: str | None, names: Mapping[str, str] | None, values: Mapping[str, Any] | None
+    def _expressions(
+        self,
+        when: Cond | None,
+        *,
+        set: Mapping[str, Any] | None = None,
+        add: Mapping[str, Any] | None = None,
+        remove: Iterable[str] = (),
+        set_missing: Mapping[str, Any] | None = None,
+        update: bool = False,
     ) -> dict[str, Any]:
+        """The expression arguments of one request: its update (when `update`), its condition, and the
+        names and values they use."""
+        ph = _Placeholders(self._pk)
         kwargs: dict[str, Any] = {}
-        if condition:
-            kwargs["ConditionExpression"] = condition
-        if names:
-            kwargs["ExpressionAttributeNames"] = dict(names)
-        if values:
-            kwargs["ExpressionAttributeValues"] = self._values(values)
+        if update:
+            kwargs["UpdateExpression"] = ph.update(set, add, remove, set_missing)
+        if when is not None:
+            kwargs["ConditionExpression"] = ph.condition(when)
+        if ph.names:
+            kwargs["ExpressionAttributeNames"] = ph.names
+        if ph.values:
+            kwargs["ExpressionAttributeValues"] = self._values(ph.values)
         return kwargs
 
     def _conditional(self, call: Any, **kwargs: Any) -> Any:
@@ -109,63 +246,48 @@ class Table:
         raw = out.get("Item")
         return self._plain(raw) if raw else None
 
-    def put(
-        self,
-        item: Mapping[str, Any],
-        *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> None:
+    def put(self, item: Mapping[str, Any], *, when: Cond | None = None) -> None:
+        """Write the whole item (None values left out), if `when` holds."""
         self._conditional(
-            self.client.put_item,
-            TableName=self.name,
-            Item=self._item(item),
-            **self._expr(condition, names, values),
+            self.client.put_item, TableName=self.name, Item=self._item(item), **self._expressions(when)
         )
 
     def update(
         self,
         pk: str,
         sk: str,
-        update: str,
         *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
+        set: Mapping[str, Any] | None = None,
+        add: Mapping[str, Any] | None = None,
+        remove: Iterable[str] = (),
+        set_missing: Mapping[str, Any] | None = None,
+        when: Cond | None = None,
         returns: str = "ALL_NEW",
         old_on_failure: bool = False,
     ) -> dict[str, Any]:
-        """Apply an update expression; returns the item as it is afterwards (or what `returns` asks for:
-        "NONE" keeps the answer small). With `old_on_failure`, a failed condition carries the item."""
+        """Change named attributes of an item (creating it when there is none, unless `when` says it must
+        exist): `set` them to values, `add` numbers to them, `remove` them, or set them only where they are
+        missing (`set_missing`). Returns the item as it is afterwards (or what `returns` asks for: "NONE"
+        keeps the answer small). With `old_on_failure`, a failed condition carries the item."""
         extra = {"ReturnValuesOnConditionCheckFailure": "ALL_OLD"} if old_on_failure else {}
         out = self._conditional(
             self.client.update_item,
             TableName=self.name,
             Key=self.key(pk, sk),
-            UpdateExpression=update,
             ReturnValues=returns,
             **extra,
-            **self._expr(condition, names, values),
+            **self._expressions(when, set=set, add=add, remove=remove, set_missing=set_missing, update=True),
         )
         return self._plain(out.get("Attributes", {}))
 
-    def delete(
-        self,
-        pk: str,
-        sk: str,
-        *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any] | None:
+    def delete(self, pk: str, sk: str, *, when: Cond | None = None) -> dict[str, Any] | None:
         """Delete an item; returns what was deleted (None when there was nothing)."""
         out = self._conditional(
             self.client.delete_item,
             TableName=self.name,
             Key=self.key(pk, sk),
             ReturnValues="ALL_OLD",
-            **self._expr(condition, names, values),
+            **self._expressions(when),
         )
         raw = out.get("Attributes")
         return self._plain(raw) if raw else None
@@ -226,33 +348,27 @@ class Table:
         return found
 
     # -- transactions -------------------------------------------------------------------------------------
-    def put_action(
-        self,
-        item: Mapping[str, Any],
-        *,
-        condition: str | None = None,
-        values: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        action: dict[str, Any] = {"TableName": self.name, "Item": self._item(item)}
-        if condition:
-            action["ConditionExpression"] = condition
-        if values:
-            action["ExpressionAttributeValues"] = self._values(values)
-        return {"Put": action}
+    def put_action(self, item: Mapping[str, Any], *, when: Cond | None = None) -> dict[str, Any]:
+        return {"Put": {"TableName": self.name, "Item": self._item(item), **self._expressions(when)}}
 
     def update_action(
         self,
         pk: str,
         sk: str,
-        update: str,
         *,
-        condition: str | None = None,
-        names: Mapping[str, str] | None = None,
-        values: Mapping[str, Any] | None = None,
+        set: Mapping[str, Any] | None = None,
+        add: Mapping[str, Any] | None = None,
+        remove: Iterable[str] = (),
+        set_missing: Mapping[str, Any] | None = None,
+        when: Cond | None = None,
     ) -> dict[str, Any]:
-        action = {"TableName": self.name, "Key": self.key(pk, sk), "UpdateExpression": update}
-        action.update(self._expr(condition, names, values))
-        return {"Update": action}
+        expressions = self._expressions(
+            when, set=set, add=add, remove=remove, set_missing=set_missing, update=True
+        )
+        return {"Update": {"TableName": self.name, "Key": self.key(pk, sk), **expressions}}
+
+    def delete_action(self, pk: str, sk: str, *, when: Cond | None = None) -> dict[str, Any]:
+        return {"Delete": {"TableName": self.name, "Key": self.key(pk, sk), **self._expressions(when)}}
 
     def transact_get(self, keys: list[tuple[str, str]]) -> list[dict[str, Any] | None]:
         """Up to 100 items by key in one serializable read (each as it is now), in the order asked, None

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 
 class DomainError(Exception):
-    """Base of every error the domain raises on purpose. `message` is safe to show to the caller."""
+    """Base of every error the domain raises on purpose. `message` is safe to show to the caller; `code`
+    says what went wrong and `field` which request field it concerns (None: the request as a whole), so
+    callers and edges decide by them, never by the words of the message."""
 
     code = "error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str | None = None, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.field = field
         if code is not None:
             self.code = code
 
@@ -50,8 +53,10 @@ class PayloadTooLarge(DomainError):
 class RateLimited(DomainError):
     code = "rate_limited"
 
-    def __init__(self, message: str, *, retry_after: int, code: str | None = None) -> None:
-        super().__init__(message, code=code)
+    def __init__(
+        self, message: str, *, retry_after: int, code: str | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message, code=code, field=field)
         self.retry_after = max(1, int(retry_after))
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.crypto import Envelope
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import Cond, ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import Conflict
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ class HandoffKeys:
         self._private[kid] = private
         return HandoffKey(kid=kid, x=x, created_at=now, sealed=self._envelope().encrypt(raw, _context(kid)))
 
-    def _put(self, keyring: Keyring, condition: str, values: dict[str, Any] | None = None) -> None:
+    def _put(self, keyring: Keyring, when: Cond) -> None:
         self._table.put(
             {
                 "pk": keys.HANDOFF_KEYS,
@@ -170,8 +170,7 @@ class HandoffKeys:
                 "version": keyring.version,
                 "keys": {kid: key.stored() for kid, key in keyring.keys.items()},
             },
-            condition=condition,
-            values=values,
+            when=when,
         )
         self._cached = (self._clock.now(), keyring)
 
@@ -179,7 +178,7 @@ class HandoffKeys:
         key = self._new_key(int(self._clock.now()))
         keyring = Keyring(current=key.kid, version=1, keys={key.kid: key})
         try:
-            self._put(keyring, "attribute_not_exists(pk)")
+            self._put(keyring, item_absent())
         except ConditionFailed:
             # Another instance made the first key a moment ago: use that one.
             self._private.pop(key.kid, None)
@@ -204,7 +203,7 @@ class HandoffKeys:
         }
         keyring = Keyring(current=key.kid, version=found.version + 1, keys={**kept, key.kid: key})
         try:
-            self._put(keyring, "version = :v", {":v": found.version})
+            self._put(keyring, attr("version").eq(found.version))
         except ConditionFailed:
             self._cached = None
             raise Conflict(

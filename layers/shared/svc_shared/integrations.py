@@ -117,7 +117,9 @@ class Integrations:
             try:
                 repo = github.get_repo(owner, name)
             except ProviderNotFound:
-                raise NotFound(f"{EXISTING_REPO_INVALID}: {owner}/{name} was not found") from None
+                raise NotFound(
+                    f"{EXISTING_REPO_INVALID}: {owner}/{name} was not found", field="existingRepo"
+                ) from None
         return self._projects.update(
             project,
             {
@@ -183,7 +185,7 @@ class Integrations:
         try:
             db.project(ref)
         except ProviderNotFound:
-            raise NotFound(f"database project {ref} was not found in your account") from None
+            raise NotFound(f"database project {ref} was not found in your account", field="ref") from None
         keys = db.api_keys(ref)
         privileged = keys.get("service_role")
         return self._projects.update(

@@ -29,7 +29,7 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table, TransactionConflict
+from svc_shared.dal import Cond, ConditionFailed, Table, TransactionConflict, attr
 from svc_shared.ratelimit import SlidingLog, log_time
 from svc_shared.tokens import BadSignature, new_token, sign, unsign
 
@@ -117,16 +117,6 @@ class AuthorizedClient:
     last_used_at: float | None
 
 
-def _names(grant_id: str) -> dict[str, str]:
-    attributes = keys.gate_attributes(grant_id)
-    return {
-        "#j": attributes["token"],
-        "#c": attributes["client"],
-        "#a": attributes["authorized"],
-        "#u": attributes["used"],
-    }
-
-
 class Gate:
     def __init__(
         self, table: Table, clock: Clock, limit: int = RATE_LIMIT, window: int = RATE_WINDOW
@@ -143,29 +133,22 @@ class Gate:
         records the grant's last use when this instance has not done so for USE_RESOLUTION seconds."""
         now = log_time(self._clock)
         pk = keys.user(user_id)
-        names: dict[str, str] = {}
-        extra_clauses: list[str] = []
-        guard = ""
-        if grant_id is not None:
-            every = _names(grant_id)
-            names = {"#j": every["#j"]}
-            guard = "#j = :token AND "
-            if now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION:
-                names["#u"] = every["#u"]
-                extra_clauses = ["#u = :now"]
+        names = keys.gate_attributes(grant_id) if grant_id is not None else {}
+        record_use = grant_id is not None and now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION
 
-        def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
+        def send(sets: dict[str, Any], when: Cond | None) -> dict[str, Any]:
             if grant_id is not None:
-                values = {**values, ":token": token_id}
+                if record_use:
+                    sets = {**sets, names["used"]: now}
+                current = attr(names["token"]).eq(token_id)
+                when = current & when if when is not None else current
             for attempt in range(3):
                 try:
                     return self._table.update(
                         pk,
                         keys.MCP_GATE,
-                        "SET " + ", ".join([*clauses, *extra_clauses]),
-                        condition=guard + condition,
-                        names=names or None,
-                        values=values,
+                        set=sets,
+                        when=when,
                         returns="NONE",
                         old_on_failure=True,
                     )
@@ -177,7 +160,7 @@ class Gate:
             raise AssertionError("unreachable")
 
         def holds(item: dict[str, Any]) -> bool:
-            return grant_id is None or item.get(names["#j"]) == token_id
+            return grant_id is None or item.get(names["token"]) == token_id
 
         try:
             allowed, wait, revoked = self._log.admit(pk, now, amount, send, holds)
@@ -186,7 +169,7 @@ class Gate:
         if revoked:
             self._used.pop(grant_id or "", None)
             return Admission(False, revoked=True)
-        if allowed and extra_clauses and grant_id is not None:
+        if allowed and record_use and grant_id is not None:
             if len(self._used) >= _REMEMBERED:
                 self._used.clear()
             self._used[grant_id] = now
@@ -197,34 +180,31 @@ class Gate:
         self, user_id: str, grant_id: str, client_id: str, token_id: str, now: int
     ) -> dict[str, Any]:
         """Make `token_id` the grant's current access token (a new grant, or a rotation)."""
-        names = _names(grant_id)
+        names = keys.gate_attributes(grant_id)
         return self._table.update_action(
             keys.user(user_id),
             keys.MCP_GATE,
-            "SET #j = :j, #c = :c, #a = if_not_exists(#a, :now)",
-            names={k: names[k] for k in ("#j", "#c", "#a")},
-            values={":j": token_id, ":c": client_id, ":now": now},
+            set={names["token"]: token_id, names["client"]: client_id},
+            set_missing={names["authorized"]: now},
         )
 
     def revoke_action(self, user_id: str, grant_id: str) -> dict[str, Any]:
         """Forget the grant: its access token is refused from the next request on."""
         return self._table.update_action(
-            keys.user(user_id), keys.MCP_GATE, "REMOVE #j, #c, #a, #u", names=_names(grant_id)
+            keys.user(user_id), keys.MCP_GATE, remove=keys.gate_attributes(grant_id).values()
         )
 
     def revoke_access_token(self, claims: AccessClaims) -> bool:
         """Refuse this one access token from the next request on, keeping its grant (its refresh token can
         still get a new one): for RFC 7009 revocation of an access token. False when the grant already holds
         another token (rotated, or revoked). One conditional UpdateItem."""
-        names = _names(claims.grant_id)
+        names = keys.gate_attributes(claims.grant_id)
         try:
             self._table.update(
                 keys.user(claims.user_id),
                 keys.MCP_GATE,
-                "SET #j = :revoked",
-                condition="#j = :token",
-                names={"#j": names["#j"]},
-                values={":revoked": "-", ":token": claims.token_id},
+                set={names["token"]: "-"},
+                when=attr(names["token"]).eq(claims.token_id),
                 returns="NONE",
             )
         except ConditionFailed:

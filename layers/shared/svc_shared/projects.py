@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import Cond, ConditionFailed, Table, item_absent, item_exists
 from svc_shared.errors import Conflict, InvalidInput, NotFound
 from svc_shared.names import slugify
 
@@ -209,13 +209,9 @@ class Projects:
         }
         self._table.transact(
             [
-                self._table.put_action(item, condition="attribute_not_exists(pk)"),
+                self._table.put_action(item, when=item_absent()),
                 self._table.update_action(
-                    keys.workspace(workspace_id),
-                    keys.META,
-                    "ADD project_count :one",
-                    condition="attribute_exists(pk)",
-                    values={":one": 1},
+                    keys.workspace(workspace_id), keys.META, add={"project_count": 1}, when=item_exists()
                 ),
             ]
         )
@@ -272,32 +268,17 @@ class Projects:
         project: Project,
         changes: dict[str, Any],
         *,
-        condition: str | None = None,
-        values: dict[str, Any] | None = None,
+        when: Cond | None = None,
     ) -> Project:
         """Set fields on a project (None removes the field), optionally under a condition."""
         sets = {k: v for k, v in changes.items() if v is not None}
-        removes = [k for k, v in changes.items() if v is None]
-        names = {f"#f{i}": k for i, k in enumerate([*sets, *removes, "updated_at"])}
-        by_field = {v: k for k, v in names.items()}
-        parts = [f"{by_field[k]} = :v{i}" for i, k in enumerate(sets)] + [f"{by_field['updated_at']} = :now"]
-        expression = "SET " + ", ".join(parts)
-        if removes:
-            expression += " REMOVE " + ", ".join(by_field[k] for k in removes)
-        all_values = (
-            {f":v{i}": v for i, v in enumerate(sets.values())}
-            | {":now": int(self._clock.now())}
-            | (values or {})
-        )
-        full_condition = "attribute_exists(pk)" + (f" AND ({condition})" if condition else "")
         try:
             item = self._table.update(
                 keys.project(project.id),
                 keys.META,
-                expression,
-                condition=full_condition,
-                names=names,
-                values=all_values,
+                set={**sets, "updated_at": int(self._clock.now())},
+                remove=[k for k, v in changes.items() if v is None],
+                when=item_exists() & when if when is not None else item_exists(),
             )
         except ConditionFailed as exc:
             raise Conflict("the project changed meanwhile; retry") from exc

@@ -13,11 +13,12 @@ from typing import Any
 
 from svc_shared.accounts import User
 from svc_shared.clock import Clock
+from svc_shared.dal import attr
 from svc_shared.errors import Conflict, PaymentRequired
 from svc_shared.logs import get_logger
 from svc_shared.metrics import Metrics
 from svc_shared.projects import Project, Projects
-from svc_shared.publishing import BUSY_AT_START, REPO_STAGE_MESSAGE, STAGES, execution_name
+from svc_shared.publishing import BUSY_AT_START, REPO_STAGE_MESSAGE, PublishState, execution_name
 
 logger = get_logger()
 UPGRADE_MESSAGE = (
@@ -64,8 +65,9 @@ class Provisioning:
         if user.plan != "paid":  # says nothing about the project, so it can come first
             raise PaymentRequired(UPGRADE_MESSAGE, code="UPGRADE_REQUIRED")
         project = self._projects.owned(project_id, user.id, consistent=True)
-        if start and project.extra.get("publish_stage") != "ready":
-            if project.extra.get("publish_status") == "starting":
+        state = PublishState.of(project)
+        if start and state.stage != "ready":
+            if state.status == "starting":
                 # Another press claimed an attempt and may not have started (or recorded) its run yet.
                 project = self._launch(project)
             elif not self._running(project):
@@ -77,7 +79,8 @@ class Provisioning:
     def _running(self, project: Project) -> bool:
         """Whether the run this project last started, or the last run that read it (an operator's resume
         included), is still running."""
-        for arn in {project.extra.get("publish_execution_arn"), project.extra.get("publish_execution")}:
+        state = PublishState.of(project)
+        for arn in {state.execution_arn, state.execution}:
             described = self._describe(str(arn)) if arn else None
             if described is not None and described["status"] == "RUNNING":
                 return True
@@ -98,7 +101,7 @@ class Provisioning:
     def _start(self, project: Project) -> Project:
         """Claim the next attempt with a conditional write (of two presses reading the same attempt, one
         wins; the other reports), then launch it."""
-        attempt = int(project.extra.get("publish_attempt") or 0)
+        attempt = PublishState.of(project).attempt
         try:
             project = self._projects.update(
                 project,
@@ -108,8 +111,7 @@ class Provisioning:
                     "publish_error": None,
                     "publish_claimed_at": int(self._clock.now()),
                 },
-                condition="attribute_not_exists(publish_attempt) OR publish_attempt = :seen",
-                values={":seen": attempt},
+                when=attr("publish_attempt").missing() | attr("publish_attempt").eq(attempt),
             )
         except Conflict:
             return self._projects.get(project.id, consistent=True)
@@ -124,7 +126,7 @@ class Provisioning:
         try:
             started = sfn.start_execution(
                 stateMachineArn=self._arn,
-                name=execution_name(project.id, int(project.extra["publish_attempt"])),
+                name=execution_name(project.id, PublishState.of(project).attempt),
                 input=json.dumps({"projectId": project.id}),
             )
         except sfn.exceptions.ExecutionAlreadyExists:
@@ -134,7 +136,7 @@ class Provisioning:
             reason = _error_code(exc)
             logger.warning("start_execution failed", extra={"project_id": project.id, "reason": reason})
             return self._stopped(project, "starting", LAUNCH_FAILED.format(reason=reason))
-        if project.extra.get("publish_execution_arn") == started["executionArn"]:
+        if PublishState.of(project).execution_arn == started["executionArn"]:
             return project
         return self._projects.update(project, {"publish_execution_arn": started["executionArn"]})
 
@@ -142,23 +144,20 @@ class Provisioning:
         """A project waiting on a run (starting or running) whose run has ended without recording its outcome
         is recorded as failed, with the reason. Costs a read of the execution only when the record is in
         doubt: a claim (short-lived), or a run whose lease, renewed at every step, has run out."""
-        status = project.extra.get("publish_status")
+        state = PublishState.of(project)
+        status = state.status
         now = int(self._clock.now())
         if status == "starting":
-            arn = self._execution_arn(
-                execution_name(project.id, int(project.extra.get("publish_attempt") or 0))
-            )
+            arn = self._execution_arn(execution_name(project.id, state.attempt))
             described = self._describe(arn)
             if described is None:
-                claimed_at = project.extra.get("publish_claimed_at")
-                if claimed_at is not None and now - int(claimed_at) <= CLAIM_GRACE_SECONDS:
+                if state.claimed_at is not None and now - state.claimed_at <= CLAIM_GRACE_SECONDS:
                     return project  # its press is still starting it
                 return self._stopped(project, "starting", NOT_LAUNCHED)
             template = STOPPED_BEFORE_START
         elif status == "running":
-            lease_until = project.extra.get("publish_lease_until")
-            arn = str(project.extra.get("publish_execution") or "")
-            if (lease_until is not None and int(lease_until) >= now) or not arn:
+            arn = state.execution or ""
+            if (state.lease_until is not None and state.lease_until >= now) or not arn:
                 return project
             described = self._describe(arn)
             if described is None:
@@ -183,7 +182,7 @@ class Provisioning:
 
     def _stopped(self, project: Project, seen: str, message: str) -> Project:
         """Record that the run this project waits on is gone, unless the record moved on meanwhile."""
-        attempt = int(project.extra.get("publish_attempt") or 0)
+        attempt = PublishState.of(project).attempt
         changes: dict[str, Any] = {"publish_status": "failed", "publish_error": message}
         if seen == "running":
             changes |= {"publish_lease": None, "publish_lease_until": None}
@@ -191,12 +190,11 @@ class Provisioning:
             project = self._projects.update(
                 project,
                 changes,
-                condition="publish_status = :seen AND publish_attempt = :attempt",
-                values={":seen": seen, ":attempt": attempt},
+                when=attr("publish_status").eq(seen) & attr("publish_attempt").eq(attempt),
             )
         except Conflict:
             return self._projects.get(project.id, consistent=True)
-        self._metrics.publish_failed(str(project.extra.get("publish_stage") or STAGES[0]))
+        self._metrics.publish_failed(PublishState.of(project).next_stage)
         return project
 
     def _execution_arn(self, name: str) -> str:
@@ -205,12 +203,11 @@ class Provisioning:
 
     @staticmethod
     def report(project: Project) -> dict[str, Any]:
-        if not project.extra.get("publish_attempt") and not project.extra.get("publish_stage"):
-            status = "not_started"  # never published: nothing claimed, nothing run
-        else:
-            status = project.extra.get("publish_status") or "starting"
-        stage = project.extra.get("publish_stage") or STAGES[0]
-        error = project.extra.get("publish_error")
+        state = PublishState.of(project)
+        never_published = not state.attempt and not state.stage  # nothing claimed, nothing run
+        status = "not_started" if never_published else state.status or "starting"
+        stage = state.next_stage
+        error = state.error
         if error and stage in REPO_STAGES:
             logger.info("repo_host stage failed", extra={"project_id": project.id, "raw_error": error})
             error = REPO_STAGE_MESSAGE  # the publish view shows one fixed message; the raw error is logged

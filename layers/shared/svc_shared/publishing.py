@@ -26,7 +26,7 @@ from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections, ReconnectRequired
 from svc_shared.crypto import Envelope
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import ConditionFailed, Table, attr
 from svc_shared.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.logs import get_logger
 from svc_shared.names import repo_name
@@ -75,6 +75,61 @@ BUSY_AT_START = (
 REPO_STAGE_MESSAGE = (
     "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
 )
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _number(value: Any) -> int | None:
+    return int(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class PublishState:
+    """What the publish sequence records on a project, read from its item's `publish_*` attributes (and the
+    few facts the stages keep beside them). Absent attributes read as None (the attempt as 0), so an item
+    written before any of them existed reads as never published."""
+
+    stage: str | None = None  # the stage to run next (STAGES), None before the first run read the project
+    status: str | None = None  # starting, running, ready or failed
+    error: str | None = None  # why the last run stopped
+    attempt: int = 0  # presses of Publish claimed so far (each names its execution)
+    claimed_at: int | None = None  # when the last press claimed its attempt
+    execution: str | None = None  # the execution that last read the project (an operator's resume included)
+    execution_arn: str | None = None  # the execution the last press started
+    lease: str | None = None  # the execution holding the project
+    lease_until: int | None = None
+    ready_deadline: int | None = None  # when this run stops waiting for the database to come up
+    limited_since: int | None = None  # since when this run's stage has been rate limited in a row
+    db_password: str | None = None  # sealed with the envelope (context: project id, kind db_password)
+    template_commit_sha: str | None = None
+    backoffice_url: str | None = None
+
+    @classmethod
+    def of(cls, project: Project) -> PublishState:
+        item = project.extra
+        return cls(
+            stage=_text(item.get("publish_stage")),
+            status=_text(item.get("publish_status")),
+            error=_text(item.get("publish_error")),
+            attempt=int(item.get("publish_attempt") or 0),
+            claimed_at=_number(item.get("publish_claimed_at")),
+            execution=_text(item.get("publish_execution")),
+            execution_arn=_text(item.get("publish_execution_arn")),
+            lease=_text(item.get("publish_lease")),
+            lease_until=_number(item.get("publish_lease_until")),
+            ready_deadline=_number(item.get("publish_ready_deadline")),
+            limited_since=_number(item.get("publish_limited_since")),
+            db_password=_text(item.get("db_password")),
+            template_commit_sha=_text(item.get("template_commit_sha")),
+            backoffice_url=_text(item.get("backoffice_url")),
+        )
+
+    @property
+    def next_stage(self) -> str:
+        """The stage a run starts at: the recorded one, or the first."""
+        return self.stage or STAGES[0]
 
 
 class PublishTransient(DomainError):
@@ -202,8 +257,9 @@ class Publisher:
     def read(self, project_id: str, execution: str) -> dict[str, Any]:
         project = self._projects.get(project_id, consistent=True)
         self._lease(project, execution)
-        stage = project.extra.get("publish_stage") or STAGES[0]
-        if not project.extra.get("publish_stage"):
+        state = PublishState.of(project)
+        stage = state.next_stage
+        if not state.stage:
             self._advance(project, None, STAGES[0], execution)
         if stage == "ready":
             # A published project started again (an operator's resume): nothing to do, and it stays ready.
@@ -236,21 +292,17 @@ class Publisher:
             self._table.update(
                 keys.project(project.id),
                 keys.META,
-                "SET publish_lease = :e, publish_lease_until = :until",
-                condition="attribute_not_exists(publish_lease) OR publish_lease = :e OR publish_lease_until < :now",
-                values={":e": execution, ":until": now + LEASE_SECONDS, ":now": now},
+                set={"publish_lease": execution, "publish_lease_until": now + LEASE_SECONDS},
+                when=attr("publish_lease").missing()
+                | attr("publish_lease").eq(execution)
+                | attr("publish_lease_until").lt(now),
             )
         except ConditionFailed:
             raise PublishBusy("another execution is publishing this project") from None
 
     def _advance(self, project: Project, stage: str | None, to: str, execution: str, **changes: Any) -> None:
         """Record the next stage, only if the stage is still `stage` and this execution holds the lease."""
-        condition = "publish_lease = :e AND " + (
-            "attribute_not_exists(publish_stage)" if stage is None else "publish_stage = :stage"
-        )
-        values: dict[str, Any] = {":e": execution}
-        if stage is not None:
-            values[":stage"] = stage
+        at_stage = attr("publish_stage").missing() if stage is None else attr("publish_stage").eq(stage)
         try:
             self._projects.update(
                 project,
@@ -260,8 +312,7 @@ class Publisher:
                     "publish_ready_deadline": None,
                     "publish_limited_since": None,
                 },
-                condition=condition,
-                values=values,
+                when=attr("publish_lease").eq(execution) & at_stage,
             )
         except DomainError as exc:
             raise PublishBusy("the stage moved on in another execution") from exc
@@ -271,8 +322,9 @@ class Publisher:
         None when there was nothing to record (another run holds the project, and this run was not the one
         the last press claimed)."""
         project = self._projects.get(project_id, consistent=True)
-        stage = str(project.extra.get("publish_stage") or STAGES[0])
-        if project.extra.get("publish_lease") in (None, execution):
+        state = PublishState.of(project)
+        stage = state.next_stage
+        if state.lease in (None, execution):
             self._projects.update(
                 project,
                 {
@@ -283,10 +335,8 @@ class Publisher:
                 },
             )
             return stage
-        attempt = int(project.extra.get("publish_attempt") or 0)
-        if project.extra.get("publish_status") != "starting" or not execution.endswith(
-            ":" + execution_name(project.id, attempt)
-        ):
+        attempt = state.attempt
+        if state.status != "starting" or not execution.endswith(":" + execution_name(project.id, attempt)):
             return None
         # The run a press claimed stopped before it could hold the project: the project says so (the lease
         # stays with its holder), so the page stops waiting and the next press starts a new run.
@@ -296,8 +346,7 @@ class Publisher:
             self._projects.update(
                 project,
                 {"publish_status": "failed", "publish_error": message},
-                condition="publish_status = :starting AND publish_attempt = :attempt",
-                values={":starting": "starting", ":attempt": attempt},
+                when=attr("publish_status").eq("starting") & attr("publish_attempt").eq(attempt),
             )
         except DomainError:
             return None  # a newer press claimed the project meanwhile
@@ -308,7 +357,7 @@ class Publisher:
         if run is None:
             raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
         project = self._projects.get(project_id, consistent=True)
-        recorded = project.extra.get("publish_stage")
+        recorded = PublishState.of(project).stage
         if recorded != stage:
             return {
                 "projectId": project.id,
@@ -343,10 +392,10 @@ class Publisher:
         Wait), unless this run has been limited for RATE_LIMIT_BUDGET_SECONDS in a row."""
         now = int(self._clock.now())
         current = self._projects.get(project.id, consistent=True)
-        since = current.extra.get("publish_limited_since")
+        since = PublishState.of(current).limited_since
         if since is None:
             since = now
-        elif now - int(since) >= RATE_LIMIT_BUDGET_SECONDS:
+        elif now - since >= RATE_LIMIT_BUDGET_SECONDS:
             raise PublishFailed(exc.message) from exc
         wait = min(max(1, exc.retry_after), MAX_RATE_LIMIT_WAIT)
         wait += random.randint(0, max(1, wait // 5))
@@ -382,7 +431,7 @@ class Publisher:
     def _db_password(self, project: Project, execution: str) -> str:
         """The database password, generated once and kept encrypted on the project before it is used."""
         context = {"project_id": project.id, "kind": "db_password"}
-        stored = project.extra.get("db_password")
+        stored = PublishState.of(project).db_password
         if stored:
             return self._envelope.decrypt_text(stored, context)
         password = secrets.token_urlsafe(24)
@@ -396,10 +445,10 @@ class Publisher:
             self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
             return "db_applying_migrations"
         now = int(self._clock.now())
-        deadline = project.extra.get("publish_ready_deadline")
+        deadline = PublishState.of(project).ready_deadline
         if deadline is None:  # this run's first poll: its budget starts now
             deadline = now + READY_BUDGET_SECONDS
-        elif now >= int(deadline):
+        elif now >= deadline:
             raise PublishFailed(DB_NOT_READY)
         self._projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
         return WAITING
@@ -465,7 +514,7 @@ class Publisher:
         return "repo_host_pushing_template"
 
     def _repo_host_pushing_template(self, project: Project, execution: str) -> str:
-        if project.extra.get("template_commit_sha"):
+        if PublishState.of(project).template_commit_sha:
             self._advance(project, "repo_host_pushing_template", "host_triggering_build", execution)
             return "host_triggering_build"
         github, _ = self._github(project)
@@ -559,10 +608,12 @@ class Publisher:
 
         project = self._projects.get(project.id, consistent=True)
         ref = project.db_project_ref or ""
+        state = PublishState.of(project)
+        assert state.backoffice_url is not None  # recorded by _record_backoffice just before
         env = {
             "SUPABASE_URL": f"https://{ref}.supabase.co",
             "SUPABASE_ANON_KEY": project.db_public_key or "",
-            "BACKOFFICE_API_URL": str(project.extra["backoffice_url"]),
+            "BACKOFFICE_API_URL": state.backoffice_url,
         }
         # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
         platform_url = self._platform_url()
@@ -576,9 +627,9 @@ class Publisher:
             env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
                 project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
             )
-        if project.extra.get("db_password"):
+        if state.db_password:
             password = self._envelope.decrypt_text(
-                project.extra["db_password"], {"project_id": project.id, "kind": "db_password"}
+                state.db_password, {"project_id": project.id, "kind": "db_password"}
             )
             env["DATABASE_URL"] = conninfo(project, password)
         return env

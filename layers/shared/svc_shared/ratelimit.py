@@ -27,17 +27,17 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock, system_clock
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import Cond, ConditionFailed, Table, all_of, attr, item_absent
 from svc_shared.tokens import hash_token
 
 MAX_LOG = 100  # the most slots a log has (one attribute each)
 _ATTEMPTS = 10  # writes before giving up on a slot race (other requests taking the free slots each time)
 _REMEMBERED = 10_000  # item views kept per instance
 
-# send(SET clauses, condition, values) performs the conditional UpdateItem (ReturnValues NONE: the log knows
+# send(attributes to set, condition) performs the conditional UpdateItem (ReturnValues NONE: the log knows
 # what it wrote, and an answer with the item would cost the service more work); it raises ConditionFailed
 # carrying the item as it is.
-Send = Callable[[list[str], str, dict[str, Any]], object]
+Send = Callable[[dict[str, Any], Cond | None], object]
 
 
 def log_time(clock: Clock) -> float:
@@ -106,10 +106,9 @@ class SlidingLog:
         cutoff = round(now - self.window, 3)
         slots = self._choose(self._seen.get(key), cutoff, amount)
         for _ in range(_ATTEMPTS):
-            condition = " AND ".join(f"(attribute_not_exists(t{i}) OR t{i} <= :cutoff)" for i in slots)
-            clauses = [f"t{i} = :now" for i in slots]
+            still_free = all_of(attr(f"t{i}").missing() | attr(f"t{i}").le(cutoff) for i in slots)
             try:
-                send(clauses, condition, {":now": now, ":cutoff": cutoff})
+                send({f"t{i}": now for i in slots}, still_free)
             except ConditionFailed as refused:
                 actual = refused.item or {}
                 if holds is not None and not holds(actual):
@@ -148,9 +147,8 @@ class RateLimiter:
         item = self._table.update(
             self._pk(scope, key),
             keys.window(start),
-            "ADD #n :one SET expires_at = if_not_exists(expires_at, :exp)",
-            names={"#n": "count"},
-            values={":one": 1, ":exp": start + window + 60},
+            add={"count": 1},
+            set_missing={"expires_at": start + window + 60},
         )
         return int(item["count"]), remaining
 
@@ -164,13 +162,12 @@ class RateLimiter:
         sk = keys.window(window)  # one log per scope, key and window length
         now = log_time(self._clock)
 
-        def send(clauses: list[str], condition: str, values: dict[str, Any]) -> dict[str, Any]:
+        def send(sets: dict[str, Any], when: Cond | None) -> dict[str, Any]:
             return self._table.update(
                 pk,
                 sk,
-                "SET " + ", ".join([*clauses, "expires_at = :exp"]),
-                condition=condition,
-                values={**values, ":exp": int(now) + window + 60},
+                set={**sets, "expires_at": int(now) + window + 60},
+                when=when,
                 returns="NONE",
                 old_on_failure=True,
             )
@@ -207,18 +204,15 @@ class RateLimiter:
             item = self._table.update(
                 pk,
                 keys.BACKOFF,
-                "ADD #n :one SET #l = :now, expires_at = :exp",
-                condition="attribute_not_exists(pk) OR expires_at > :now",
-                names={"#n": "count", "#l": "last"},
-                values={":one": 1, ":now": round(now, 3), ":exp": int(now) + forget},
+                add={"count": 1},
+                set={"last": round(now, 3), "expires_at": int(now) + forget},
+                when=item_absent() | attr("expires_at").gt(round(now, 3)),
             )
         except ConditionFailed:  # expired but not yet deleted by the table's TTL: start again
             item = self._table.update(
                 pk,
                 keys.BACKOFF,
-                "SET #n = :one, #l = :now, expires_at = :exp",
-                names={"#n": "count", "#l": "last"},
-                values={":one": 1, ":now": round(now, 3), ":exp": int(now) + forget},
+                set={"count": 1, "last": round(now, 3), "expires_at": int(now) + forget},
             )
         return int(item["count"])
 
@@ -265,9 +259,8 @@ class WindowCounters:
             item = self._table.update(
                 RateLimiter._pk(scope, key),
                 keys.window(start),
-                "ADD #n :n SET expires_at = if_not_exists(expires_at, :exp)",
-                names={"#n": "count"},
-                values={":n": int(state[2]), ":exp": start + window + 60},
+                add={"count": int(state[2])},
+                set_missing={"expires_at": start + window + 60},
                 returns="UPDATED_NEW",
             )
             state[1], state[2], state[3] = int(item.get("count", 0)), 0, now

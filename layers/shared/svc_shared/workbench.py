@@ -14,7 +14,7 @@ from svc_shared import keys
 from svc_shared.accounts import Accounts
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.projects import Project, Projects
 from svc_shared.repopath import repo_path, repo_ref
@@ -78,8 +78,7 @@ class Workbench:
                         "sk": keys.slot(slot),
                         "expires_at": now + DEPLOY_WINDOW,
                     },
-                    condition="attribute_not_exists(pk) OR expires_at <= :now",
-                    values={":now": now},
+                    when=item_absent() | attr("expires_at").le(now),
                 )
                 return keys.slot(slot)
         slots = list(self._table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))

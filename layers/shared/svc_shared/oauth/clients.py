@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table
+from svc_shared.dal import ConditionFailed, Table, item_absent, item_exists
 from svc_shared.logs import get_logger
 from svc_shared.oauth.documents import (
     FAILURE_TTL,
@@ -142,7 +142,7 @@ class Clients:
                 "created_at": now,
                 "expires_at": now + UNUSED_CLIENT_TTL,
             },
-            condition="attribute_not_exists(pk)",
+            when=item_absent(),
         )
         answer: dict[str, Any] = {
             "client_id": client_id,
@@ -239,9 +239,9 @@ class Clients:
             self._table.update(
                 keys.oauth_client(client.client_id),
                 keys.CLIENT,
-                "SET used = :t REMOVE expires_at",
-                condition="attribute_exists(pk)",
-                values={":t": True},
+                set={"used": True},
+                remove=("expires_at",),
+                when=item_exists(),
             )
 
     def authenticate(self, credentials: ClientCredentials, authorization: str | None) -> Client:

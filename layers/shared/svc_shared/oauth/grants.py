@@ -24,7 +24,7 @@ from typing import Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table, TransactionConflict
+from svc_shared.dal import ConditionFailed, Table, TransactionConflict, attr, item_absent, item_exists
 from svc_shared.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
 from svc_shared.oauth.clients import Client
 from svc_shared.oauth.errors import INVALID_CODE, INVALID_REFRESH, PKCE_MISMATCH, OAuthError
@@ -133,7 +133,7 @@ class Grants:
         try:
             self._table.put(
                 {"pk": keys.oauth_consent(consent_id), "sk": keys.CONSENT, "expires_at": expires_at + 60},
-                condition="attribute_not_exists(pk)",
+                when=item_absent(),
             )
         except ConditionFailed:
             return False
@@ -187,9 +187,8 @@ class Grants:
             item = self._table.update(
                 key,
                 keys.CODE,
-                "SET used = :t, family_id = :f",
-                condition="attribute_exists(pk) AND attribute_not_exists(used) AND expires_at > :now",
-                values={":t": True, ":f": family_id, ":now": now},
+                set={"used": True, "family_id": family_id},
+                when=item_exists() & attr("used").missing() & attr("expires_at").gt(now),
             )
         except ConditionFailed:
             self._revoke_replayed_code(key)
@@ -273,7 +272,7 @@ class Grants:
                     "created_at": now,
                     "expires_at": now + REFRESH_TTL,
                 },
-                condition="attribute_not_exists(pk)",
+                when=item_absent(),
             ),
         ]
         for attempt in range(3):  # a /mcp request of the same user may be writing the gate item right now
@@ -325,17 +324,10 @@ class Grants:
                 self._table.update_action(
                     old["pk"],
                     keys.REFRESH,
-                    "SET #s = :rotated, rotated_at = :now, successor = :next",
-                    condition="#s = :active",
-                    names={"#s": "status"},
-                    values={":rotated": "rotated", ":now": now, ":next": refresh["pk"], ":active": "active"},
+                    set={"status": "rotated", "rotated_at": now, "successor": refresh["pk"]},
+                    when=attr("status").eq("active"),
                 ),
-                {
-                    "Delete": {
-                        "TableName": self._table.name,
-                        "Key": self._table.key(keys.oauth_access(old["access_hash"]), keys.ACCESS),
-                    }
-                },
+                self._table.delete_action(keys.oauth_access(old["access_hash"]), keys.ACCESS),
                 self._table.put_action(access),
                 self._table.put_action(refresh),
                 *self._gate_grant(access),
@@ -367,24 +359,16 @@ class Grants:
                 self._table.update_action(
                     old["pk"],
                     keys.REFRESH,
-                    "SET successor = :next",
-                    condition="successor = :prev",
-                    values={":next": refresh["pk"], ":prev": successor_pk},
+                    set={"successor": refresh["pk"]},
+                    when=attr("successor").eq(successor_pk),
                 ),
                 self._table.update_action(
                     successor_pk,
                     keys.REFRESH,
-                    "SET #s = :superseded, rotated_at = :now",
-                    condition="#s = :active",
-                    names={"#s": "status"},
-                    values={":superseded": "superseded", ":now": now, ":active": "active"},
+                    set={"status": "superseded", "rotated_at": now},
+                    when=attr("status").eq("active"),
                 ),
-                {
-                    "Delete": {
-                        "TableName": self._table.name,
-                        "Key": self._table.key(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
-                    }
-                },
+                self._table.delete_action(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
                 self._table.put_action(access),
                 self._table.put_action(refresh),
                 *self._gate_grant(access),
@@ -397,9 +381,8 @@ class Grants:
         return self._table.update_action(
             keys.oauth_family(family_id),
             keys.FAMILY,
-            "SET current_rt = :to, current_at = :at, expires_at = :exp",
-            condition="current_rt = :from AND attribute_not_exists(revoked_at)",
-            values={":to": to_rt, ":at": to_at, ":exp": now + REFRESH_TTL, ":from": from_rt},
+            set={"current_rt": to_rt, "current_at": to_at, "expires_at": now + REFRESH_TTL},
+            when=attr("current_rt").eq(from_rt) & attr("revoked_at").missing(),
         )
 
     def revoke_family(self, family_id: str) -> None:
@@ -416,22 +399,11 @@ class Grants:
                         self._table.update_action(
                             family["pk"],
                             keys.FAMILY,
-                            "SET revoked_at = :now",
-                            condition="current_rt = :rt AND attribute_not_exists(revoked_at)",
-                            values={":now": now, ":rt": family["current_rt"]},
+                            set={"revoked_at": now},
+                            when=attr("current_rt").eq(family["current_rt"]) & attr("revoked_at").missing(),
                         ),
-                        {
-                            "Delete": {
-                                "TableName": self._table.name,
-                                "Key": self._table.key(family["current_at"], keys.ACCESS),
-                            }
-                        },
-                        {
-                            "Delete": {
-                                "TableName": self._table.name,
-                                "Key": self._table.key(family["current_rt"], keys.REFRESH),
-                            }
-                        },
+                        self._table.delete_action(family["current_at"], keys.ACCESS),
+                        self._table.delete_action(family["current_rt"], keys.REFRESH),
                         self.gate.revoke_action(family["user_id"], family_id),
                     ]
                 )

@@ -92,11 +92,7 @@ def connect_repo(projectId: str) -> Response:
         )
         services.integrations().connect_repo(user.id, body)
     except (errors.InvalidInput, errors.NotFound) as exc:
-        if (
-            isinstance(exc, errors.NotFound)
-            and exc.code != "existing_repo_invalid"
-            and "existingRepo" not in exc.message
-        ):
+        if isinstance(exc, errors.NotFound) and exc.field != "existingRepo":
             raise
         field = FIELD_OF_CODE.get(exc.code, "existingRepo" if fields["mode"] == "link" else "name")
         errors_by_field = {field: exc.message}
@@ -112,7 +108,7 @@ def link_database(projectId: str) -> Response:
     try:
         services.integrations().link_db_project(user.id, projectId, ref)
     except (errors.InvalidInput, errors.NotFound) as exc:
-        if isinstance(exc, errors.NotFound) and "database project" not in exc.message:
+        if isinstance(exc, errors.NotFound) and exc.field != "ref":
             raise
         field_errors = {"ref": exc.message}
         return project_page(
