@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
-from svc_shared.workspace.routes import assets, connections, home, mcp_access, projects
+from svc_shared.workspace.routes import (
+    assets,
+    connections,
+    credits,
+    home,
+    mcp_access,
+    projects,
+    settings,
+    traffic,
+)
 
-ROUTERS = (home.router, connections.router, projects.router, mcp_access.router, assets.router)
+ROUTERS = (
+    home.router,
+    connections.router,
+    projects.router,
+    mcp_access.router,
+    assets.router,
+    traffic.router,
+    credits.router,
+    settings.router,
+)
