@@ -7,9 +7,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from test_workspace_pages import csrf_of, sign_in
 
 from svc_shared import services
-from test_workspace_pages import csrf_of, sign_in
 
 
 @pytest.fixture
@@ -30,7 +30,9 @@ def beacons(project_id: str, when: datetime, count: int, path: str = "/", countr
         [
             (
                 f"{when.isoformat()}-{path}-{k}",
-                Beacon(project_id, path, "https://news.example/", f"v-{k}", f"s-{k}", country, when.timestamp()),
+                Beacon(
+                    project_id, path, "https://news.example/", f"v-{k}", f"s-{k}", country, when.timestamp()
+                ),
             )
             for k in range(count)
         ]
@@ -76,9 +78,13 @@ def test_a_range_the_page_cannot_show_is_explained_in_words(api, project, params
 
 
 def test_ninety_days_is_the_edge_of_the_range(api, project):
-    ok = api.get(f"/workspace/projects/{project.id}/traffic", params={"start": "2025-01-01", "end": "2025-03-31"})
+    ok = api.get(
+        f"/workspace/projects/{project.id}/traffic", params={"start": "2025-01-01", "end": "2025-03-31"}
+    )
     assert ok.status == 200 and len(re.findall(r'<rect class="bar"', ok.text)) == 90
-    over = api.get(f"/workspace/projects/{project.id}/traffic", params={"start": "2025-01-01", "end": "2025-04-01"})
+    over = api.get(
+        f"/workspace/projects/{project.id}/traffic", params={"start": "2025-01-01", "end": "2025-04-01"}
+    )
     assert over.status == 400
 
 
@@ -98,7 +104,8 @@ def test_visibility_and_remix_from_the_settings_page(api, project, demo_user):
     assert page.status == 200 and 'id="visibility-now">Private<' in page.text
     assert "Public is reserved" in page.text
     saved = api.post(
-        f"/workspace/projects/{project.id}/visibility", form={"csrf": csrf_of(page), "visibility": "workspace"}
+        f"/workspace/projects/{project.id}/visibility",
+        form={"csrf": csrf_of(page), "visibility": "workspace"},
     )
     assert saved.status == 303
     assert services.projects().get(project.id).visibility == "workspace"

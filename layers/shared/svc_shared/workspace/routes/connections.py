@@ -52,7 +52,10 @@ def connections() -> Response:
 
 @router.get("/workspace/connections/state")
 def connections_state() -> Response:
+    """The cards' state for the page's script (which asks for JSON); a browser opening it gets the page."""
     user = site.current_user(router)
+    if "application/json" not in (router.current_event.headers.get("accept") or ""):
+        return site.back("/workspace/connections")
     return web.json_response(200, {"connections": services.connections().details(user.id)})
 
 
