@@ -59,7 +59,11 @@ def daily_chart(days: list[dict[str, Any]]) -> dict[str, Any]:
         )
         vy = TOP + plot_h - plot_h * d["visitors"] / top
         points.append(f"{x + slot / 2:.2f},{vy:.2f}")
-    ticks = [{"value": top * k // 4, "y": round(TOP + plot_h - plot_h * k / 4, 2)} for k in range(5)]
+    parts = 4 if top % 4 == 0 else 2 if top % 2 == 0 else 1  # gridlines at whole numbers only
+    ticks = [
+        {"value": top * k // parts, "y": round(TOP + plot_h - plot_h * k / parts, 2)}
+        for k in range(parts + 1)
+    ]
     return {
         "width": WIDTH,
         "height": HEIGHT,
