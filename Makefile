@@ -112,7 +112,8 @@ bench: $(VENV_STAMP)
 	$(PY) -m bench.run
 
 screenshots: $(VENV_STAMP)
-	SVC_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/e2e/test_workspace_browser.py tests/e2e/test_workspace_builder_browser.py -q
+	SVC_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/e2e/test_workspace_browser.py tests/e2e/test_workspace_builder_browser.py \
+		tests/e2e/test_workspace_more_browser.py -q
 
 # ---------------------------------------------------------------- quality gates
 

@@ -39,12 +39,18 @@ def callback() -> Response:
         if query.get("error"):
             # The user pressed Deny at the provider (or it refused): nothing to store.
             raise ConnectionFailed(
-                "The provider did not grant access. Please retry the connection.", code=query["error"][:64]
+                "The provider did not grant access. Please retry the connection.",
+                code=query["error"][:64],
+                provider=services.connections().provider_of(user_id, query.get("state")),
             )
         provider = services.connections().complete(user_id, code=query.get("code"), state=query.get("state"))
     except (ConnectionFailed, errors.Unauthenticated) as exc:
         logger.info("provider connection failed", extra={"reason": exc.code})
-        page = pages.connection_result(ok=False, provider=None, message=exc.message)
+        # Opened in the same tab, the page goes back to the connections page, whose card says it in words.
+        reason = "denied" if query.get("error") else "expired" if exc.code == "state_expired" else ""
+        page = pages.connection_result(
+            ok=False, provider=getattr(exc, "provider", None), message=exc.message, reason=reason
+        )
         return web.html_response(400, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
     page = pages.connection_result(ok=True, provider=provider, message="Connected.")
     return web.html_response(200, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})

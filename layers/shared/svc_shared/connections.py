@@ -35,9 +35,14 @@ REPO_HOST_NOT_CONNECTED = "GitHub non connecte"
 
 
 class ConnectionFailed(DomainError):
-    """A provider connection could not be completed (state, expiry, exchange)."""
+    """A provider connection could not be completed (state, expiry, exchange); `provider` once the state
+    has named it."""
 
     code = "connection_failed"
+
+    def __init__(self, message: str, *, code: str | None = None, provider: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.provider = provider
 
 
 class ReconnectRequired(DomainError):
@@ -134,6 +139,16 @@ class Connections:
             raise ConnectionFailed(STATE_EXPIRED, code="state_expired")
         return str(provider), nonce
 
+    def provider_of(self, user_id: str, state: str | None) -> str | None:
+        """The provider a callback's state names (for its failure to be shown on that provider's card), or
+        None when the state is not one this user's flow signed."""
+        try:
+            data = unsign(state or "", self._state_key, _PURPOSE)
+        except BadSignature:
+            return None
+        provider = data.get("p")
+        return str(provider) if data.get("u") == user_id and provider in PROVIDERS else None
+
     def complete(self, user_id: str, *, code: str | None, state: str | None) -> str:
         """Finish a connection: verify the state (once), exchange the code, store the token encrypted.
         Nothing is stored unless the whole exchange succeeded."""
@@ -148,9 +163,9 @@ class Connections:
                 when=item_absent(),
             )
         except ConditionFailed:
-            raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_replayed") from None
+            raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_replayed", provider=provider) from None
         if not code:
-            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed")
+            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed", provider=provider)
         app = self._apps[provider]
         try:
             grant = app.oauth.exchange(
@@ -161,7 +176,7 @@ class Connections:
             )
             account = self._account(provider, grant["access_token"])
         except (ProviderError, UpstreamError, KeyError, TypeError) as exc:
-            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed") from exc
+            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed", provider=provider) from exc
         self._store(user_id, provider, grant, account, version=None)
         if provider == "repo_host":
             self._accounts.set_repo_host(user_id, connected=True, username=account)

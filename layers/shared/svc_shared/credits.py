@@ -7,12 +7,16 @@ import calendar
 import uuid
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared import keys
 from svc_shared.clock import Clock
 from svc_shared.dal import Table, TransactionConflict, item_absent
 from svc_shared.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from svc_shared.accounts import User
+    from svc_shared.providers.checkout import Checkout
 
 CREDITS_PER_DOLLAR = 100
 MIN_TOP_UP, MAX_TOP_UP = Decimal("5"), Decimal("1000")
@@ -57,6 +61,24 @@ class Credits:
         item = self._table.get(keys.user(user_id), keys.CREDITS, consistent=True)
         return int(item["balance"]) if item else 0
 
+    def overview(self, user: User) -> dict[str, Any]:
+        """What get_credits answers and the credits page shows: balance, plan, next renewal date."""
+        return {
+            "balance": self.balance(user.id),
+            "plan": user.plan,
+            "next_renewal_date": next_renewal(user.created_at, self._clock.now()),
+        }
+
+    def credited(self, user_id: str, checkout_session_id: str) -> int | None:
+        """The credits a checkout session of `user_id` added, or None while its payment webhook has not
+        arrived (or when the session is not theirs)."""
+        if not checkout_session_id or len(checkout_session_id) > 255:
+            return None
+        item = self._table.get(keys.checkout(checkout_session_id), keys.CREDITED, consistent=True)
+        if item is None or item.get("user_id") != user_id:
+            return None
+        return int(item["credits"])
+
     def grant_once(self, *, user_id: str, checkout_session_id: str, amount_cents: int, event_id: str) -> bool:
         """Add the credits of a paid checkout session; False when that session was already credited."""
         credits = amount_cents * CREDITS_PER_DOLLAR // 100
@@ -96,9 +118,25 @@ class Credits:
         return {
             "amount_cents": cents,
             "product_name": f"svc credits: {cents * CREDITS_PER_DOLLAR // 100} credits",
-            "success_url": f"{return_url}?checkout=success",
+            # The checkout puts the session's id in place of the placeholder: the page can tell whether
+            # that payment's credits have arrived.
+            "success_url": f"{return_url}?checkout=success&session={{CHECKOUT_SESSION_ID}}",
             "cancel_url": f"{return_url}?checkout=cancelled",
             "client_reference_id": user_id,
             "metadata": {"user_id": user_id, "purpose": "credit_top_up"},
             "idempotency_key": str(uuid.uuid4()),
         }
+
+
+def start_top_up(checkout: Checkout, user_id: str, amount: Decimal, return_url: str) -> dict[str, Any]:
+    """A hosted checkout session for `amount` dollars of credits (what top_up_credits answers and the credits
+    page opens); the checkout comes back to `return_url`."""
+    request = Credits.checkout_request(user_id, amount, return_url)
+    session = checkout.create_session(**request)
+    return {
+        "checkout_url": session["url"],
+        "checkout_session_id": session["id"],
+        "amount": str(amount),
+        "credits": request["amount_cents"] * CREDITS_PER_DOLLAR // 100,
+        "expires_at": session.get("expires_at"),
+    }

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 from html import escape
+from urllib.parse import urlencode
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;background:#f6f7f9;color:#111;margin:0}
@@ -85,27 +86,33 @@ def error_page(title: str, message: str) -> str:
     return layout(title, f'<h1>{escape(title)}</h1><p class="error" role="alert">{escape(message)}</p>')
 
 
-def connection_result(*, ok: bool, provider: str | None, message: str) -> str:
+def connection_result(*, ok: bool, provider: str | None, message: str, reason: str = "") -> str:
     """The page the provider's callback ends on: it tells the opener (the workspace, which opened a popup)
-    and closes itself; opened in the same tab, it offers the way back."""
+    and closes itself; opened in the same tab, it goes back to the connections page, where a failure shows
+    on the provider's card (`reason`: denied, expired or empty, a code the page turns into its words)."""
+    back = "../../workspace/connections"
+    if not ok:
+        back += "?" + urlencode({"failed": provider or "", "reason": reason})
     payload = escape(
-        json.dumps({"type": "svc-oauth-result", "ok": ok, "provider": provider, "message": message})
+        json.dumps(
+            {"type": "svc-oauth-result", "ok": ok, "provider": provider, "message": message, "back": back}
+        )
     )
     title = "Connected" if ok else "Connection failed"
     notice = '<p class="error" role="alert">' if not ok else "<p>"
     body = (
         f"<h1>{escape(title)}</h1>{notice}{escape(message)}</p>"
-        f'<p><a href="../../workspace/connections">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
+        f'<p><a href="{escape(back)}">Back to the workspace</a></p><div id="result" data-result="{payload}"></div>'
     )
     return layout(title, body).replace("</body>", f"<script>{_CLOSE_POPUP}</script></body>")
 
 
 # Posts the result to the workspace window that opened the popup (same origin only), then closes; opened in
-# the same tab (the repo_host panel flow), a success goes back to the connections page.
+# the same tab (the repo_host panel flow), it goes back to the connections page (a failure shown on the card).
 _CLOSE_POPUP = (
     "(function(){var r=JSON.parse(document.getElementById('result').dataset.result);"
     "if(window.opener){window.opener.postMessage(r,window.location.origin);window.close();}"
-    "else if(r.ok){window.location.replace('../../workspace/connections');}})();"
+    "else{window.location.replace(r.back);}})();"
 )
 CONNECTION_RESULT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; "

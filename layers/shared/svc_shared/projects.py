@@ -290,6 +290,18 @@ class Projects:
         # `public` is reserved and behaves like `private`.
         return self.update(project, {"visibility": "private" if visibility == "public" else visibility})
 
+    def remix(self, source: Project, owner: User) -> Project:
+        """A new project of `owner`'s default workspace from `source`'s brief (name, vertical, description,
+        prompt); its repository, database and assets are not copied."""
+        return self.create(
+            owner_id=owner.id,
+            workspace_id=owner.default_workspace_id,
+            prompt=source.prompt,
+            name=f"{source.name} (remix)"[:100],
+            vertical=source.vertical,
+            description=source.description,
+        )
+
 
 def check_knowledge(text: str) -> str:
     if len(text.encode("utf-8")) > KNOWLEDGE_MAX_BYTES:

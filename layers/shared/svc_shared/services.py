@@ -454,6 +454,11 @@ def workspace_url(project_id: str) -> str:
     return f"{workspace_app_url()}/projects/{project_id}"
 
 
+def billing_url() -> str:
+    """The workspace's credits page, where a top-up's hosted checkout returns."""
+    return f"{workspace_app_url()}/billing"
+
+
 def workspace_app_url() -> str:
     """WORKSPACE_APP_URL, or the workspace pages this API serves."""
     return current().settings.workspace_app_url or f"{public_base_url()}/workspace"

@@ -197,14 +197,7 @@ def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     projects = services.projects()
     source = projects.owned(args.project_id, ctx.user_id)
     user = services.accounts().get_user(ctx.user_id)
-    remix = projects.create(
-        owner_id=user.id,
-        workspace_id=user.default_workspace_id,
-        prompt=source.prompt,
-        name=f"{source.name} (remix)"[:100],
-        vertical=source.vertical,
-        description=source.description,
-    )
+    remix = projects.remix(source, user)
     return {
         "project_id": remix.id,
         "workspace_url": services.workspace_url(remix.id),
@@ -357,14 +350,7 @@ class TopUpArguments(ToolInput):
     output=outputs.Credits,
 )
 def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
-    from svc_shared.credits import next_renewal
-
-    user = services.accounts().get_user(ctx.user_id)
-    return {
-        "balance": services.credits().balance(user.id),
-        "plan": user.plan,
-        "next_renewal_date": next_renewal(user.created_at, services.clock().now()),
-    }
+    return services.credits().overview(services.accounts().get_user(ctx.user_id))
 
 
 @registry.tool(
@@ -379,19 +365,9 @@ def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     output=outputs.Checkout,
 )
 def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
-    from svc_shared.credits import Credits
+    from svc_shared.credits import start_top_up
 
-    request = Credits.checkout_request(
-        ctx.user_id, args.amount, f"{services.workspace_url('')[: -len('/projects/')]}/billing"
-    )
-    session = services.checkout().create_session(**request)
-    return {
-        "checkout_url": session["url"],
-        "checkout_session_id": session["id"],
-        "amount": str(args.amount),
-        "credits": request["amount_cents"] * 100 // 100,
-        "expires_at": session.get("expires_at"),
-    }
+    return start_top_up(services.checkout(), ctx.user_id, args.amount, services.billing_url())
 
 
 # -- deploys -----------------------------------------------------------------------------------------------

@@ -7,11 +7,14 @@ from svc_shared.workspace.routes import (
     assets,
     builder,
     connections,
+    credits,
     files,
     home,
     knowledge,
     mcp_access,
     projects,
+    settings,
+    traffic,
 )
 
 ROUTERS = (
@@ -22,6 +25,9 @@ ROUTERS = (
     builder.router,
     files.router,
     knowledge.router,
+    traffic.router,
+    settings.router,
+    credits.router,
     account.router,
     assets.router,
 )

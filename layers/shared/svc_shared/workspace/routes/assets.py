@@ -1,4 +1,5 @@
-"""The workspace's static files (style sheet, script), served with an ETag."""
+"""The workspace's static files (style sheet, script, icon), served with an ETag; the icon also at /favicon.ico,
+where browsers ask for it on every page of the platform."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ from aws_lambda_powertools.event_handler.router import Router
 from svc_shared.workspace import render, site
 
 router = Router()
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    return static("favicon.svg")
 
 
 @router.get("/workspace/static/<name>")

@@ -18,6 +18,7 @@ CONNECT_FAILURES = {
     "denied": "{provider} did not grant access. Try again and approve the request.",
     "expired": "The connection request expired. Try again.",
 }
+CONNECT_FAILED_UNKNOWN = "Connecting did not finish. Press Connect on the service's card to try again."
 CHOOSE_PROVIDER = "Choose GitHub, Supabase or Netlify on the Connections page."
 
 
@@ -30,18 +31,31 @@ def connections() -> Response:
     if query.get("failed") in PROVIDERS:
         reason = CONNECT_FAILURES.get(query.get("reason") or "", CONNECT_FAILURES[""])
         failed = {"provider": query["failed"], "message": reason.format(provider=label(query["failed"]))}
-    notice = None
+    notice, kind = None, None
     if query.get("disconnected") in PROVIDERS:
         notice = f"{label(query['disconnected'])} disconnected. Your repositories, databases and sites are untouched."
+    elif "failed" in query and failed is None:  # a flow whose provider could not be told
+        notice, kind = CONNECT_FAILED_UNKNOWN, "bad"
     cards = views.connections(user)
     return site.page(
-        router, 200, "connections.html", user, nav="connections", cards=cards, failed=failed, notice=notice
+        router,
+        200,
+        "connections.html",
+        user,
+        nav="connections",
+        cards=cards,
+        failed=failed,
+        notice=notice,
+        notice_kind=kind,
     )
 
 
 @router.get("/workspace/connections/state")
 def connections_state() -> Response:
+    """The cards' state for the page's script (which asks for JSON); a browser opening it gets the page."""
     user = site.current_user(router)
+    if "application/json" not in (router.current_event.headers.get("accept") or ""):
+        return site.back("/workspace/connections")
     return web.json_response(200, {"connections": services.connections().details(user.id)})
 
 

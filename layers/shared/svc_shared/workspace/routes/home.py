@@ -63,9 +63,3 @@ def create_project() -> Response:
 @router.get("/workspace")
 def workspace_root() -> Response:
     return site.back("/")
-
-
-@router.get("/workspace/billing")
-def billing() -> Response:
-    """Where a credit top-up's checkout returns: the balance as it stands."""
-    return site.back("/")

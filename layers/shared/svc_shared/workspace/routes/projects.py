@@ -13,7 +13,12 @@ from svc_shared.workspace import site, views, workbench_views
 
 router = Router()
 
-NOTICES = {"published": "Publishing started.", "repo": "Repository saved.", "database": "Database linked."}
+NOTICES = {
+    "published": "Publishing started.",
+    "repo": "Repository saved.",
+    "database": "Database linked.",
+    "remixed": "Remixed: this new project starts from the other one's brief. Nothing is published yet.",
+}
 # Which form field an integrations error names (its code), so the message shows next to that field.
 FIELD_OF_CODE = {"name_invalid": "name", "existing_repo_invalid": "existingRepo", "ref_invalid": "ref"}
 

@@ -26,6 +26,38 @@
     return data.message || data.error || "Something went wrong. Try again.";
   }
 
+  // ---- parts of a page drawn again from the server (this page's URL), e.g. once a publish is ready
+  function refreshParts(ids) {
+    return fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (html === null) { return; }
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        ids.forEach(function (id) {
+          var now = document.getElementById(id);
+          var next = fresh.getElementById(id);
+          if (now && next) { now.replaceWith(document.importNode(next, true)); }
+        });
+      })
+      .catch(function () { return null; });
+  }
+
+  // Parts marked data-refresh="<seconds>" (a pending payment, the last 5 minutes) are redrawn while marked,
+  // with those named in data-refresh-with (the balance).
+  function keepFresh(id) {
+    var el = document.getElementById(id);
+    if (!el || !el.dataset.refresh) { return; }
+    window.setTimeout(function () {
+      var also = (el.dataset.refreshWith || "").split(" ").filter(Boolean);
+      refreshParts([id].concat(also)).then(function () { keepFresh(id); });
+    }, Math.max(1, parseInt(el.dataset.refresh, 10) || 30) * 1000);
+  }
+  document.querySelectorAll("[data-refresh][id]").forEach(function (el) { keepFresh(el.id); });
+
+  // A checkout ready on the provider's page: go on to it (without script, its link is followed).
+  var go = document.querySelector("a[data-go=yes]");
+  if (go) { window.location.assign(go.href); }
+
   // ---- copy buttons
   document.querySelectorAll("[data-copy]").forEach(function (button) {
     button.addEventListener("click", function () {
@@ -139,6 +171,7 @@
     var errorBox = document.getElementById("publish-error");
     var timer = null;
     var labels = { done: "done", current: "in progress", failed: "failed", waiting: "waiting" };
+    var wasDone = section.dataset.status === "ready";
 
     var render = function (report) {
       section.dataset.status = report.status;
@@ -172,6 +205,11 @@
         a.target = "_blank";
         live.appendChild(a);
       }
+      var running = report.status === "running" || report.status === "starting";
+      var setup = document.getElementById("setup");
+      if (setup) { setup.hidden = running; }
+      if (report.done && !wasDone) { refreshParts(["project-facts"]); } // repository, commit, backoffice
+      wasDone = !!report.done;
       if (form) {
         form.hidden = !!report.done;
         button.disabled = report.status === "running" || report.status === "starting";

@@ -1,0 +1,79 @@
+"""The traffic chart drawn on the server: the geometry of an SVG of pageviews (bars) and unique visitors (a
+line) per day, for a template to write out. No script draws it; its figures are also given as a table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+WIDTH, HEIGHT = 720, 240
+LEFT, RIGHT, TOP, BOTTOM = 44, 8, 12, 28  # room for the axis labels
+
+
+@dataclass(frozen=True)
+class Bar:
+    day: str
+    pageviews: int
+    visitors: int
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+def nice_ceiling(value: int) -> int:
+    """The axis top: 1, 2 or 5 times a power of ten, at least `value` (and at least 5)."""
+    top = 5
+    step = 1
+    while top < value:
+        for factor in (1, 2, 5):
+            top = factor * step * 10
+            if top >= value:
+                break
+        step *= 10
+    return top
+
+
+def daily_chart(days: list[dict[str, Any]]) -> dict[str, Any]:
+    """`days` ({day, pageviews, visitors}, oldest first) as bars, a visitors polyline and axis labels in a
+    WIDTH x HEIGHT view box."""
+    top = nice_ceiling(max([d["pageviews"] for d in days] + [d["visitors"] for d in days] + [0]))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    slot = plot_w / max(len(days), 1)
+    gap = min(slot * 0.2, 4.0)
+    bars = []
+    points = []
+    for index, d in enumerate(days):
+        height = plot_h * d["pageviews"] / top
+        x = LEFT + index * slot
+        bars.append(
+            Bar(
+                d["day"],
+                d["pageviews"],
+                d["visitors"],
+                round(x + gap / 2, 2),
+                round(TOP + plot_h - height, 2),
+                round(slot - gap, 2),
+                round(height, 2),
+            )
+        )
+        vy = TOP + plot_h - plot_h * d["visitors"] / top
+        points.append(f"{x + slot / 2:.2f},{vy:.2f}")
+    parts = 4 if top % 4 == 0 else 2 if top % 2 == 0 else 1  # gridlines at whole numbers only
+    ticks = [
+        {"value": top * k // parts, "y": round(TOP + plot_h - plot_h * k / parts, 2)}
+        for k in range(parts + 1)
+    ]
+    return {
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "right": WIDTH - RIGHT,
+        "baseline": TOP + plot_h,
+        "bars": bars,
+        "line": " ".join(points),
+        "ticks": ticks,
+        "first": days[0]["day"] if days else "",
+        "last": days[-1]["day"] if days else "",
+        "label_y": HEIGHT - 8,
+    }

@@ -1,0 +1,82 @@
+"""Credits: the balance, the plan and the next renewal, and Top up, which opens the hosted checkout for an
+amount between $5 and $1000. The checkout comes back here; the payment's credits show once its webhook has
+arrived ("pending" until then; the page refreshes itself while it waits).
+
+Same functions as the get_credits and top_up_credits tools (Credits.overview, credits.start_top_up)."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import Router
+
+from svc_shared import errors, services, web
+from svc_shared.accounts import User
+from svc_shared.workspace import site
+
+router = Router()
+
+AMOUNT_WORDS = "Enter an amount in US dollars between 5 and 1000, like 25 or 25.50."
+CANCELLED = "Checkout cancelled: nothing was charged."
+
+
+def credits_page(user: User, status: int = 200, **extra: Any) -> Response:
+    return site.page(
+        router,
+        status,
+        "credits.html",
+        user,
+        nav="credits",
+        overview=services.credits().overview(user),
+        amount=extra.pop("amount", "25"),
+        amount_error=extra.pop("amount_error", None),
+        checkout=extra.pop("checkout", None),
+        **extra,
+    )
+
+
+@router.get("/workspace/billing")
+def billing() -> Response:
+    """The credits page; where a top-up's checkout returns (?checkout=success&session=<id> or cancelled)."""
+    user = site.current_user(router)
+    query = router.current_event.query_string_parameters or {}
+    checkout = None
+    notice = None
+    if query.get("checkout") == "success" and query.get("session"):
+        credited = services.credits().credited(user.id, query["session"])
+        checkout = {"pending": credited is None, "credits": credited}
+    elif query.get("checkout") == "cancelled":
+        notice = CANCELLED
+    return credits_page(user, checkout=checkout, notice=notice)
+
+
+def _amount(text: str) -> Decimal:
+    try:
+        amount = Decimal(text.strip().removeprefix("$").replace(",", "").strip())
+    except InvalidOperation:
+        raise errors.InvalidInput(AMOUNT_WORDS) from None
+    if not amount.is_finite():
+        raise errors.InvalidInput(AMOUNT_WORDS)
+    return amount
+
+
+@router.post("/workspace/billing/top-up")
+def top_up() -> Response:
+    """A hosted checkout for the amount; the page that answers goes on to it (a link without script)."""
+    from svc_shared.credits import start_top_up, top_up_cents
+
+    user = site.current_user(router)
+    form = site.form(router)
+    text = form.get("amount", "")
+    try:
+        amount = _amount(text)
+        top_up_cents(amount)  # the amount's checks, before the checkout provider is reached
+        session = start_top_up(services.checkout(), user.id, amount, services.billing_url())
+    except errors.InvalidInput as exc:
+        message = (
+            exc.message if exc.message == AMOUNT_WORDS else f"{exc.message[0].upper()}{exc.message[1:]}."
+        )
+        return credits_page(user, web.status_for(exc), amount=text, amount_error=message)
+    return site.page(router, 200, "checkout_ready.html", user, nav="credits", session=session)

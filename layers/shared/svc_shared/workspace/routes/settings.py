@@ -1,0 +1,68 @@
+"""A project's settings: who sees it (private, its workspace; public explained as reserved) and Remix, a new
+project from its brief. Same functions as the set_project_visibility and remix_project tools
+(Projects.set_visibility, Projects.remix), for the project's owner."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.router import Router
+
+from svc_shared import services
+from svc_shared.accounts import User
+from svc_shared.projects import Project
+from svc_shared.workspace import site
+
+router = Router()
+
+CHOICES = ("private", "workspace")
+SAVED = {
+    "private": "Only you can see this project now.",
+    "workspace": "Members of its workspace can see it now.",
+}
+
+
+def settings_page(user: User, project: Project, status: int = 200, **extra: object) -> Response:
+    space = next(
+        (w for w in services.accounts().list_workspaces(user.id) if w.id == project.workspace_id), None
+    )
+    return site.page(
+        router,
+        status,
+        "settings.html",
+        user,
+        nav="home",
+        project=project,
+        workspace_name=space.name if space else "its workspace",
+        **extra,
+    )
+
+
+@router.get("/workspace/projects/<projectId>/settings")
+def settings(projectId: str) -> Response:
+    user = site.current_user(router)
+    project = services.projects().owned(projectId, user.id)
+    saved = router.current_event.get_query_string_value("saved") or ""
+    return settings_page(user, project, notice=SAVED.get(saved))
+
+
+@router.post("/workspace/projects/<projectId>/visibility")
+def visibility(projectId: str) -> Response:
+    user = site.current_user(router)
+    form = site.form(router)
+    projects = services.projects()
+    project = projects.owned(projectId, user.id)
+    choice = form.get("visibility", "")
+    if choice not in CHOICES:
+        message = "Choose who can see the project: only you, or the members of its workspace."
+        return settings_page(user, project, 400, notice=message, notice_kind="bad")
+    project = projects.set_visibility(project, choice)
+    return site.back(f"/workspace/projects/{project.id}/settings", saved=project.visibility)
+
+
+@router.post("/workspace/projects/<projectId>/remix")
+def remix(projectId: str) -> Response:
+    user = site.current_user(router)
+    site.form(router)
+    projects = services.projects()
+    remixed = projects.remix(projects.owned(projectId, user.id), user)
+    return site.back(f"/workspace/projects/{remixed.id}", done="remixed")
