@@ -35,6 +35,7 @@ HEADER = (
     'replaced when its benchmark runs again, and "Where the targets stand" is generated from the sections.\n'
     "Figures are from one machine at one time: compare runs made on the same machine.\n"
 )
+SETTINGS = ("SVC_IAM", "BENCH_PG_URL")
 SUMMARY_START = "<!-- targets:start -->"
 SUMMARY_END = "<!-- targets:end -->"
 TARGET_COLUMNS = ["target", "limit", "measured", "met"]
@@ -248,6 +249,9 @@ def host_now(base: dict[str, str]) -> dict[str, str]:
     host["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     if hasattr(os, "getloadavg"):
         host["load"] = "/".join(f"{value:.2f}" for value in os.getloadavg()) + " (1/5/15 min)"
+    for name in SETTINGS:  # settings of the local stack or the benchmarks that change what is measured
+        if os.environ.get(name):
+            host[name] = os.environ[name]
     return host
 
 
