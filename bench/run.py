@@ -35,7 +35,7 @@ HEADER = (
     'replaced when its benchmark runs again, and "Where the targets stand" is generated from the sections.\n'
     "Figures are from one machine at one time: compare runs made on the same machine.\n"
 )
-SETTINGS = ("SVC_IAM", "BENCH_PG_URL")
+SETTINGS = ("SVC_IAM",)
 SUMMARY_START = "<!-- targets:start -->"
 SUMMARY_END = "<!-- targets:end -->"
 TARGET_COLUMNS = ["target", "limit", "measured", "met"]
