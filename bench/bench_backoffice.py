@@ -1,14 +1,19 @@
 """Backoffice bench: GET /api/products at 100,000 products, through the catalog handler (role gate, one
-transaction, PostgreSQL), median per filter and sort; and the query count of product-by-id.
-`run() -> dict` of figures; BENCH_PG_URL overrides the admin URL of the PostgreSQL server."""
+transaction, PostgreSQL), median per filter and sort, each case's answer checked against the rows the seed
+made; and the query count of product-by-id. `run() -> dict` of figures; BENCH_PG_URL overrides the admin URL
+of the PostgreSQL server."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import statistics
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 PRODUCTS = 100_000
 REPEATS = 25
@@ -54,10 +59,113 @@ CASES = {
 }
 
 
+# The seed above, row by row (i = 1..PRODUCTS), to know what each case must answer without asking the database.
+COLOURS = ["Red", "Blue", "Green", "Linen", "Cotton", "Walnut", "Ceramic", "Steel"]
+NOUNS = ["shirt", "mug", "desk", "hat", "lamp", "chair", "scarf", "bowl", "vase", "bag"]
+STATUSES = ["active", "active", "active", "draft", "archived"]
+TYPES = ["physical", "physical", "physical", "digital", "service", "bundle"]
+LOW_STOCK_THRESHOLD = 5
+_WORD = re.compile(r"[^\W_]+")
+
+
+def seeded_row(i: int) -> dict[str, Any]:
+    title = f"{COLOURS[i % 8]} {NOUNS[(i // 8) % 10]} {i}"
+    sku = f"SKU-{i}"
+    text = f"{title} {sku}".lower()
+    stock = max(0, (i * 31) % 200 - 20)
+    return {
+        "i": i,
+        "status": STATUSES[i % 5],
+        "type": TYPES[i % 6],
+        "category": i % 50,  # the position of its category in slug order; the bench filters on position 0
+        "sku": sku.lower(),
+        "stock_state": "out" if stock <= 0 else "low" if stock <= LOW_STOCK_THRESHOLD else "ok",
+        # what the search reads (migration 0008): the words with punctuation as a space, and the text with
+        # punctuation removed
+        "words": set(_WORD.findall(text)) | set(re.sub(r"[^\w\s]|_", "", text).split()),
+    }
+
+
+def matches_search(row: dict[str, Any], q: str) -> bool:
+    """The documented search: every word of the query is a prefix of a word of the title or SKU, or the query
+    is the exact SKU."""
+    words = _WORD.findall(q.lower())[:8]
+    if q.strip().lower() == row["sku"]:
+        return True
+    return bool(words) and all(any(w.startswith(word) for w in row["words"]) for word in words)
+
+
+def expected_rows(query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The seeded rows a case's filters select (sorting and paging aside)."""
+    params = {k: unquote(v) for k, v in (p.split("=", 1) for p in query.split("&") if p)}
+    tests: list[Callable[[dict[str, Any]], bool]] = []
+    if "q" in params:
+        tests.append(lambda r: matches_search(r, params["q"]))
+    for name in ("status", "type"):
+        if name in params:
+            tests.append(lambda r, name=name: r[name] == params[name])
+    if "category_id" in params:
+        tests.append(lambda r: r["category"] == 0)
+    if params.get("out_of_stock") == "true":
+        tests.append(lambda r: r["stock_state"] == "out")
+    if params.get("low_stock") == "true":
+        tests.append(lambda r: r["stock_state"] == "low")
+    return [r for r in rows if all(test(r) for test in tests)]
+
+
+SORT_KEYS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "title": lambda item: item["title"].lower(),
+    "price": lambda item: item["price_cents"],
+    "stock": lambda item: item["stock_total"],
+    "updated_at": lambda item: item["updated_at"],
+    "created_at": lambda item: item["created_at"],
+}
+
+
+def check_case(
+    handler: Callable[..., dict[str, Any]], cookie: str, query: str, expected: list[dict[str, Any]]
+) -> list[str]:
+    """What is wrong with a case's answers, in words: the first page's size, has_more, that every item is one
+    of the expected rows and in the requested order, and the exact count (the last expected row is at offset
+    count - 1 and nothing is at offset count)."""
+    params = dict(p.split("=", 1) for p in query.split("&") if p)
+    offset, limit = int(params.get("offset", 0)), int(params.get("limit", 20))
+    wanted = {r["i"] for r in expected}
+    problems: list[str] = []
+    page = json.loads(handler(_event("/api/products", query, cookie), _Context())["body"])
+    items = page["items"]
+    if len(items) != max(0, min(limit, len(expected) - offset)):
+        problems.append(
+            f"{len(items)} items on the page, expected {max(0, min(limit, len(expected) - offset))}"
+        )
+    if page["has_more"] != (len(expected) > offset + limit):
+        problems.append(f"has_more {page['has_more']} with {len(expected)} matching rows")
+    strays = [item["sku"] for item in items if int(item["sku"].rsplit("-", 1)[1]) not in wanted]
+    if strays:
+        problems.append(f"rows that do not match: {', '.join(strays[:3])}")
+    key = SORT_KEYS[params.get("sort", "created_at")]
+    keys = [key(item) for item in items]
+    if keys != sorted(keys, reverse=params.get("dir", "desc") == "desc"):
+        problems.append(f"not in {params.get('sort', 'created_at')} {params.get('dir', 'desc')} order")
+    base = "&".join(f"{k}={v}" for k, v in params.items() if k not in ("offset", "limit"))
+    if expected:
+        last = json.loads(
+            handler(
+                _event("/api/products", f"{base}&offset={len(expected) - 1}&limit=1", cookie), _Context()
+            )["body"]
+        )
+        if len(last["items"]) != 1 or last["has_more"]:
+            problems.append(f"no single last row at offset {len(expected) - 1}")
+    beyond = json.loads(
+        handler(_event("/api/products", f"{base}&offset={len(expected)}&limit=1", cookie), _Context())["body"]
+    )
+    if beyond["items"]:
+        problems.append(f"rows beyond the expected {len(expected)}")
+    return problems
+
+
 def _event(path: str, query: str, cookie: str) -> dict[str, Any]:
     params = dict(p.split("=", 1) for p in query.split("&") if p) if query else None
-    from urllib.parse import unquote
-
     params = {k: unquote(v) for k, v in params.items()} if params else None
     return {
         "resource": path,
@@ -134,8 +242,14 @@ def run() -> dict[str, Any]:
         from backoffice.functions.catalog.app import handler
 
         cookie = f"svc_session={sessions.mint(staff_id)}"
+        seeded = [seeded_row(i) for i in range(1, PRODUCTS + 1)]
         medians = {}
+        counts: dict[str, int] = {}
+        problems: dict[str, list[str]] = {}
         for case, query in CASES.items():
+            expected = expected_rows(query, seeded)
+            counts[case] = len(expected)
+            problems[case] = check_case(handler, cookie, query.format(category=category), expected)
             event = _event("/api/products", query.format(category=category), cookie)
             assert handler(event, _Context())["statusCode"] == 200
             timings = []
@@ -146,9 +260,14 @@ def run() -> dict[str, Any]:
                 assert result["statusCode"] == 200
             medians[case] = round(statistics.median(timings), 2)
         figures["list_median_ms"] = medians
+        figures["list_expected_rows"] = counts
+        figures["list_problems"] = problems
         figures["list_worst_median_ms"] = max(medians.values())
         before = db.queries
         detail = _event(f"/api/products/{product}", "", cookie)
+        shown = json.loads(handler(detail, _Context())["body"])
+        figures["detail_problems"] = [] if shown.get("id") == product else [f"answered {shown.get('id')}"]
+        before = db.queries
         timings = []
         for _ in range(REPEATS):
             t0 = time.perf_counter()

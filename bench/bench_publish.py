@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from bench.harness import Context, Result, benchmark, median, ms
+from bench.harness import Context, Result, Target, benchmark, median, ms
 
 PUSH_RUNS = 5
 QUICK_PUSH_RUNS = 1
@@ -115,6 +115,14 @@ def template_push(ctx: Context) -> Result:
                     raise RuntimeError(f"{label}: the branch head is not the pushed commit")
             binary = sum(1 for content in files.values() if not is_text(content))
             met = all(c == EXPECTED_PUSH_REQUESTS for c in counts)
+            result.targets.append(
+                Target(
+                    f"repo_host requests per push: {label}, {len(files)} files",
+                    f"{EXPECTED_PUSH_REQUESTS} whatever the size",
+                    f"{', '.join(sorted({str(c) for c in counts}))} ({runs} pushes)",
+                    met,
+                )
+            )
             result.rows.append(
                 [
                     label,
@@ -254,6 +262,20 @@ def publish_run(ctx: Context) -> Result:
     execution_wall = (events[-1]["timestamp"] - events[0]["timestamp"]).total_seconds()
     total_wait = sum(waits)
     result = Result(
+        targets=[
+            Target(
+                "a publish reaches `ready` through one execution",
+                "1 execution, SUCCEEDED",
+                f"{len(executions['executions'])} execution, {described['status']}; stages {len(stages)}",
+                len(executions["executions"]) == 1 and described["status"] == "SUCCEEDED",
+            ),
+            Target(
+                "no Task retried on the happy path (Lambda invocations per Task state entered)",
+                f"{task_states} for {task_states}",
+                f"{scheduled} for {task_states}",
+                scheduled == task_states,
+            ),
+        ],
         columns=["measure", "value"],
         rows=[
             ["state transitions (StateEntered events)", str(len(entered))],

@@ -12,7 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness import Context, Result, benchmark, median
+from bench.harness import Context, Result, Target, benchmark, median
+
+TARGET_S = 5.0
 
 
 def _start(root: Path, state: Path) -> float:
@@ -57,6 +59,20 @@ def stack_start(ctx: Context) -> Result:
         first = _start(ctx.root, state)
         again = [_start(ctx.root, state) for _ in range(restarts)]
     return Result(
+        targets=[
+            Target(
+                "restart to `ready` (same state), median",
+                f"< {TARGET_S:.0f} s",
+                f"{median(again):.2f} s",
+                median(again) < TARGET_S,
+            ),
+            Target(
+                "first start to `ready` (initdb, migrations, seeding)",
+                f"< {TARGET_S:.0f} s",
+                f"{first:.2f} s",
+                first < TARGET_S,
+            ),
+        ],
         columns=["start", "runs", "median s", "min s", "max s"],
         rows=[
             [
@@ -78,6 +94,7 @@ def stack_start(ctx: Context) -> Result:
             "From process start to the `ready` line, measured by the parent; each run stops with SIGINT (Ctrl-C).",
             "Includes the embedded PostgreSQL, embedded AWS with the template's tables, buckets, secrets and state "
             "machine, the provider sandbox, the demo store backoffice process and the gateway.",
-            "Target: under 5 s after the first install.",
+            "Target: under 5 s after the first install (recorded, not asserted), read for both the first start "
+            "on an empty state and a restart.",
         ],
     )

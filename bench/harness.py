@@ -136,7 +136,18 @@ def git_revision(root: Path) -> str:
         return "unknown"
     revision = out.stdout.strip() if out.returncode == 0 else "no commit"
     dirty = subprocess.run(
-        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+        # RESULTS.md is what the run itself writes: a change there is not a change of the code measured.
+        [
+            "git",
+            "-C",
+            str(root),
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".",
+            ":!bench/RESULTS.md",
+        ],
         capture_output=True,
         text=True,
         timeout=10,
