@@ -2,7 +2,8 @@
 bridge (AppBridge of the pinned @modelcontextprotocol/ext-apps) over the official MCP client, connected to the
 running local stack's /mcp with a token from the real OAuth flow (held by the host page's relay, never by the
 page or a view), each view in a sandbox proxy on another origin under the CSP it declares. The project card
-renders a create_project result; the traffic view draws beacons sent through the queue."""
+renders a create_project result; the publish view follows a run through get_project_status, shows an injected
+failure in the spec's words and recovers by Retry; the traffic view draws beacons sent through the queue."""
 
 from __future__ import annotations
 
@@ -112,6 +113,50 @@ def test_the_project_card_renders_a_create_project_result(host):
         shot(page, "app-project-card", "#view-create_project")
         no_csp_violation(console)
     finally:
+        context.close()
+
+
+def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retry(host):
+    gateway, provider_sandbox = host["gateway"], host["provider_sandbox"]
+    httpx.post(f"{provider_sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
+    created = tool(
+        gateway, host["token"], "create_project", prompt="Cast-iron pans restored by hand, calm tone"
+    )
+    project_id = created["project_id"]
+    context, page, console = open_host(host)
+    # A lasting failure at the template push: the run stops there with the spec's message.
+    httpx.post(
+        f"{provider_sandbox}/__admin/faults",
+        json={"method": "POST", "path": "/github/api/repos/*/*/git/commits", "status": 500, "times": 50},
+    )
+    try:
+        show(page, host, "resume_publish", {"project_id": project_id})
+        publish = view(page, "resume_publish")
+        publish.locator("li[data-stage=db_creating][data-state=done]").wait_for(timeout=60_000)
+        error = publish.locator("#error")
+        error.wait_for(state="visible", timeout=90_000)
+        assert error.inner_text() == REPO_STAGE_MESSAGE
+        assert (
+            publish.locator("li[data-stage=repo_host_pushing_template]").get_attribute("data-state")
+            == "failed"
+        )
+        assert publish.locator("li[data-stage=repo_host_creating_repo]").get_attribute("data-state") == "done"
+        assert publish.locator("li[data-stage=ready]").get_attribute("data-state") == "pending"
+        page.wait_for_timeout(300)
+        shot(page, "app-publish-failed", "#view-resume_publish")
+
+        httpx.delete(f"{provider_sandbox}/__admin/faults")
+        publish.get_by_role("button", name="Retry").click()
+        publish.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=120_000)
+        live = publish.locator("#live a")
+        assert live.inner_text().startswith("http")
+        assert httpx.get(live.get_attribute("href"), timeout=10).status_code == 200
+        assert publish.locator("#failure").is_hidden()
+        page.wait_for_timeout(300)
+        shot(page, "app-publish-ready", "#view-resume_publish")
+        no_csp_violation(console)
+    finally:
+        httpx.delete(f"{provider_sandbox}/__admin/faults")
         context.close()
 
 
