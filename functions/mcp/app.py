@@ -15,7 +15,7 @@ from typing import Any
 
 from svc_shared import services
 from svc_shared.logs import get_logger
-from svc_shared.mcp import protocol
+from svc_shared.mcp import apps, protocol
 from svc_shared.mcp.messages import Message, Refused
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
@@ -202,7 +202,12 @@ def rpc(request: Request) -> dict[str, Any]:
         wait = admission.retry_after
         message = f"Rate limit exceeded: {RATE_LIMIT} requests/min per user. Retry in {wait}s."
         return _reply(request, 429, protocol.error(None, -32000, message), {"Retry-After": str(wait)})
-    context = ToolContext(user_id=claims.user_id, client_id=claims.client_id)
+    # MCP Apps in the handshake era: the session id this server issued at an initialize that declared the
+    # extension (svc_shared.mcp.apps); any other id is the transport's 404.
+    ui = apps.session_ui(request.headers.get("mcp-session-id"), claims.user_id)
+    if ui is None:
+        return _reply(request, 404, protocol.error(None, protocol.INVALID_REQUEST, apps.UNKNOWN_SESSION))
+    context = ToolContext(user_id=claims.user_id, client_id=claims.client_id, ui=ui)
     replies = [
         r
         for r in (dispatcher.handle(m, context, stateless=stateless) for m in parsed.messages)
@@ -215,7 +220,8 @@ def rpc(request: Request) -> dict[str, Any]:
         return _reply(request, 202)
     if stateless:
         return _reply(request, protocol.http_status(replies[0]), replies[0])
-    return _reply(request, 200, replies if parsed.batch else replies[0])
+    session = apps.session_headers(parsed.messages, claims.user_id)
+    return _reply(request, 200, replies if parsed.batch else replies[0], session)
 
 
 def route(request: Request) -> dict[str, Any]:
