@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.event_handler.router import Router
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_shared import baseurl, errors, jsonlimit
@@ -168,6 +169,15 @@ def create_resolver(
         logger.exception("unhandled error", extra={"request_id": request_id})
         return json_response(500, {"error": "internal_error", "request_id": request_id})
 
+    return app
+
+
+def create_app(*routers: Router, session_writes: bool = False) -> APIGatewayRestResolver:
+    """A function's resolver (`create_resolver`) serving `routers`, the Router modules its routes are declared
+    on (svc_shared.routes)."""
+    app = create_resolver(session_writes=session_writes)
+    for router in routers:
+        app.include_router(router)
     return app
 
 
