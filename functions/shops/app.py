@@ -11,7 +11,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from svc_shared.logs import get_logger
 from svc_shared.routes import shops
-from svc_shared.shops import HostedShop
 
 logger = get_logger()
 
@@ -19,7 +18,7 @@ logger = get_logger()
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     found = shops.find(event)
-    if not isinstance(found, HostedShop):
+    if isinstance(found, dict):  # no such shop, or it could not be resolved
         return found
     # Imported here, on the request path: the backoffice layer loads only when a shop is served.
     from svc_backoffice import hosting

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
-from aws_lambda_powertools.event_handler.router import Router
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_shared import baseurl, errors, jsonlimit
 from svc_shared.logs import get_logger
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.api_gateway import Router
+
     from svc_shared.bodies import RequestBody
 
 logger = get_logger()

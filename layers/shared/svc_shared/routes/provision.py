@@ -5,7 +5,7 @@ functions/provision/app.py, with CSRF checks on every write (JSON from this site
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.router import Router
+from aws_lambda_powertools.event_handler.api_gateway import Router  # .router would be one more import
 
 from svc_shared import services, web
 from svc_shared.bodies import ProvisionRequest

@@ -8,11 +8,13 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared import errors, services
 from svc_shared.logs import get_logger
-from svc_shared.shops import HostedShop
+
+if TYPE_CHECKING:
+    from svc_shared.shops import HostedShop  # loaded with the Shops service, on the first request
 
 logger = get_logger()
 
@@ -28,8 +30,8 @@ def answer(status: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def find(event: dict[str, Any]) -> HostedShop | dict[str, Any]:
-    """The shop the request names, or the answer when there is none (404) or it cannot be resolved (500,
-    naming the request id; the cause stays in the log)."""
+    """The shop the request names, or the answer (a dict) when there is none (404) or it cannot be resolved
+    (500, naming the request id; the cause stays in the log)."""
     project_id = str((event.get("pathParameters") or {}).get("projectId") or "")
     request_id = (event.get("requestContext") or {}).get("requestId")
     try:
