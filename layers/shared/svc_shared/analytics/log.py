@@ -134,6 +134,8 @@ class Log:
         cutoff = keys.log_bound(int((now - SETTLE_SECONDS) * 1000))
         if cutoff <= folded_to or float(state.get("lease_until", 0)) > now:
             return 0  # nothing settled to fold, or another instance is folding
+        if next(iter(self._table.query(pk, sk_between=(folded_to, cutoff), limit=1)), None) is None:
+            return 0  # no entry to fold: the state stays as it is
         version = int(state.get("version", 0))
         claim = {"pk": pk, "sk": keys.FOLD, "folded_to": folded_to, "lease_until": int(now) + LEASE_SECONDS}
         try:
