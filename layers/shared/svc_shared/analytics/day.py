@@ -112,7 +112,7 @@ def merged_day(item: dict[str, Any], fold: DayFold) -> dict[str, Any]:
     """The day item's attributes with `fold` added (everything but the version, the batches and the marker)."""
     registers = stored_visitors(item)
     raise_to(registers, fold.registers)
-    kept = {k: item[k] for k in ("batches", "folded", "recent") if k in item}
+    kept: dict[str, Any] = {k: item[k] for k in ("batches", "folded", "recent") if k in item}
     return {
         **kept,
         "pageviews": int(item.get("pageviews", 0)) + fold.pageviews,
