@@ -599,3 +599,18 @@ def test_day_items_stored_before_the_log_are_read_and_added_to(noon, project, ap
     assert item["pageviews"] == 92 and "hll" not in item  # 42 registers: the sparse form is smaller
     report = analytics.report(project.id, day, day)
     assert (report["pageviews"], report["unique_visitors"]) == (92, 42)
+
+
+def test_a_group_whose_shops_went_quiet_is_folded_by_other_traffic(noon, app_env):
+    from svc_shared.analytics import LOG_GROUPS, Analytics
+    from svc_shared.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
+
+    table = services.current().table
+    shops = shops_of_one_group(2, "wentquiet")
+    group = group_of(shops[0])
+    other = next(f"elsewhere-{n}" for n in range(100) if group_of(f"elsewhere-{n}") != group)
+    Analytics(table, noon).apply(views(shops, 2, noon.now() - 30, "a"))
+    noon.advance(FOLD_SECONDS + SETTLE_SECONDS + 60)
+    noon.advance(((group - int(noon.now() // 60)) % LOG_GROUPS) * 60)  # the minute this group is checked
+    Analytics(table, noon).apply(views([other], 1, noon.now() - 5, "b"))
+    assert [next(iter(table.query(keys.stats(s))))["pageviews"] for s in shops] == [2, 2]

@@ -189,6 +189,10 @@ class Analytics:
                 continue
             logged.setdefault(group, []).append((project_id, day, fold))
         latest = max((beacon.at for _, beacon in messages), default=now)
+        # One more group in turn (a group a minute) is checked too, so a group whose shops went quiet is still
+        # folded while anything at all arrives on the queue.
+        for group in {*logged, int(now // 60) % LOG_GROUPS} - set(logged):
+            writes += self._fold_if_due(group, now)
         for group, found in logged.items():
             entries: Entries = {}
             ids: list[str] = []
@@ -203,11 +207,15 @@ class Analytics:
                 )
                 failed.extend(ids)
                 continue
-            try:
-                writes += self._log.fold_if_due(group, now, self._merge_write)
-            except Exception as exc:  # noqa: BLE001 - the log keeps the entries: a later fold takes them
-                logger.warning("analytics fold failed", extra={"group": group, "reason": type(exc).__name__})
+            writes += self._fold_if_due(group, now)
         return BatchResult(failed_message_ids=failed, writes=writes)
+
+    def _fold_if_due(self, group: int, now: float) -> int:
+        try:
+            return self._log.fold_if_due(group, now, self._merge_write)
+        except Exception as exc:  # noqa: BLE001 - the log keeps the entries: a later fold takes them
+            logger.warning("analytics fold failed", extra={"group": group, "reason": type(exc).__name__})
+            return 0
 
     def compact_all(self) -> int:
         """Fold every group's settled log now (whether due or not); returns the writes made."""
