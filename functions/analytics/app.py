@@ -5,8 +5,10 @@ credentials). The beacon is validated (its path and referrer to printable URL te
 client address's and its site's rate limits, and put on the analytics queue; the answer is 204 at once, the
 same for a site that exists and one that does not (the aggregator drops the latter).
 `aggregate`: the queue's consumer (an SQS event source mapping with a batching window): folds a batch and
-writes the aggregates (svc_shared.analytics), reporting the messages whose writes failed so that only those
-are delivered again (partial batch responses)."""
+writes the aggregates (svc_shared.analytics: busy shops' day items, quiet shops' small day items, the other
+shops' increments in one log item per group of shops, and the fold of a group's log into the day items when
+it is due), reporting the messages whose writes failed so that only those are delivered again (partial
+batch responses)."""
 
 from __future__ import annotations
 

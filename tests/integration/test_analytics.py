@@ -377,6 +377,240 @@ def test_new_keys_beyond_the_daily_bound_count_as_other(clock, project):
     day = datetime.fromtimestamp(clock.now(), UTC).date()
     report = analytics.report(project.id, day, day)
     assert report["pageviews"] == MAX_KEYS + 30
+    clock.advance(2 * 3600)  # the log (the shop is neither busy nor small enough) is folded into the day item
+    analytics.compact_all()
+    assert analytics.report(project.id, day, day)["pageviews"] == MAX_KEYS + 30
     item = services.current().table.get(keys.stats(project.id), keys.day(day.isoformat()))
     assert len(item["pages"]) == MAX_KEYS + 1 and item["pages"]["(other)"] == 30
-    assert len(bytes(item["hll"])) == 3072
+    assert len(bytes(item["hlls"])) == 3 * len(
+        {_register(f"visitor-{i:04d}")[0] for i in range(MAX_KEYS + 30)}
+    )
+
+
+# -- many shops on one queue: the log, its fold, small and busy shops ------------------------------------------
+def shops_of_one_group(count: int, prefix: str) -> list[str]:
+    from svc_shared.analytics.log import group_of
+
+    found: list[str] = []
+    n = 0
+    while len(found) < count:
+        name = prefix if n == 0 else f"{prefix}-{n}"
+        if not found or group_of(name) == group_of(found[0]):
+            found.append(name)
+        n += 1
+    return found
+
+
+def views(shops: list[str], per_shop: int, at: float, tag: str):
+    from svc_shared.analytics import Beacon
+
+    return [
+        (
+            f"{tag}-{shop}-{i}",
+            Beacon(
+                shop, f"/p{i % 3}", "https://news.example/", f"v-{shop}-{i}", f"s-{shop}-{i}", "FR", at + i
+            ),
+        )
+        for shop in shops
+        for i in range(per_shop)
+    ]
+
+
+@pytest.fixture
+def noon(clock):
+    clock.advance(-(clock.now() % 86400) + 12 * 3600)
+    return clock
+
+
+def test_small_shops_of_a_batch_share_one_log_item_and_are_reported_exactly(noon, app_env):
+    from svc_shared.analytics import Analytics
+    from svc_shared.analytics.log import group_of
+
+    table = services.current().table
+    analytics = Analytics(table, noon)
+    shops = shops_of_one_group(3, "logshop")
+    result = analytics.apply(views(shops, 4, noon.now() - 20, "a"))
+    assert result.failed_message_ids == [] and result.writes == 1  # one log item for the three shops
+    assert [list(table.query(keys.stats(s))) for s in shops] == [[], [], []]  # no day item yet
+    (entry,) = [i for i in table.query(keys.analytics_log(group_of(shops[0]))) if i["sk"] != keys.FOLD]
+    assert entry["sk"].startswith("L#")
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+    for shop in shops:  # read by any instance, at once: the batch's freshness
+        report = Analytics(table, noon).report(shop, day, day)
+        assert (report["pageviews"], report["unique_visitors"]) == (4, 4)
+        assert report["top_pages"][0] == {"path": "/p0", "pageviews": 2}
+        assert report["referrers"] == [{"source": "news.example", "visits": 4}]
+    assert analytics.apply(views(shops, 4, noon.now() - 20, "a")).writes == 0  # delivered again: not counted
+    assert Analytics(table, noon).report(shops[0], day, day)["pageviews"] == 4
+    trend = Analytics(table, noon).trend(shops[1])
+    assert trend["unique_sessions"] == 4
+
+
+def test_the_log_is_folded_once_due_and_a_repeated_or_raced_fold_counts_once(noon, app_env):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from svc_shared.analytics import Analytics
+    from svc_shared.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
+
+    table = services.current().table
+    analytics = Analytics(table, noon)
+    shops = shops_of_one_group(2, "foldshop")
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+    analytics.apply(views(shops, 3, noon.now() - 30, "a"))
+    noon.advance(600)
+    analytics.apply(views(shops, 2, noon.now() - 30, "b"))
+    assert list(table.query(keys.stats(shops[0]))) == []  # not due: nothing folded
+    noon.advance(FOLD_SECONDS + SETTLE_SECONDS)
+    analytics.apply(views(shops, 1, noon.now() - 30, "c"))  # the consumer sees the oldest entry is due
+    (item,) = table.query(keys.stats(shops[0]))
+    assert item["pageviews"] == 5 and item["folded"].startswith("L#")  # the settled entries, not the newest
+    for shop in shops:
+        assert Analytics(table, noon).report(shop, day, day)["pageviews"] == 6
+    # Repeated, then raced by two instances at once, then forced again: still counted once.
+    noon.advance(FOLD_SECONDS + SETTLE_SECONDS)
+    analytics.apply(views(shops, 2, noon.now() - 30, "d"))
+    noon.advance(FOLD_SECONDS + SETTLE_SECONDS)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda a: a.compact_all(), [Analytics(table, noon), Analytics(table, noon)]))
+    analytics.compact_all()
+    for shop in shops:
+        (item,) = table.query(keys.stats(shop))
+        assert item["pageviews"] == 8
+        report = Analytics(table, noon).report(shop, day, day)
+        assert (report["pageviews"], report["unique_visitors"]) == (8, 3)
+    state = table.get(keys.analytics_log(group_of(shops[0])), keys.FOLD)
+    assert state["lease_until"] == 0
+
+
+def test_a_fold_that_stopped_half_way_is_taken_over_and_counts_each_entry_once(noon, app_env):
+    from svc_shared.analytics import Analytics
+    from svc_shared.analytics.log import LEASE_SECONDS, SETTLE_SECONDS
+
+    table = services.current().table
+    shops = shops_of_one_group(3, "crashshop")
+    Analytics(table, noon).apply(views(shops, 2, noon.now() - 30, "a"))
+    noon.advance(SETTLE_SECONDS + 60)
+
+    class Crashing:
+        """The table, failing after the first day item of the fold is written (a Lambda that timed out)."""
+
+        def __init__(self) -> None:
+            self.days = 0
+
+        def __getattr__(self, name):
+            return getattr(table, name)
+
+        def put(self, item, **kwargs):
+            if item["sk"].startswith("D#"):
+                self.days += 1
+                if self.days > 1:
+                    raise TimeoutError("stopped")
+            table.put(item, **kwargs)
+
+    with pytest.raises(TimeoutError):
+        Analytics(Crashing(), noon).compact_all()  # type: ignore[arg-type]
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+    assert [Analytics(table, noon).report(s, day, day)["pageviews"] for s in shops] == [2, 2, 2]
+    Analytics(table, noon).compact_all()  # the lease holds: nobody else folds this group meanwhile
+    assert [len(list(table.query(keys.stats(s)))) for s in shops].count(0) == 2
+    noon.advance(LEASE_SECONDS + 1)
+    Analytics(table, noon).compact_all()
+    assert [next(iter(table.query(keys.stats(s))))["pageviews"] for s in shops] == [2, 2, 2]
+    assert [Analytics(table, noon).report(s, day, day)["pageviews"] for s in shops] == [2, 2, 2]
+
+
+def test_a_quiet_shop_writes_one_small_day_item_per_batch_with_its_recent_sessions(noon, app_env):
+    from svc_shared.analytics import Analytics
+    from svc_shared.analytics.day import item_size
+
+    table = services.current().table
+    analytics = Analytics(table, noon)
+    for n in range(12):
+        noon.advance(600)
+        result = analytics.apply(views([f"quiet-{noon.now():.0f}"[:5] + "-shop"], 1, noon.now() - 5, f"q{n}"))
+        assert result.writes == 1
+    (item,) = table.query(keys.stats("quiet-shop"))
+    assert item["pageviews"] == 12 and "hll" not in item and item_size(item) <= 1000
+    assert len(item["recent"]) <= 6
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+    assert analytics.report("quiet-shop", day, day)["pageviews"] == 12
+    assert analytics.trend("quiet-shop")["unique_sessions"] == 1  # the last batch's session
+
+
+def test_the_visitor_sketch_turns_dense_once_smaller_and_estimates_stay_close(noon, app_env):
+    from svc_shared.analytics import Analytics, Beacon
+
+    table = services.current().table
+    analytics = Analytics(table, noon)
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+
+    def batch(first: int, count: int):
+        return [
+            (f"m{i}", Beacon("busy-shop", "/", "", f"visitor-{i}", f"s-{i}", "FR", noon.now() - 5))
+            for i in range(first, first + count)
+        ]
+
+    analytics.apply(batch(0, 300))  # busy: its own day item, sparse (300 registers of 3 bytes)
+    (item,) = table.query(keys.stats("busy-shop"))
+    assert "hll" not in item and len(bytes(item["hlls"])) < 3072
+    assert abs(analytics.report("busy-shop", day, day)["unique_visitors"] - 300) <= 3
+    analytics.apply(batch(300, 2700))
+    (item,) = table.query(keys.stats("busy-shop"))
+    assert "hlls" not in item and len(bytes(item["hll"])) == 3072
+    report = analytics.report("busy-shop", day, day)
+    assert report["pageviews"] == 3000 and abs(report["unique_visitors"] - 3000) / 3000 < 0.03
+    assert abs(analytics.trend("busy-shop")["unique_sessions"] - 3000) < 300  # busy shops: minute items
+
+
+def test_day_items_stored_before_the_log_are_read_and_added_to(noon, project, app_env):
+    """A day item as the previous release wrote it (dense sketch, 16-character digests, no fold bound)."""
+    from svc_shared.analytics import Analytics
+
+    table = services.current().table
+    day = datetime.fromtimestamp(noon.now(), UTC).date()
+    registers = [0] * HLL_REGISTERS
+    for i in range(40):
+        index, rank = _register(f"old-visitor-{i}")
+        registers[index] = max(registers[index], rank)
+    table.put(
+        {
+            "pk": keys.stats(project.id),
+            "sk": keys.day(day.isoformat()),
+            "version": 3,
+            "pageviews": 90,
+            "pages": {"/old": 90},
+            "referrers": {"(direct)": 90},
+            "countries": {"FR": 90},
+            "hll": pack(registers),
+            "batches": ["0123456789abcdef"],
+        }
+    )
+    analytics = Analytics(table, noon)
+    report = analytics.report(project.id, day, day)
+    assert (report["pageviews"], report["unique_visitors"]) == (90, 40)
+    others = shops_of_one_group(2, project.id)  # the project and a neighbour: the log path
+    analytics.apply(views(others, 2, noon.now() - 10, "new"))
+    report = analytics.report(project.id, day, day)
+    assert (report["pageviews"], report["unique_visitors"]) == (92, 42)
+    assert {"path": "/old", "pageviews": 90} in report["top_pages"]
+    noon.advance(7200)
+    analytics.compact_all()
+    (item,) = table.query(keys.stats(project.id))
+    assert item["pageviews"] == 92 and "hll" not in item  # 42 registers: the sparse form is smaller
+    report = analytics.report(project.id, day, day)
+    assert (report["pageviews"], report["unique_visitors"]) == (92, 42)
+
+
+def test_a_group_whose_shops_went_quiet_is_folded_by_other_traffic(noon, app_env):
+    from svc_shared.analytics import LOG_GROUPS, Analytics
+    from svc_shared.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
+
+    table = services.current().table
+    shops = shops_of_one_group(2, "wentquiet")
+    group = group_of(shops[0])
+    other = next(f"elsewhere-{n}" for n in range(100) if group_of(f"elsewhere-{n}") != group)
+    Analytics(table, noon).apply(views(shops, 2, noon.now() - 30, "a"))
+    noon.advance(FOLD_SECONDS + SETTLE_SECONDS + 60)
+    noon.advance(((group - int(noon.now() // 60)) % LOG_GROUPS) * 60)  # the minute this group is checked
+    Analytics(table, noon).apply(views([other], 1, noon.now() - 5, "b"))
+    assert [next(iter(table.query(keys.stats(s))))["pageviews"] for s in shops] == [2, 2]

@@ -24,6 +24,15 @@ def test_keys_are_spelled_as_the_table_stores_them() -> None:
     assert keys.rate("signin", "abc") == "RATE#signin#abc" and keys.window(60) == "W#60"
     assert keys.oauth_access("h") == "OAUTH_AT#h" and keys.oauth_refresh("h") == "OAUTH_RT#h"
     assert keys.connection_state("n") == "STATE#n"
+    assert keys.analytics_log(7) == "ALOG#007" and keys.log_entry(1500, "ab") == "L#0000000001500#ab"
+    assert keys.day_of(keys.day("2026-11-24")) == "2026-11-24"
+
+
+def test_log_bounds_order_the_log_entries_by_time() -> None:
+    bound = keys.log_bound(2000)
+    assert keys.log_entry(1999, "ffff") < bound < keys.log_entry(2000, "0000") < keys.LOG_END
+    assert keys.log_bound(0) > keys.FOLD  # the fold state is outside every log range
+    assert keys.log_time(keys.log_entry(2000, "ab")) == 2000 == keys.log_time(bound)
 
 
 def test_owned_projects_sort_by_creation_time() -> None:

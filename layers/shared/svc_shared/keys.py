@@ -95,6 +95,10 @@ def day(iso_day: str) -> str:
     return f"D#{iso_day}"
 
 
+def day_of(sort_key: str) -> str:
+    return sort_key.removeprefix("D#")
+
+
 def live(project_id: str) -> str:
     return f"LIVE#{project_id}"
 
@@ -111,6 +115,31 @@ def live_minutes(first: str, last: str) -> tuple[str, str]:
 
 def minute_of(sort_key: str) -> str:
     return sort_key.removeprefix("M#")
+
+
+FOLD = "FOLD"  # ALOG#<group>: how far the group's log is folded into the day items, and who is folding it
+
+
+def analytics_log(group: int) -> str:
+    """The append-only log of a group of shops (small shops' increments, one item per group and batch)."""
+    return f"ALOG#{group:03d}"
+
+
+def log_entry(at_ms: int, digest: str) -> str:
+    return f"L#{at_ms:013d}#{digest}"
+
+
+def log_bound(at_ms: int) -> str:
+    """Sorts before every log entry of `at_ms` and after every earlier one."""
+    return f"L#{at_ms:013d}"
+
+
+LOG_END = "L#~"  # sorts after every log entry
+
+
+def log_time(sort_key: str) -> int:
+    """The time (ms) of a log entry or bound."""
+    return int(sort_key.split("#")[1])
 
 
 # -- rate limits -----------------------------------------------------------------------------------------
