@@ -167,7 +167,8 @@ def backoffice_sign_in() -> Response:
             web.status_for(exc), "error.html", user, title="Something went wrong", message=exc.message
         )
     except Exception:  # the resolver's own 500 answer is JSON; a browser gets the page
-        request_id = router.current_event.request_context.request_id
+        event: Any = router.current_event  # the resolver's API Gateway proxy event
+        request_id = event.request_context.request_id
         logger.exception("unhandled error", extra={"request_id": request_id})
         message = f"An internal error occurred. Try again; if it persists, quote request {request_id}."
         return _page(500, "error.html", user, title="Something went wrong", message=message)
