@@ -13,8 +13,7 @@ from svc_shared.logs import get_logger
 from svc_shared.routes import accounts
 
 logger = get_logger()
-app = web.create_resolver()
-app.include_router(accounts.router)
+app = web.create_app(accounts.router)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -15,8 +15,7 @@ from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.routes import connections
 
 logger = get_logger()
-app = web.create_resolver(session_writes=True)
-app.include_router(connections.router)
+app = web.create_app(connections.router, session_writes=True)  # CSRF: JSON from this site only
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -20,9 +20,11 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade",
 
 
 class AuthProxy:
-    def __init__(self, upstream: str, token: str) -> None:
+    def __init__(self, upstream: str, token: str, static: dict[str, tuple[str, bytes]] | None = None) -> None:
+        """`static`: pages this proxy serves itself on GET, by path: (content type, body) (a test host's page)."""
         self.upstream = upstream.rstrip("/")
         self.token = token
+        self.static = static or {}
         self._upstream_netloc = urlsplit(self.upstream).netloc
         self._client = httpx.Client(timeout=30)
         proxy = self
@@ -34,6 +36,15 @@ class AuthProxy:
                 pass
 
             def _forward(self) -> None:
+                page = proxy.static.get(self.path.split("?")[0]) if self.command == "GET" else None
+                if page is not None:
+                    self.send_response(200)
+                    self.send_header("Content-Type", page[0])
+                    self.send_header("Content-Length", str(len(page[1])))
+                    self.send_header("Cache-Control", "no-store")
+                    self.end_headers()
+                    self.wfile.write(page[1])
+                    return
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 # Surrounding whitespace is not part of a field value (RFC 9110 §5.5); API Gateway drops it too.

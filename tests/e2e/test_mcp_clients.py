@@ -30,11 +30,13 @@ CONFORMANCE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance" / 
 INSPECTOR = ROOT / "node_modules" / ".bin" / "mcp-inspector"
 SDK1_PYTHON = ROOT / ".venv-sdk1" / "bin" / "python"
 
-# The 2026-07-28 server scenarios that apply to a server offering tools only (docs/decisions.md lists the
-# required ones that do not apply, and why).
+# The 2026-07-28 server scenarios that apply to a server offering tools and its MCP Apps views as resources
+# (docs/decisions.md lists the required ones that do not apply, and why).
 SCENARIOS_2026 = [
     "server-stateless",
     "tools-list",
+    "resources-list",
+    "sep-2164-resource-not-found",
     "caching",
     "dns-rebinding-protection",
     "http-header-validation",
@@ -44,17 +46,21 @@ SCENARIOS_2026 = [
     "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
 ]
-SCENARIOS_2025 = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]
-# Checks of those scenarios that need what a tools-only server does not have: the suite's own diagnostic
-# tools, or prompts and resources.
+SCENARIOS_2025 = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "resources-list",
+    "dns-rebinding-protection",
+]
+# Checks of those scenarios that need what this server does not have: the suite's own diagnostic tools, or
+# prompts.
 NOT_APPLICABLE = {
     "sep-2575-server-rejects-undeclared-capability": "needs the suite's tool test_missing_capability",
     "sep-2575-missing-capability-http-400": "needs the suite's tool test_missing_capability",
     "sep-2575-http-server-no-independent-requests-on-stream": "needs the suite's tool test_streaming_elicitation",
     "sep-2575-server-no-log-without-loglevel": "needs the suite's tool test_logging_tool",
     "sep-2549-prompts-list-caching-hints": "no prompts",
-    "sep-2549-resources-list-caching-hints": "no resources",
-    "sep-2549-resources-templates-list-caching-hints": "no resources",
 }
 PASSING = {"SUCCESS", "INFO", "WARNING", "SKIPPED"}
 

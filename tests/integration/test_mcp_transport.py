@@ -80,7 +80,7 @@ def test_notification_gets_202_and_no_body(api, bearer):
 
 
 def test_unknown_method_and_server_discover_are_method_not_found(api, bearer):
-    for method in ("server/discover", "resources/list"):
+    for method in ("server/discover", "prompts/list"):
         reply = rpc(api, bearer, call(method)).json()
         assert reply["error"] == {"code": -32601, "message": "Method not implemented"}
 
@@ -420,7 +420,7 @@ def test_server_discover_describes_the_server_without_initialize(api, bearer):
     assert answer.status == 200
     result = answer.json()["result"]
     assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", V2026]
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "resources": {"listChanged": False}}
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "svc-mcp"
     assert result["resultType"] == "complete"
     assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0

@@ -419,6 +419,37 @@ class Analytics:
             "countries": [{"country": c, "visits": n} for c, n in countries.most_common(5)],
         }
 
+    def daily(self, project_id: str, start: date, end: date) -> dict[str, Any]:
+        """Pageviews and unique visitors of each day of the range (a day with no beacon counts zero)."""
+        if end < start:
+            raise InvalidInput("end_date must not be before start_date")
+        if (end - start).days + 1 > MAX_RANGE_DAYS:
+            raise InvalidInput(f"the date range is at most {MAX_RANGE_DAYS} days")
+        found = {
+            str(item["sk"]).removeprefix("D#"): item
+            for item in self._table.query(
+                keys.stats(project_id), sk_between=(keys.day(start.isoformat()), keys.day(end.isoformat()))
+            )
+        }
+        days = []
+        for offset in range((end - start).days + 1):
+            day = (start + timedelta(days=offset)).isoformat()
+            item = found.get(day) or {}
+            views = int(item.get("pageviews", 0))
+            days.append(
+                {
+                    "date": day,
+                    "pageviews": views,
+                    "unique_visitors": estimate(unpack(item.get("hll"))) if views else 0,
+                }
+            )
+        return {
+            "project_id": project_id,
+            "start_date": start.isoformat(),
+            "end_date": end.isoformat(),
+            "days": days,
+        }
+
     def trend(self, project_id: str) -> dict[str, Any]:
         now = datetime.fromtimestamp(self._clock.now(), UTC).replace(second=0, microsecond=0)
         minutes = [now - timedelta(minutes=i) for i in range(TREND_MINUTES - 1, -1, -1)]

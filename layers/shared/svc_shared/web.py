@@ -17,6 +17,8 @@ from svc_shared import baseurl, errors, jsonlimit
 from svc_shared.logs import get_logger
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.api_gateway import Router
+
     from svc_shared.bodies import RequestBody
 
 logger = get_logger()
@@ -168,6 +170,15 @@ def create_resolver(
         logger.exception("unhandled error", extra={"request_id": request_id})
         return json_response(500, {"error": "internal_error", "request_id": request_id})
 
+    return app
+
+
+def create_app(*routers: Router, session_writes: bool = False) -> APIGatewayRestResolver:
+    """A function's resolver (`create_resolver`) serving `routers`, the Router modules its routes are declared
+    on (svc_shared.routes)."""
+    app = create_resolver(session_writes=session_writes)
+    for router in routers:
+        app.include_router(router)
     return app
 
 

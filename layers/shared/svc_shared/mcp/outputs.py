@@ -71,6 +71,9 @@ class ProjectDetails(ProjectSummary):
     last_pushed_sha: str | None
     last_pushed_at: str | None
     db_project_ref: str | None
+    publish_status: str
+    publish_stage: str
+    publish_error: str | None
 
 
 class Visibility(Output):
@@ -246,3 +249,24 @@ class AnalyticsTrend(Output):
     project_id: str
     unique_sessions: int
     per_minute: list[MinuteSessions]
+
+
+class PublishProgress(Output):
+    project_id: str
+    publish_status: str
+    publish_stage: str
+    publish_error: str | None
+    live_url: str | None
+
+
+class DayTraffic(Output):
+    date: str
+    pageviews: int
+    unique_visitors: int
+
+
+class DailyTraffic(Output):
+    project_id: str
+    start_date: str
+    end_date: str
+    days: list[DayTraffic]

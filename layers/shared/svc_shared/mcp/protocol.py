@@ -12,6 +12,7 @@ Two eras of MCP share the endpoint, chosen by the `MCP-Protocol-Version` header:
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pydantic import ValidationError
 from svc_shared import jsonlimit
 from svc_shared.errors import DomainError
 from svc_shared.logs import get_logger
+from svc_shared.mcp import apps
 from svc_shared.mcp.messages import (
     META_CAPABILITIES,
     META_VERSION,
@@ -69,6 +71,7 @@ NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "ur
 # the same for every user, so shared caches may keep them for an hour.
 LIST_TTL_MS = 3_600_000
 CACHE_SCOPE = "public"
+RESOURCE_NOT_FOUND = "Resource not found: {uri}"
 INSTRUCTIONS = (
     "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
     "repository files, assets, analytics and credits."
@@ -220,11 +223,17 @@ class Dispatcher:
             "ping": self._ping,
             "tools/list": self._list_tools,
             "tools/call": self._call,
+            "resources/list": self._list_resources,
+            "resources/templates/list": self._list_resource_templates,
+            "resources/read": self._read_resource,
         }
         self._stateless_methods: dict[str, Handler] = {
             "server/discover": self._discover,
             "tools/list": self._list_tools_cacheable,
             "tools/call": self._call,
+            "resources/list": self._list_resources,
+            "resources/templates/list": self._list_resource_templates,
+            "resources/read": self._read_resource,
         }
 
     def handle(
@@ -235,6 +244,8 @@ class Dispatcher:
             return message.reply
         method = message.method
         methods = self._stateless_methods if stateless else self._methods
+        if stateless and not context.ui and apps.request_offers_ui(message.arguments):
+            context = dataclasses.replace(context, ui=True)
         try:
             reply = self._method(methods, method, message.arguments, message.id, context)
         except Exception:
@@ -244,6 +255,9 @@ class Dispatcher:
             return None
         if stateless and isinstance(reply.get("result"), dict):
             reply["result"].setdefault("resultType", "complete")
+            if method.startswith("resources/"):  # the views change only with a deployment, for everyone
+                reply["result"].setdefault("ttlMs", LIST_TTL_MS)
+                reply["result"].setdefault("cacheScope", CACHE_SCOPE)
         return reply
 
     def _method(
@@ -257,6 +271,15 @@ class Dispatcher:
             return result(id_, {})
         return error(id_, METHOD_NOT_FOUND, "Method not implemented")
 
+    @staticmethod
+    def capabilities(ui: bool) -> dict[str, Any]:
+        """The server's capabilities: tools and resources (the views), and the MCP Apps extension for a client
+        that declared it."""
+        capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "resources": {"listChanged": False}}
+        if ui:
+            capabilities["extensions"] = apps.server_extensions()
+        return capabilities
+
     def _initialize(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         asked = params.get("protocolVersion")
         version = asked if asked in HANDSHAKE_VERSIONS else PROTOCOL_VERSION
@@ -264,7 +287,7 @@ class Dispatcher:
             id_,
             {
                 "protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": self.capabilities(apps.offers_ui(params.get("capabilities"))),
                 "serverInfo": SERVER_INFO,
                 "instructions": INSTRUCTIONS,
             },
@@ -275,7 +298,7 @@ class Dispatcher:
             id_,
             {
                 "supportedVersions": list(SUPPORTED_VERSIONS),
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": self.capabilities(context.ui),
                 "instructions": INSTRUCTIONS,
                 "_meta": {META_SERVER_INFO: SERVER_INFO},
                 "resultType": "complete",
@@ -288,11 +311,28 @@ class Dispatcher:
         return result(id_, {})
 
     def _list_tools(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        return result(id_, Encoded(self._registry.listing()))
+        return result(id_, Encoded(self._registry.listing(ui=context.ui)))
 
     def _list_tools_cacheable(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         hints = {"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}
-        return result(id_, Encoded(self._registry.listing(hints)))
+        return result(id_, Encoded(self._registry.listing(hints, ui=context.ui)))
+
+    def _list_resources(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        return result(id_, {"resources": apps.listing()})
+
+    def _list_resource_templates(
+        self, params: dict[str, Any], id_: Any, context: ToolContext
+    ) -> dict[str, Any]:
+        return result(id_, {"resourceTemplates": []})
+
+    def _read_resource(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            return error(id_, INVALID_PARAMS, "Invalid params: uri must be a non-empty string.")
+        found = apps.read(uri)
+        if found is None:
+            return error(id_, INVALID_PARAMS, RESOURCE_NOT_FOUND.format(uri=uri[:200]), {"uri": uri})
+        return result(id_, found)
 
     def _call(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         try:
@@ -301,7 +341,7 @@ class Dispatcher:
             if exc.errors()[0]["loc"][0] == "name":
                 return error(id_, INVALID_PARAMS, "Invalid params: name must be a string.")
             return result(id_, tool_error("Invalid arguments: arguments must be an object."))
-        tool = self._registry.tools.get(call.name)
+        tool = self._registry.visible(call.name, context.ui)
         if tool is None:
             return error(id_, METHOD_NOT_FOUND, f"Unknown tool: {call.name}")
         arguments = call.arguments or {}

@@ -27,10 +27,12 @@ class NoArguments(ToolInput):
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Who is calling: the user behind the access token."""
+    """Who is calling: the user behind the access token, and whether their client renders MCP Apps views
+    (it declared the `io.modelcontextprotocol/ui` extension; svc_shared.mcp.apps)."""
 
     user_id: str
     client_id: str
+    ui: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,14 @@ class Tool:
     open_world: bool = False
     # The result's shape, when it is fixed: declared as outputSchema, the result sent as structuredContent too.
     output: type[BaseModel] | None = None
+    # MCP Apps: the ui:// view that renders this tool's result, and who may call the tool ("model", "app").
+    # An app-only tool exists only for clients that render views; the host hides it from the model.
+    ui_resource: str | None = None
+    visibility: tuple[str, ...] = ("model", "app")
+
+    @property
+    def app_only(self) -> bool:
+        return "model" not in self.visibility
 
     @property
     def accepted_scopes(self) -> tuple[str, ...]:
@@ -55,7 +65,7 @@ class Tool:
         granted = scope.split()
         return any(s in granted for s in self.accepted_scopes)
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self, ui: bool = False) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
         schema.setdefault("properties", {})
@@ -76,6 +86,11 @@ class Tool:
             "idempotentHint": self.idempotent,
             "openWorldHint": self.open_world,
         }
+        if ui and (self.ui_resource is not None or self.app_only):
+            meta: dict[str, Any] = {"visibility": list(self.visibility)}
+            if self.ui_resource is not None:
+                meta["resourceUri"] = self.ui_resource
+            definition["_meta"] = {"ui": meta}
         return definition
 
 
@@ -92,24 +107,44 @@ class Registry:
         input_model: type[ToolInput] = NoArguments,
         *,
         output: type[BaseModel] | None = None,
+        ui_resource: str | None = None,
+        visibility: tuple[str, ...] = ("model", "app"),
         **hints: bool,
     ) -> Callable[[Callable[[ToolContext, Any], Any]], Callable[[ToolContext, Any], Any]]:
         def register(run: Callable[[ToolContext, Any], Any]) -> Callable[[ToolContext, Any], Any]:
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
-            self.tools[name] = Tool(name, title, description, input_model, run, output=output, **hints)
+            self.tools[name] = Tool(
+                name,
+                title,
+                description,
+                input_model,
+                run,
+                output=output,
+                ui_resource=ui_resource,
+                visibility=visibility,
+                **hints,
+            )
             self._listings.clear()
             return run
 
         return register
 
-    def listing(self, extra: dict[str, Any] | None = None) -> str:
+    def visible(self, name: str, ui: bool) -> Tool | None:
+        """The tool of that name as this client sees it: app-only tools exist only for clients that render
+        views."""
+        tool = self.tools.get(name)
+        return None if tool is None or (tool.app_only and not ui) else tool
+
+    def listing(self, extra: dict[str, Any] | None = None, ui: bool = False) -> str:
         """The tools/list result as JSON text (with `extra` members, such as caching hints), built and encoded
-        once per container (the JSON schemas never change at run time): every tools/list answers these bytes."""
+        once per container (the JSON schemas never change at run time): every tools/list answers these bytes.
+        A client that renders MCP Apps views (`ui`) also gets each tool's `_meta.ui` and the app-only tools;
+        any other client gets the plain tools."""
         extra = extra or {}
-        cache_key = json.dumps(extra, sort_keys=True)
+        cache_key = json.dumps([extra, ui], sort_keys=True)
         text = self._listings.get(cache_key)
         if text is None:
-            tools = [tool.definition() for tool in self.tools.values()]
+            tools = [tool.definition(ui) for tool in self.tools.values() if ui or not tool.app_only]
             text = self._listings[cache_key] = json.dumps({"tools": tools, **extra}, separators=(",", ":"))
         return text

@@ -34,7 +34,7 @@ CROSS_ORIGIN_PATHS = (
 
 def create_app(*routers: Router) -> APIGatewayRestResolver:
     """The authorization server's resolver: `routers` included, domain errors answered by the OAuth table."""
-    app = web.create_resolver()
+    app = web.create_app(*routers)
 
     @app.exception_handler(errors.DomainError)
     def _domain_error(exc: errors.DomainError) -> Response:
@@ -57,8 +57,6 @@ def create_app(*routers: Router) -> APIGatewayRestResolver:
         page = pages.error_page("This authorization request cannot continue", exc.message)
         return web.html_response(400, page)
 
-    for router in routers:
-        app.include_router(router)
     return app
 
 

@@ -1,0 +1,166 @@
+"""MCP Apps (the `io.modelcontextprotocol/ui` extension, specification 2026-01-26): the views this server
+offers as `ui://` resources, and which clients get them.
+
+A client renders views when it declares the extension with the `text/html;profile=mcp-app` MIME type in its
+capabilities: per request in the stateless era (`params._meta`), at `initialize` in the handshake era. The
+handshake era has no per-request capabilities, so an `initialize` that declares the extension is answered with
+an `Mcp-Session-Id` that says so: an HMAC of the user id under a key of its own, checked with no I/O on every
+later request. Only such clients get the extension advertised, each tool's `_meta.ui` and the app-only tools;
+every other client gets the tools and results it always had.
+
+Each view is one HTML document with the view-side SDK (vendored, see ui/vendor_ext_apps.py) and its own code
+inlined: no request leaves the sandbox except the tool calls the host relays, so each declares an empty CSP
+(the host's restrictive default: no connection, no outside resource).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import hmac
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from svc_shared.mcp.messages import META_CAPABILITIES
+
+EXTENSION = "io.modelcontextprotocol/ui"
+MIME_TYPE = "text/html;profile=mcp-app"
+SESSION_HEADER = "Mcp-Session-Id"
+SESSION_PREFIX = "ui1."
+UNKNOWN_SESSION = "Session not found: this Mcp-Session-Id was not issued by this server. Initialize again."
+UI_DIR = Path(__file__).resolve().parent / "ui"
+_BUNDLE_MARK = "/*EXT_APPS_SDK*/"
+
+
+@dataclass(frozen=True)
+class View:
+    uri: str
+    name: str
+    title: str
+    description: str
+    file: str
+
+    def listing(self) -> dict[str, Any]:
+        return {
+            "uri": self.uri,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": MIME_TYPE,
+            "_meta": {"ui": meta()},
+        }
+
+
+PROJECT_CARD = "ui://svc/project-card.html"
+PUBLISH = "ui://svc/publish-progress.html"
+TRAFFIC = "ui://svc/traffic.html"
+VIEWS = {
+    view.uri: view
+    for view in (
+        View(
+            PROJECT_CARD,
+            "project-card",
+            "Project card",
+            "A project's name, publish state, live URL and repository, with a link to open it in the workspace.",
+            "project-card.html",
+        ),
+        View(
+            PUBLISH,
+            "publish-progress",
+            "Publish progress",
+            "The publish stages of a project as a step list that follows the run, the failure in words with a "
+            "Retry, and the live URL once ready.",
+            "publish-progress.html",
+        ),
+        View(
+            TRAFFIC,
+            "traffic",
+            "Traffic",
+            "Pageviews and visitors per day as a chart, with the top pages, referrers and countries.",
+            "traffic.html",
+        ),
+    )
+}
+
+
+def meta() -> dict[str, Any]:
+    """What every view declares: no outside origin at all (the host's restrictive default CSP), a border."""
+    return {"csp": {}, "prefersBorder": True}
+
+
+def offers_ui(capabilities: Any) -> bool:
+    """Whether client capabilities declare the extension with the MIME type of our views."""
+    if not isinstance(capabilities, dict):
+        return False
+    extensions = capabilities.get("extensions")
+    settings = extensions.get(EXTENSION) if isinstance(extensions, dict) else None
+    if not isinstance(settings, dict):
+        return False
+    mime_types = settings.get("mimeTypes")
+    return isinstance(mime_types, list) and MIME_TYPE in mime_types
+
+
+def request_offers_ui(params: dict[str, Any]) -> bool:
+    """A stateless-era request: its `params._meta` carries the client's capabilities."""
+    meta_ = params.get("_meta")
+    return isinstance(meta_, dict) and offers_ui(meta_.get(META_CAPABILITIES))
+
+
+def server_extensions() -> dict[str, Any]:
+    return {EXTENSION: {"mimeTypes": [MIME_TYPE]}}
+
+
+# -- the handshake era's session ---------------------------------------------------------------------------
+def _session_key() -> bytes:
+    from svc_shared import services
+
+    return services.signing_key("mcp-ui-session")
+
+
+def session_id(user_id: str, key: bytes | None = None) -> str:
+    mac = hmac.new(key or _session_key(), f"{SESSION_PREFIX}{user_id}".encode(), hashlib.sha256).digest()
+    return SESSION_PREFIX + base64.urlsafe_b64encode(mac[:24]).decode()
+
+
+def session_ui(header: str | None, user_id: str, key: bytes | None = None) -> bool | None:
+    """From a request's Mcp-Session-Id: True for a session this server issued to this user (a client that
+    renders views), False for none, None for any other value (the transport's 404: initialize again)."""
+    if header is None or not header.strip():
+        return False
+    return True if hmac.compare_digest(header.strip(), session_id(user_id, key)) else None
+
+
+def session_headers(messages: list[Any], user_id: str) -> dict[str, str]:
+    """The Mcp-Session-Id to answer an `initialize` whose client declared the extension with."""
+    for message in messages:
+        params = getattr(message, "arguments", None)
+        if getattr(message, "method", None) != "initialize" or not isinstance(params, dict):
+            continue
+        if offers_ui(params.get("capabilities")):
+            return {SESSION_HEADER: session_id(user_id)}
+    return {}
+
+
+# -- resources -----------------------------------------------------------------------------------------------
+def listing() -> list[dict[str, Any]]:
+    return [view.listing() for view in VIEWS.values()]
+
+
+@functools.cache
+def html(uri: str) -> str:
+    """A view's document: its HTML with the SDK bundle inlined where it marks (read once per container)."""
+    view = VIEWS[uri]
+    page = (UI_DIR / view.file).read_text()
+    bundle = (UI_DIR / "vendor" / "ext-apps-app.js").read_text()
+    page = page.replace("/*VIEW_COMMON_CSS*/", (UI_DIR / "common.css").read_text(), 1)
+    page = page.replace("/*VIEW_COMMON_JS*/", (UI_DIR / "common.js").read_text(), 1)
+    return page.replace(_BUNDLE_MARK, bundle.replace("</script", "<\\/script"), 1)
+
+
+def read(uri: str) -> dict[str, Any] | None:
+    """The resources/read result of a view, or None for a URI this server does not have."""
+    if uri not in VIEWS:
+        return None
+    return {"contents": [{"uri": uri, "mimeType": MIME_TYPE, "text": html(uri), "_meta": {"ui": meta()}}]}

@@ -1,0 +1,61 @@
+const { App, applyHostStyleVariables, applyDocumentTheme } = ExtApps;
+
+/** An element with attributes (on* are listeners) and children (strings become text, never HTML). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** A tool result's data: its structured content, or the JSON of its text; an error result throws its words. */
+function resultData(result) {
+  const text = result?.content?.find((c) => c.type === "text")?.text ?? "";
+  if (result?.isError) throw new Error(text || "The tool call failed.");
+  if (result?.structuredContent) return result.structuredContent;
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+function applyContext(context) {
+  if (context?.theme) applyDocumentTheme(context.theme);
+  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
+}
+
+/** Connects the view to its host; `handlers` get the tool's input and result as the host sends them. */
+async function connectView(name, handlers) {
+  const app = new App({ name, version: "1.0.0" }, {});
+  app.ontoolinput = (params) => handlers.input?.(params.arguments ?? {});
+  app.ontoolresult = (result) => handlers.result?.(result);
+  app.ontoolcancelled = (params) => handlers.cancelled?.(params.reason);
+  app.onhostcontextchanged = applyContext;
+  app.onteardown = async () => ({});
+  await app.connect();
+  applyContext(app.getHostContext());
+  return app;
+}
+
+/** Calls one of this server's tools through the host (the host holds the connection and the token). */
+async function callTool(app, name, args) {
+  return resultData(await app.callServerTool({ name, arguments: args }));
+}
+
+/** A link the host opens (a sandboxed view cannot navigate). */
+function hostLink(app, url, text, attrs = {}) {
+  return el("a", {
+    href: url, target: "_blank", rel: "noopener", ...attrs,
+    onclick: (event) => { event.preventDefault(); app.openLink({ url }).catch(() => {}); },
+  }, text);
+}
+
+function showStatus(text, kind = "muted") {
+  const status = document.getElementById("status");
+  status.className = kind;
+  status.textContent = text;
+}

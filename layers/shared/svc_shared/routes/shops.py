@@ -1,0 +1,68 @@
+"""The hosted backoffice's one route, /shops/{projectId}/...: which shop a request is for, the event as the
+backoffice sees it (the path below the shop), the migrations each shop's database is brought to, and the
+answers given before the backoffice is reached. functions/shops/app.py hands the request over to
+svc_backoffice.hosting, which only a function may import."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from svc_shared import errors, services
+from svc_shared.logs import get_logger
+
+if TYPE_CHECKING:
+    from svc_shared.shops import HostedShop  # loaded with the Shops service, on the first request
+
+logger = get_logger()
+
+
+def answer(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    """An answer in the backoffice's error shape (`{"error": ...}`)."""
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json", "Cache-Control": "no-store"},
+        "body": json.dumps(body),
+        "isBase64Encoded": False,
+    }
+
+
+def find(event: dict[str, Any]) -> HostedShop | dict[str, Any]:
+    """The shop the request names, or the answer (a dict) when there is none (404) or it cannot be resolved
+    (500, naming the request id; the cause stays in the log)."""
+    project_id = str((event.get("pathParameters") or {}).get("projectId") or "")
+    request_id = (event.get("requestContext") or {}).get("requestId")
+    try:
+        return services.shops().get(project_id)
+    except errors.NotFound:
+        return answer(404, {"error": "Shop not found"})
+    except Exception:  # the backoffice's 500 shape; the cause stays in the log
+        logger.exception("the shop could not be resolved", extra={"project_id": project_id})
+        return answer(500, {"error": "internal error", "request_id": request_id})
+
+
+def shop_event(event: dict[str, Any]) -> dict[str, Any]:
+    """The event as the backoffice sees it: its path is what follows /shops/{projectId}, taken from the proxy
+    parameter (so a stage or a custom domain's base path in front makes no difference), `/` for the shop's
+    root."""
+    proxy = str((event.get("pathParameters") or {}).get("proxy") or "").lstrip("/")
+    path = f"/{proxy}"
+    context = {**(event.get("requestContext") or {}), "path": path, "resourcePath": "/{proxy+}"}
+    return {
+        **event,
+        "path": path,
+        "resource": "/{proxy+}",
+        "pathParameters": {"proxy": proxy} if proxy else None,
+        "requestContext": context,
+    }
+
+
+@functools.cache
+def migrations_dir() -> Path:
+    """The migrations of the backoffice version this deployment runs (the tree `make build` bundles into the
+    shared layer; the repository's in development): each shop's database is brought to them when served."""
+    from svc_shared.publishing import template_root
+
+    return template_root() / "migrations"
