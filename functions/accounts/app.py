@@ -1,176 +1,19 @@
-"""Workspace sign-in: the login form, the session cookie, sign-out, and the signed-in user's account."""
+"""Lambda entry of workspace sign-in (the login form, the session cookie, sign-out), the signed-in user's
+account routes (§4.2) and the backoffice's single sign-on link: the resolver for svc_shared.routes.accounts."""
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, pages, services, web
-from svc_shared.accounts import User
-from svc_shared.bodies import SignInForm
-from svc_shared.handoff import NotPublished
+from svc_shared import web
 from svc_shared.logs import get_logger
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.routes import accounts
 
 logger = get_logger()
-app = web.create_resolver()
-
-
-# The sign-in page's form posts with a full Origin (no-referrer would make it `null`), and no other site
-# learns the page's address from it.
-_LOGIN_HEADERS = {"Referrer-Policy": "same-origin"}
-CROSS_SITE_SIGN_IN = "This sign-in did not come from this site's sign-in page. Sign in here instead."
-
-
-def _login_form(
-    status: int,
-    *,
-    next_path: str,
-    error: str | None = None,
-    email: str = "",
-    headers: dict[str, str] | None = None,
-) -> Response:
-    base = services.public_base_url()
-    return web.html_response(
-        status,
-        pages.login_page(action=f"{base}/login", next_path=next_path, error=error, email=email),
-        headers={**_LOGIN_HEADERS, **(headers or {})},
-    )
-
-
-@app.get("/login")
-def login_form() -> Response:
-    return _login_form(200, next_path=web.safe_next(app.current_event.get_query_string_value("next")))
-
-
-@app.post("/login")
-def login() -> Response:
-    settings = services.settings()
-    try:
-        web.check_same_origin(app)  # login CSRF: another site must not sign the browser in as someone
-    except errors.Forbidden:
-        return _login_form(403, next_path="/", error=CROSS_SITE_SIGN_IN)
-    try:
-        form = web.parse(SignInForm, web.form_body(app))
-    except errors.InvalidInput as exc:
-        return _login_form(400, next_path="/", error=exc.message)
-    next_path = web.safe_next(form.next)
-    email, password = form.email.strip(), form.password
-    if not email or not password:
-        return _login_form(400, next_path=next_path, error="Enter your email and password.", email=email)
-    try:
-        session = services.signin().sign_in(email, password, web.client_ip(app))
-    except errors.RateLimited as exc:
-        return _login_form(
-            429,
-            next_path=next_path,
-            error=exc.message,
-            email=email,
-            headers={"Retry-After": str(exc.retry_after)},
-        )
-    except errors.Unauthenticated as exc:
-        return _login_form(401, next_path=next_path, error=exc.message, email=email)
-    services.remember_public_base_url()  # for the publish steps, which no request reaches
-    cookie = web.session_cookie(
-        SESSION_COOKIE, session.cookie, max_age=settings.session_ttl_seconds, secure=services.cookie_secure()
-    )
-    return web.redirect(f"{services.public_base_url()}{next_path}", cookies=[cookie])
-
-
-@app.post("/logout")
-def logout() -> Response:
-    """Sign out this browser; with `everywhere=yes` (and the workspace's CSRF token), end every session of
-    the user and revoke every MCP client too. Refused from another site (logout CSRF)."""
-    try:
-        web.check_same_origin(app)
-    except errors.Forbidden as exc:
-        return _page(403, "error.html", None, title="Not signed out", message=exc.message)
-    cookie = web.cookie(app, SESSION_COOKIE)
-    form = web.form_body(app) if web.content_type(app) == "application/x-www-form-urlencoded" else {}
-    if form.get("everywhere") == "yes":
-        from svc_shared.workspace.render import csrf_valid
-
-        user_id = services.sessions().resolve(cookie)
-        if user_id is None or not csrf_valid(
-            services.signing_key("workspace-csrf"), cookie, form.get("csrf")
-        ):
-            message = (
-                "This form has expired or did not come from the workspace. Reload the page and try again."
-            )
-            return _page(400, "error.html", None, title="Not signed out", message=message)
-        services.signin().sign_out_everywhere(user_id)
-    else:
-        services.signin().sign_out(cookie)
-    gone = web.expired_cookie(SESSION_COOKIE, secure=services.cookie_secure())
-    return web.redirect(f"{services.public_base_url()}/login", cookies=[gone])
-
-
-@app.get("/api/me")
-def me() -> Response:
-    user = services.signin().current_user(web.cookie(app, SESSION_COOKIE))
-    return web.json_response(200, user.public())
-
-
-@app.get("/api/workspaces")
-def workspaces() -> Response:
-    user_id = services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
-    spaces = services.accounts().list_workspaces(user_id)
-    return web.json_response(200, {"workspaces": [w.public() for w in spaces]})
-
-
-def _page(status: int, template: str, user: User | None, **context: Any) -> Response:
-    """A page in the workspace's layout and with its headers (this route is opened by a browser)."""
-    from svc_shared.workspace import render
-
-    html = render.page(template, base=services.settings().public_base_url, user=user, **context)
-    return Response(
-        status_code=status,
-        content_type="text/html; charset=utf-8",
-        body=html,
-        headers=dict(render.PAGE_HEADERS),
-    )
-
-
-@app.get("/backoffice/sso")
-def backoffice_sign_in() -> Response:
-    """Open a project's backoffice signed in: a redirect with a 60 s token. A browser opens this link, so
-    every answer that is not the redirect is a page, never JSON."""
-    project_id = app.current_event.get_query_string_value("project") or ""
-    user_id = services.sessions().resolve(web.cookie(app, SESSION_COOKIE))
-    if user_id is None:
-        target = f"/backoffice/sso?{urlencode({'project': project_id})}"
-        return web.redirect(f"{services.public_base_url()}/login?{urlencode({'next': target})}")
-    user: User | None = None
-    try:
-        user = services.accounts().get_user(user_id)
-        return web.redirect(services.handoffs().sign_in_url(user, project_id))
-    except NotPublished as exc:
-        project = exc.project
-        return _page(
-            409,
-            "backoffice_pending.html",
-            user,
-            nav="home",
-            project=project,
-            owner=user is not None and project.owner_id == user.id,
-            project_url=services.workspace_url(project.id),
-        )
-    except errors.NotFound:
-        message = "This page does not exist, or it is not shared with you."
-        return _page(404, "error.html", user, title="Not found", message=message)
-    except errors.DomainError as exc:
-        return _page(
-            web.status_for(exc), "error.html", user, title="Something went wrong", message=exc.message
-        )
-    except Exception:  # the resolver's own 500 answer is JSON; a browser gets the page
-        request_id = app.current_event.request_context.request_id
-        logger.exception("unhandled error", extra={"request_id": request_id})
-        message = f"An internal error occurred. Try again; if it persists, quote request {request_id}."
-        return _page(500, "error.html", user, title="Something went wrong", message=message)
+app = web.create_app(accounts.router)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

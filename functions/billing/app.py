@@ -1,64 +1,19 @@
-"""The checkout provider's webhook: a paid credit top-up becomes credits, once per checkout session. The
-signature over the raw body is checked before anything is parsed or recorded."""
+"""Lambda entry of the checkout provider's webhook (a paid credit top-up becomes credits, once per checkout
+session): the resolver for svc_shared.routes.billing."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, jsonlimit, services, web
-from svc_shared.bodies import CheckoutEvent, CheckoutMetadata
+from svc_shared import web
 from svc_shared.logs import get_logger
-from svc_shared.providers.checkout import SignatureError, verify_signature
-from svc_shared.secrets import get_secret
+from svc_shared.routes import billing
 
 logger = get_logger()
-app = web.create_resolver()
-MAX_BODY = 256 * 1024
-
-
-@app.post("/api/webhooks/checkout")
-def checkout_webhook() -> Response:
-    raw = (app.current_event.decoded_body or "").encode()
-    if len(raw) > MAX_BODY:
-        return web.json_response(413, {"error": "payload_too_large"})
-    header = app.current_event.headers.get("stripe-signature")
-    if not header:
-        return web.json_response(400, {"error": "missing_signature"})
-    try:
-        verify_signature(
-            raw,
-            header,
-            get_secret(services.settings().checkout_webhook_secret_arn),
-            now=services.clock().now(),
-        )
-    except SignatureError as exc:
-        logger.warning("checkout webhook refused", extra={"reason": str(exc)})
-        return web.json_response(400, {"error": "signature_failed"})
-    try:
-        event = web.parse(CheckoutEvent, jsonlimit.loads(raw))
-    except jsonlimit.TooDeep:
-        return web.json_response(400, {"error": "invalid_event", "message": f"{jsonlimit.TOO_DEEP}."})
-    except (ValueError, errors.InvalidInput):
-        return web.json_response(400, {"error": "invalid_event"})
-    session = event.data.object
-    metadata = session.metadata or CheckoutMetadata()
-    if event.type != "checkout.session.completed" or metadata.purpose != "credit_top_up":
-        return web.json_response(200, {"received": True, "credited": False})
-    if session.payment_status != "paid" or not metadata.user_id:
-        return web.json_response(200, {"received": True, "credited": False})
-    if session.amount_total is None:
-        return web.json_response(400, {"error": "invalid_event"})
-    credited = services.credits().grant_once(
-        user_id=metadata.user_id,
-        checkout_session_id=session.id,
-        amount_cents=session.amount_total,
-        event_id=event.id,
-    )
-    return web.json_response(200, {"received": True, "credited": credited})
+app = web.create_app(billing.router)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

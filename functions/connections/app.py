@@ -1,71 +1,21 @@
-"""Provider connections of the workspace: start the OAuth flow with a provider, finish it on the callback,
-summarise and remove connections. Same-origin routes of the workspace application, session required."""
+"""Lambda entry of the workspace's provider connections (start a provider's OAuth flow, its callback, the
+summary, disconnect): the resolver for svc_shared.routes.connections. Session-authenticated writes must be
+JSON from this site (CSRF), which the resolver checks before any route runs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, pages, services, web
-from svc_shared.bodies import DisconnectRequest
-from svc_shared.connections import ConnectionFailed, check_provider
+from svc_shared import web
 from svc_shared.logs import get_logger
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.routes import connections
 
 logger = get_logger()
-app = web.create_resolver(session_writes=True)  # CSRF: JSON from this site only
-
-
-def _user_id() -> str:
-    return services.signin().current_user_id(web.cookie(app, SESSION_COOKIE))
-
-
-@app.get("/api/oauth/initiate")
-def initiate() -> Response:
-    provider = check_provider(app.current_event.get_query_string_value("provider"))
-    url = services.connections().initiate(_user_id(), provider)
-    return web.json_response(200, {"success": True, "provider": provider, "url": url})
-
-
-@app.get("/api/oauth/callback")
-def callback() -> Response:
-    query = app.current_event.query_string_parameters or {}
-    try:
-        user_id = _user_id()
-        if query.get("error"):
-            # The user pressed Deny at the provider (or it refused): nothing to store.
-            raise ConnectionFailed(
-                "The provider did not grant access. Please retry the connection.",
-                code=query["error"][:64],
-                provider=services.connections().provider_of(user_id, query.get("state")),
-            )
-        provider = services.connections().complete(user_id, code=query.get("code"), state=query.get("state"))
-    except (ConnectionFailed, errors.Unauthenticated) as exc:
-        logger.info("provider connection failed", extra={"reason": exc.code})
-        # Opened in the same tab, the page goes back to the connections page, whose card says it in words.
-        reason = "denied" if query.get("error") else "expired" if exc.code == "state_expired" else ""
-        page = pages.connection_result(
-            ok=False, provider=getattr(exc, "provider", None), message=exc.message, reason=reason
-        )
-        return web.html_response(400, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
-    page = pages.connection_result(ok=True, provider=provider, message="Connected.")
-    return web.html_response(200, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
-
-
-@app.get("/api/oauth/check-connections")
-def check_connections() -> Response:
-    return web.json_response(200, services.connections().summary(_user_id()))
-
-
-@app.post("/api/oauth/disconnect")
-def disconnect() -> Response:
-    provider = web.parse_body(app, DisconnectRequest).provider
-    services.connections().disconnect(_user_id(), provider)
-    return web.json_response(200, {"success": True, "provider": provider})
+app = web.create_app(connections.router, session_writes=True)  # CSRF: JSON from this site only
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
