@@ -66,7 +66,7 @@ def test_a_cross_site_logout_does_not_sign_the_browser_out(api, demo_user):
 
 def test_a_workspace_form_with_its_token_is_refused_from_another_origin(api, demo_user):
     api.post("/login", form=DEMO)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', api.get("/workspace/mcp").text).group(1)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', api.get("/workspace/account").text).group(1)
     form = {"csrf": csrf, "provider": "repo_host", "confirm": "yes"}
     refused = api.post("/workspace/connections/disconnect", form=form, headers={"Origin": SIBLING})
     assert refused.status == 403
