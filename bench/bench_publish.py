@@ -70,7 +70,8 @@ def template_push(ctx: Context) -> Result:
     import httpx
 
     from svc_shared.providers.repo_host import is_text
-    from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT, template_files, template_root
+    from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+    from svc_shared.publish_template import template_files, template_root
 
     runs = QUICK_PUSH_RUNS if ctx.quick else ctx.option("runs", PUSH_RUNS)
     trees = {
@@ -151,7 +152,7 @@ def template_push(ctx: Context) -> Result:
         "Wall: perf_counter around commit_files; the sandbox (GitHub-shaped; it writes the git objects as "
         "loose objects on disk under a temp dir, in Python) runs on a loopback HTTP server in this process, so "
         "its work on the tree is in the figure; against GitHub the network round trips dominate.",
-        "Real tree: svc_shared.publishing.template_files(template_root()), exactly what PushTemplate sends.",
+        "Real tree: svc_shared.publish_template.template_files(template_root()), exactly what PushTemplate sends.",
     ]
     return result
 

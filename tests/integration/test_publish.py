@@ -14,7 +14,7 @@ import pytest
 from apiclient import connect_provider as connect
 from svc_shared import services
 from svc_shared.config import get_settings
-from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
+from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
 
 
 @pytest.fixture

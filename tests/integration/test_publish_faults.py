@@ -18,7 +18,7 @@ import pytest
 
 from apiclient import connect_provider as connect
 from svc_shared import services
-from svc_shared.publishing import (
+from svc_shared.publish_state import (
     BUSY_AT_START,
     DB_NOT_READY,
     LEASE_SECONDS,

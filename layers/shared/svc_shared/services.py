@@ -382,7 +382,9 @@ class Services:
 
     @functools.cached_property
     def publisher(self) -> Publisher:
-        from svc_shared.publishing import Adapters, Publisher, template_root
+        from svc_shared.publish_stages import Adapters
+        from svc_shared.publish_template import template_root
+        from svc_shared.publishing import Publisher
 
         settings = self.settings
         adapters = Adapters(
