@@ -112,7 +112,7 @@ def template_push(ctx: Context) -> Result:
                 answer = httpx.get(admin, params={"prefix": REPO_PREFIX}).json()
                 counts.append(int(answer["total"]))
                 routes = answer["counts"]
-                if github.head(repo.owner, repo.name, "main")[0] != sha:
+                if github.commit(repo.owner, repo.name, "main").sha != sha:
                     raise RuntimeError(f"{label}: the branch head is not the pushed commit")
             binary = sum(1 for content in files.values() if not is_text(content))
             met = all(c == EXPECTED_PUSH_REQUESTS for c in counts)

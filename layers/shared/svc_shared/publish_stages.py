@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from svc_shared.clock import Clock
 from svc_shared.connections import Connections
@@ -37,14 +37,22 @@ from svc_shared.publish_state import (
 )
 from svc_shared.publish_template import migration_runner, template_files, template_root
 
+if TYPE_CHECKING:
+    from svc_shared.connections import StoredToken
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
+
 logger = get_logger()
 
 
 @dataclass(frozen=True)
 class Adapters:
-    repo_host: Callable[[str], Any]
-    db_host: Callable[[str], Any]
-    static_host: Callable[[str], Any]
+    """The provider adapters for a user's token."""
+
+    repo_host: Callable[[str], RepoHost]
+    db_host: Callable[[str], DbHost]
+    static_host: Callable[[str], StaticHost]
 
 
 class PublishStages:
@@ -98,7 +106,7 @@ class PublishStages:
             raise PublishBusy("the stage moved on in another execution") from exc
 
     # -- stages ---------------------------------------------------------------------------------------------
-    def _db(self, project: Project) -> Any:
+    def _db(self, project: Project) -> DbHost:
         return self._adapters.db_host(self._connections.token(project.owner_id, "db_host").access_token)
 
     def _db_creating(self, project: Project, execution: str) -> str:
@@ -106,18 +114,18 @@ class PublishStages:
         name = repo_name(project.slug)
         ref = project.db_project_ref
         if not ref:
-            existing = next((p for p in db.projects() if p.get("name") == name), None)
+            existing = next((p for p in db.projects() if p.name == name), None)
             if existing is not None:
-                ref = existing.get("ref") or existing.get("id")
+                ref = existing.ref
             else:
                 organizations = db.organizations()
                 if not organizations:
                     raise PublishFailed(NO_ORGANIZATION)
                 password = self._db_password(project, execution)
                 created = db.create_project(
-                    name=name, db_pass=password, organization_slug=organizations[0]["slug"], region=REGION
+                    name=name, db_pass=password, organization_slug=organizations[0].slug, region=REGION
                 )
-                ref = created.get("ref") or created.get("id")
+                ref = created.ref
                 self._crash_point("db_created")
         self._advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
         return "db_waiting_ready"
@@ -134,7 +142,7 @@ class PublishStages:
 
     def _db_waiting_ready(self, project: Project, execution: str) -> str:
         assert project.db_project_ref
-        status = self._db(project).project(project.db_project_ref).get("status")
+        status = self._db(project).project(project.db_project_ref).status
         if status == "ACTIVE_HEALTHY":
             self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
             return "db_applying_migrations"
@@ -171,13 +179,13 @@ class PublishStages:
             # retry applies the rest.
             db.query(ref, "".join(m.script() for m in todo))
         keys = db.api_keys(ref)
-        privileged = keys.get("service_role")
+        privileged = keys.privileged
         self._advance(
             project,
             "db_applying_migrations",
             "repo_host_creating_repo",
             execution,
-            db_public_key=keys.get("anon"),
+            db_public_key=keys.public,
             db_privileged_key=self._envelope.encrypt(
                 privileged, {"project_id": project.id, "kind": "db_privileged_key"}
             )
@@ -186,7 +194,7 @@ class PublishStages:
         )
         return "repo_host_creating_repo"
 
-    def _github(self, project: Project) -> tuple[Any, Any]:
+    def _github(self, project: Project) -> tuple[RepoHost, StoredToken]:
         token = self._connections.token(project.owner_id, "repo_host", missing_message=REPO_HOST_MISSING)
         return self._adapters.repo_host(token.access_token), token
 
@@ -214,9 +222,9 @@ class PublishStages:
         github, _ = self._github(project)
         assert project.repo_host_repo and project.repo_host_branch
         owner, name = project.repo_host_repo.split("/", 1)
-        head = github.commit_info(owner, name, project.repo_host_branch)
-        if head["message"].split("\n", 1)[0] == TEMPLATE_SUBJECT:
-            sha = head["sha"]  # pushed by an earlier attempt that stopped before recording it
+        head = github.commit(owner, name, project.repo_host_branch)
+        if head.message.split("\n", 1)[0] == TEMPLATE_SUBJECT:
+            sha = head.sha  # pushed by an earlier attempt that stopped before recording it
         else:
             sha = github.commit_files(
                 owner,
@@ -224,7 +232,7 @@ class PublishStages:
                 project.repo_host_branch,
                 template_files(self._template()),
                 f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
-                parent=(head["sha"], head["tree"]),
+                parent=(head.sha, head.tree_sha),
             )
             self._crash_point("template_pushed")
         now = int(self._clock.now())
@@ -257,21 +265,19 @@ class PublishStages:
                 if site is None:
                     raise PublishFailed(f"the site name {name} is taken on the static host") from None
             self._crash_point("site_created")
-        elif (site.get("build_settings") or {}).get("repo_path") != project.repo_host_repo:
-            site = host.link_repo(
-                site["id"], repo_path=project.repo_host_repo, branch=project.repo_host_branch
-            )
+        elif site.repo_path != project.repo_host_repo:
+            site = host.link_repo(site.id, repo_path=project.repo_host_repo, branch=project.repo_host_branch)
         self._record_backoffice(project)
-        host.set_env(site["account_id"], site["id"], self._site_environment(project))
-        build = host.start_build(site["id"])
+        host.set_env(site.account_id, site.id, self._site_environment(project))
+        build = host.start_build(site.id)
         self._advance(
             project,
             "host_triggering_build",
             "ready",
             execution,
-            static_site_id=site["id"],
-            live_url=site.get("ssl_url") or site.get("url"),
-            last_deploy_id=build.get("deploy_id"),
+            static_site_id=site.id,
+            live_url=site.ssl_url or site.url,
+            last_deploy_id=build.deploy_id,
             last_deploy_at=int(self._clock.now()),
             build_status="building",
         )
