@@ -70,7 +70,8 @@ def template_push(ctx: Context) -> Result:
     import httpx
 
     from svc_shared.providers.repo_host import is_text
-    from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT, template_files, template_root
+    from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+    from svc_shared.publish_template import template_files, template_root
 
     runs = QUICK_PUSH_RUNS if ctx.quick else ctx.option("runs", PUSH_RUNS)
     trees = {
@@ -111,7 +112,7 @@ def template_push(ctx: Context) -> Result:
                 answer = httpx.get(admin, params={"prefix": REPO_PREFIX}).json()
                 counts.append(int(answer["total"]))
                 routes = answer["counts"]
-                if github.head(repo.owner, repo.name, "main")[0] != sha:
+                if github.commit(repo.owner, repo.name, "main").sha != sha:
                     raise RuntimeError(f"{label}: the branch head is not the pushed commit")
             binary = sum(1 for content in files.values() if not is_text(content))
             met = all(c == EXPECTED_PUSH_REQUESTS for c in counts)
@@ -151,7 +152,7 @@ def template_push(ctx: Context) -> Result:
         "Wall: perf_counter around commit_files; the sandbox (GitHub-shaped; it writes the git objects as "
         "loose objects on disk under a temp dir, in Python) runs on a loopback HTTP server in this process, so "
         "its work on the tree is in the figure; against GitHub the network round trips dominate.",
-        "Real tree: svc_shared.publishing.template_files(template_root()), exactly what PushTemplate sends.",
+        "Real tree: svc_shared.publish_template.template_files(template_root()), exactly what PushTemplate sends.",
     ]
     return result
 

@@ -90,7 +90,8 @@ def _site_variables(env, user_id: str, slug: str) -> dict[str, str]:
         env["STATIC_HOST_API_URL"], services.connections().token(user_id, "static_host").access_token
     )
     site = host.find_site(f"svc-{slug}")
-    return dict(host.env(site["account_id"], site["id"]))
+    assert site is not None
+    return dict(host.env(site.account_id, site.id))
 
 
 def test_an_execution_started_by_hand_learns_the_url_from_the_sign_in(derived, demo_user):

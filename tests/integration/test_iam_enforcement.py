@@ -92,7 +92,7 @@ def test_publish_steps_without_its_session_secret_grant_is_refused_naming_functi
     secret = aws.refs["SessionSecret"]
     # What the publisher's construction does first: Connections' state key, derived from the session secret.
     with acting_as(spec_of(aws, "PublishStepsFunction")), pytest.raises(ClientError) as refused:
-        services.current().connections  # noqa: B018 - building it reads the secret
+        services.connections()  # building it reads the secret
     error = refused.value.response["Error"]
     assert error["Code"] == "AccessDeniedException"
     assert "PublishStepsFunction" in error["Message"]
@@ -108,7 +108,7 @@ def test_with_the_shipped_template_publish_steps_builds_its_connections(local_aw
     from svc_shared import services
 
     with acting_as(spec_of(aws, "PublishStepsFunction")):
-        assert services.current().connections is not None
+        assert services.connections() is not None
 
 
 def test_each_function_is_its_own_container(local_aws):

@@ -176,8 +176,8 @@ def publish_site(shop) -> str:
     site = host.create_site(
         name=f"site-{project.id[:8]}", repo_path=project.repo_host_repo, branch=project.repo_host_branch
     )
-    services.projects().update(project, {"static_site_id": site["id"]})
-    return site["id"]
+    services.projects().update(project, {"static_site_id": site.id})
+    return site.id
 
 
 def test_deploy_needs_a_published_site(shop):
@@ -321,7 +321,7 @@ def test_list_files_accepts_100000_entries_and_refuses_100001(shop):
     blob = github.request("POST", f"{base}/blobs", json={"content": "x", "encoding": "utf-8"})["sha"]
 
     def commit_tree(count: int) -> None:
-        head = github.commit_info(owner, name, "main")["sha"]
+        head = github.commit(owner, name, "main").sha
         entries = [{"path": f"f{i:06d}", "mode": "100644", "type": "blob", "sha": blob} for i in range(count)]
         # Setting up 100,000 entries takes the sandbox a while on a loaded machine: the test's own request,
         # with a generous timeout, not the adapter's 10 s read timeout (which is what the tool call exercises).

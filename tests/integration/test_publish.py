@@ -14,7 +14,7 @@ import pytest
 from apiclient import connect_provider as connect
 from svc_shared import services
 from svc_shared.config import get_settings
-from svc_shared.publishing import TEMPLATE_BODY, TEMPLATE_SUBJECT
+from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
 
 
 @pytest.fixture
@@ -123,8 +123,8 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
         services.connections().token(merchant["user"].id, "static_host").access_token,
     )
     site = host.find_site(f"svc-{stored.slug}")
-    assert site["build_settings"]["repo_path"] == stored.repo_host_repo
-    variables = host.env(site["account_id"], site["id"])
+    assert site is not None and site.repo_path == stored.repo_host_repo
+    variables = host.env(site.account_id, site.id)
     assert variables["SUPABASE_URL"] == f"https://{stored.db_project_ref}.supabase.co"
     assert variables["SUPABASE_ANON_KEY"] == stored.db_public_key
 

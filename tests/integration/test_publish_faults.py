@@ -18,7 +18,7 @@ import pytest
 
 from apiclient import connect_provider as connect
 from svc_shared import services
-from svc_shared.publishing import (
+from svc_shared.publish_state import (
     BUSY_AT_START,
     DB_NOT_READY,
     LEASE_SECONDS,
@@ -81,7 +81,7 @@ def assert_published_once(merchant) -> None:
     db = DbHost(
         merchant["env"]["DB_HOST_API_URL"], services.connections().token(user_id, "db_host").access_token
     )
-    assert [p["name"] for p in db.projects()].count(name) == 1
+    assert [p.name for p in db.projects()].count(name) == 1
     details = httpx.get(f"{sandbox}/__admin/supabase/projects/{project.db_project_ref}").json()
     with psycopg.connect(details["database_url"]) as conn:
         rows = conn.execute(

@@ -310,16 +310,16 @@ def test_database_projects_are_listed_and_linked_with_keys(workspace):
     from svc_shared.providers.db_host import DbHost
 
     db = DbHost(env["DB_HOST_API_URL"], token)
-    org = db.organizations()[0]["slug"]
+    org = db.organizations()[0].slug
     created = db.create_project(name="linked-db", db_pass="pw-1234567890", organization_slug=org)
     listed = api.get("/api/integrations/db-host/projects/list").json()["projects"]
-    assert created["ref"] in {p["ref"] for p in listed}
+    assert created.ref in {p["ref"] for p in listed}
     linked = api.post(
-        "/api/integrations/db-host/link", json_body={"projectId": project.id, "ref": created["ref"]}
+        "/api/integrations/db-host/link", json_body={"projectId": project.id, "ref": created.ref}
     )
     assert linked.status == 200, linked.text
     stored = services.projects().get(project.id)
-    assert stored.db_project_ref == created["ref"]
+    assert stored.db_project_ref == created.ref
     assert stored.db_public_key
     assert stored.db_privileged_key and stored.db_privileged_key.startswith("v1.")
     assert (

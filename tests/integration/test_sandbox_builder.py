@@ -11,7 +11,7 @@ import pytest
 
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.sandbox import Sandbox
-from svc_shared.providers.builder import Builder
+from svc_shared.providers.builder import Builder, BuilderMessage
 from svc_shared.providers.http import ProviderAuthError, ProviderConflict, ProviderNotFound
 from svc_shared.providers.repo_host import RepoHost
 
@@ -55,11 +55,11 @@ def send(
     )
 
 
-def wait(builder: Builder, message_id: str) -> dict:
+def wait(builder: Builder, message_id: str) -> BuilderMessage:
     deadline = time.monotonic() + 10
     while True:
         message = builder.message(message_id)
-        if message["status"] != "in_progress" or time.monotonic() > deadline:
+        if message.status != "in_progress" or time.monotonic() > deadline:
             return message
         time.sleep(0.05)
 
@@ -68,31 +68,32 @@ def test_message_completes_with_a_visible_commit(builder: Builder, repo):
     github, full_name, _token = repo
     owner, name = full_name.split("/")
     sent = send(builder, repo, "Make the header green", "k-1")
-    assert sent["status"] == "in_progress"
+    assert sent.message_id and sent.edit_session_id
+    assert wait(builder, sent.message_id).edit_session_id == sent.edit_session_id
     assert send(builder, repo, "Make the header green", "k-1") == sent  # replayed, nothing new started
     with pytest.raises(ProviderConflict):
         send(builder, repo, "Something else", "k-1")
-    done = wait(builder, sent["message_id"])
-    assert done["status"] == "complete"
-    assert done["response"]
-    assert github.head(owner, name, "main")[0] == done["commit_sha"]
+    done = wait(builder, sent.message_id)
+    assert done.status == "complete"
+    assert done.response
+    assert github.commit(owner, name, "main").sha == done.commit_sha
     notes = github.file(owner, name, "BUILDER_NOTES.md", "main")[0].decode()
     assert "Make the header green" in notes
 
-    follow_up = send(builder, repo, "Now the footer", "k-2", session=sent["edit_session_id"])
-    assert follow_up["edit_session_id"] == sent["edit_session_id"]
-    assert wait(builder, follow_up["message_id"])["status"] == "complete"
+    follow_up = send(builder, repo, "Now the footer", "k-2", session=sent.edit_session_id)
+    assert follow_up.edit_session_id == sent.edit_session_id
+    assert wait(builder, follow_up.message_id).status == "complete"
     other = send(builder, repo, "A second session", "k-3")
     sessions = builder.edit_sessions("prj_1")
-    assert [s["edit_session_id"] for s in sessions] == [other["edit_session_id"], sent["edit_session_id"]]
+    assert [s["edit_session_id"] for s in sessions] == [other.edit_session_id, sent.edit_session_id]
     assert sessions[1]["message_count"] == 2
 
 
 def test_a_refused_repository_token_ends_in_error(builder: Builder, repo):
     sent = send(builder, repo, "Change things", "k-bad", token="gho_wrong")
-    done = wait(builder, sent["message_id"])
-    assert done["status"] == "error"
-    assert "token" in done["error"]
+    done = wait(builder, sent.message_id)
+    assert done.status == "error"
+    assert "token" in (done.error or "")
 
 
 def test_bad_service_key_is_401_and_unknown_ids_404(sandbox: Sandbox, builder: Builder, repo):

@@ -14,7 +14,7 @@ import pytest
 
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.sandbox import Sandbox
-from svc_shared.providers.checkout import Checkout, SignatureError, verify_signature
+from svc_shared.providers.checkout import Checkout, CheckoutSession, SignatureError, verify_signature
 from svc_shared.providers.http import ProviderAuthError
 
 
@@ -72,7 +72,7 @@ def checkout(sandbox: Sandbox, creds: SandboxCredentials) -> Checkout:
     return Checkout(base_urls(sandbox.url)["CHECKOUT_API_URL"], creds.checkout_secret_key)
 
 
-def new_session(checkout: Checkout, key: str, amount: int = 1500) -> dict:
+def new_session(checkout: Checkout, key: str, amount: int = 1500) -> CheckoutSession:
     return checkout.create_session(
         amount_cents=amount,
         product_name="1,000 credits",
@@ -86,17 +86,19 @@ def new_session(checkout: Checkout, key: str, amount: int = 1500) -> dict:
 
 def test_session_and_idempotent_replay(checkout: Checkout):
     session = new_session(checkout, "key-1")
-    assert session["id"].startswith("cs_")
-    assert (session["status"], session["amount_total"], session["client_reference_id"]) == (
+    assert session.id.startswith("cs_")
+    stored = checkout.request("GET", f"/v1/checkout/sessions/{session.id}")
+    assert (stored["status"], stored["amount_total"], stored["client_reference_id"]) == (
         "open",
         1500,
         "ws_123",
     )
-    assert session["metadata"] == {"workspace_id": "ws_123", "credits": "1000"}
-    assert session["expires_at"] > time.time()
+    assert stored["metadata"] == {"workspace_id": "ws_123", "credits": "1000"}
+    assert (stored["url"], stored["expires_at"]) == (session.url, session.expires_at)
+    assert session.expires_at is not None and session.expires_at > time.time()
     assert new_session(checkout, "key-1") == session
-    assert new_session(checkout, "key-2")["id"] != session["id"]
-    page = httpx.get(session["url"])
+    assert new_session(checkout, "key-2").id != session.id
+    page = httpx.get(session.url)
     assert page.status_code == 200
     assert "Pay 15.00 USD" in page.text
 
@@ -110,9 +112,9 @@ def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: Rece
     receiver.received.clear()
     receiver.arrived.clear()
     session = new_session(checkout, "key-pay", amount=900)
-    paid = httpx.post(session["url"])
+    paid = httpx.post(session.url)
     assert paid.status_code == 303
-    assert paid.headers["location"] == f"http://127.0.0.1:9/credits?session={session['id']}"
+    assert paid.headers["location"] == f"http://127.0.0.1:9/credits?session={session.id}"
     assert receiver.arrived.wait(5)
     body, signature = receiver.received[0]
     verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
@@ -122,7 +124,7 @@ def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: Rece
     assert event["type"] == "checkout.session.completed"
     completed = event["data"]["object"]
     assert (completed["id"], completed["status"], completed["payment_status"]) == (
-        session["id"],
+        session.id,
         "complete",
         "paid",
     )
@@ -134,7 +136,7 @@ def test_admin_completion_and_redelivery_of_the_same_event(
 ):
     receiver.received.clear()
     session = new_session(checkout, "key-admin")
-    done = httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session['id']}/complete").json()
+    done = httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session.id}/complete").json()
     assert done["delivery"]["status"] == 200
     again = httpx.post(f"{sandbox.url}/__admin/stripe/events/{done['event_id']}/deliver").json()
     assert again["delivery"]["status"] == 200
@@ -143,4 +145,4 @@ def test_admin_completion_and_redelivery_of_the_same_event(
     for body, signature in receiver.received:
         verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
     # A completed session is not completed twice.
-    assert httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session['id']}/complete").status_code == 409
+    assert httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session.id}/complete").status_code == 409

@@ -34,7 +34,7 @@ def fault(sandbox: Sandbox, **spec: object) -> None:
 
 def test_5xx_is_retried_for_get(sandbox: Sandbox, github: RepoHost):
     fault(sandbox, method="GET", path="/github/api/user", status=503, times=2)
-    assert github.user()["login"] == "sandbox-user"
+    assert github.user().login == "sandbox-user"
     assert httpx.get(f"{sandbox.url}/__admin/faults").json()["faults"] == []  # both used up
 
 
@@ -47,7 +47,7 @@ def test_5xx_is_not_retried_for_post(sandbox: Sandbox, github: RepoHost):
 
 def test_dropped_connection_is_retried_for_get_only(sandbox: Sandbox, github: RepoHost):
     fault(sandbox, method="GET", path="/github/api/user", drop=True, times=1)
-    assert github.user()["login"] == "sandbox-user"
+    assert github.user().login == "sandbox-user"
     fault(sandbox, method="POST", path="/github/api/user/repos", drop=True, times=1)
     with pytest.raises(ProviderUnavailable):
         github.create_repo("dropped")

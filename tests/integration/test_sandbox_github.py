@@ -61,7 +61,7 @@ def github(urls: dict[str, str], creds: SandboxCredentials) -> RepoHost:
 
 def test_oauth_flow_gives_a_token_for_the_signed_in_account(github: RepoHost):
     user = github.user()
-    assert user["login"] == "sandbox-user"
+    assert user.login == "sandbox-user"
     emails = github.emails()
     assert emails[0]["primary"] and emails[0]["verified"]
 
@@ -165,12 +165,12 @@ def test_592_files_are_one_commit_in_4_requests_and_clone_shows_them(
         "POST /github/api/repos/{owner}/{repo}/git/commits": 1,
         "PATCH /github/api/repos/{owner}/{repo}/git/refs/{ref+}": 1,
     }
-    head, tree_sha = github.head(repo.owner, repo.name, "main")
-    assert head == sha
-    tree = github.tree(repo.owner, repo.name, tree_sha)
-    blobs = {e["path"] for e in tree["tree"] if e["type"] == "blob"}
+    head = github.commit(repo.owner, repo.name, "main")
+    assert head.sha == sha and head.message == "Add the template" and len(head.parents) == 1
+    tree = github.tree(repo.owner, repo.name, head.tree_sha)
+    blobs = {e.path for e in tree.entries if e.type == "blob"}
     assert blobs == {*files, "README.md"}
-    assert tree["truncated"] is False
+    assert tree.truncated is False
     assert github.file(repo.owner, repo.name, "src/part3/file3.txt", "main") == (b"line 3\n", 7)
 
     token = github._token
@@ -215,7 +215,7 @@ def test_non_fast_forward_ref_update_is_422_and_deletes_and_compare(github: Repo
     ref = github.request("GET", f"{base}/ref/heads/main")
     assert ref["object"]["sha"] == second
     # sha: null deletes a path; without it the other files stay.
-    head_tree = github.head(owner, name, "main")[1]
+    head_tree = github.commit(owner, name, "main").tree_sha
     deleted = github.request(
         "POST",
         f"{base}/trees",
@@ -229,12 +229,12 @@ def test_non_fast_forward_ref_update_is_422_and_deletes_and_compare(github: Repo
     )
     github.request("PATCH", f"{base}/refs/heads/main", json={"sha": third["sha"]})
     compare = github.compare(owner, name, first, "main")
-    files = {f["filename"]: f for f in compare["files"]}
-    assert files["a.txt"]["status"] == "modified"
-    assert (files["a.txt"]["additions"], files["a.txt"]["deletions"], files["a.txt"]["changes"]) == (1, 0, 1)
-    assert "+two" in files["a.txt"]["patch"]
-    assert files["b.txt"]["status"] == "removed"
-    assert compare["ahead_by"] == 2
+    files = {f.filename: f for f in compare.files}
+    assert files["a.txt"].status == "modified"
+    assert (files["a.txt"].additions, files["a.txt"].deletions, files["a.txt"].changes) == (1, 0, 1)
+    assert "+two" in (files["a.txt"].patch or "")
+    assert files["b.txt"].status == "removed"
+    assert compare.ahead_by == 2
     with pytest.raises(ProviderNotFound):
         github.request("GET", f"{base}/ref/heads/nope")
     with pytest.raises(ProviderNotFound):
@@ -257,4 +257,4 @@ def test_state_survives_a_restart(tmp_path: Path, creds: SandboxCredentials):
         sha = github.commit_files(repo.owner, repo.name, "main", {"k.txt": b"k"}, "keep")
     with Sandbox("127.0.0.1", 0, build_providers(tmp_path, creds), quiet=True) as second:
         github = RepoHost(base_urls(second.url)["REPO_HOST_API_URL"], token)
-        assert github.head(repo.owner, repo.name, "main")[0] == sha
+        assert github.commit(repo.owner, repo.name, "main").sha == sha

@@ -83,33 +83,41 @@ def test_bad_token_is_401(urls):
 def test_site_env_build_to_ready_and_the_live_url(netlify: StaticHost, repo: tuple[RepoHost, str]):
     github, full_name = repo
     site = netlify.create_site(name="my-shop", repo_path=full_name, branch="main", cmd="", publish_dir="")
-    assert {"id", "name", "url", "ssl_url", "admin_url", "account_id", "build_settings"} <= set(site)
+    raw = netlify.request("GET", f"/sites/{site.id}")
+    assert {"id", "name", "url", "ssl_url", "admin_url", "account_id", "build_settings"} <= set(raw)
+    assert (site.name, site.account_id, site.ssl_url, site.repo_path) == (
+        "my-shop",
+        raw["account_id"],
+        raw["ssl_url"],
+        full_name,
+    )
     with pytest.raises(ProviderConflict) as taken:
         netlify.create_site(name="my-shop", repo_path=full_name, branch="main")
     assert taken.value.body == {"errors": {"subdomain": ["must be unique"]}}
-    assert netlify.find_site("my-shop")["id"] == site["id"]
+    assert netlify.find_site("my-shop") == site
     assert netlify.find_site("my-sho") is None  # the API filters by substring; the adapter compares exactly
 
-    netlify.set_env(site["account_id"], site["id"], {"PUBLIC_URL": "a", "SERVICE_KEY": "b"})
-    netlify.set_env(site["account_id"], site["id"], {"PUBLIC_URL": "c"})
-    assert netlify.env(site["account_id"], site["id"]) == {"PUBLIC_URL": "c", "SERVICE_KEY": "b"}
+    netlify.set_env(site.account_id, site.id, {"PUBLIC_URL": "a", "SERVICE_KEY": "b"})
+    netlify.set_env(site.account_id, site.id, {"PUBLIC_URL": "c"})
+    assert netlify.env(site.account_id, site.id) == {"PUBLIC_URL": "c", "SERVICE_KEY": "b"}
 
     owner, name = full_name.split("/")
     sha = github.commit_files(owner, name, "main", {"index.html": b"<h1>Shop</h1>"}, "site")
-    build = netlify.start_build(site["id"])
-    assert (build["sha"], build["done"], build["error"]) == (sha, False, None)
+    build = netlify.start_build(site.id)
+    started = netlify.request("GET", f"/builds/{build.id}")
+    assert (started["sha"], started["deploy_id"], started["error"]) == (sha, build.deploy_id, None)
     states = []
     deadline = time.monotonic() + 10
     while True:
-        deploy = netlify.deploy(build["deploy_id"])
-        if not states or states[-1] != deploy["state"]:
-            states.append(deploy["state"])
-        if deploy["state"] in ("ready", "error") or time.monotonic() > deadline:
+        deploy = netlify.deploy(build.deploy_id or "")
+        if not states or states[-1] != deploy.state:
+            states.append(deploy.state)
+        if deploy.state in ("ready", "error") or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert states[-1] == "ready"
     assert set(states) <= {"new", "building", "ready"}
-    live = httpx.get(deploy["deploy_ssl_url"])
+    live = httpx.get(deploy.deploy_ssl_url or "")
     assert live.status_code == 200
     assert sha in live.text
     assert "<h1>Shop</h1>" in live.text
@@ -129,9 +137,11 @@ def test_a_failing_build_ends_in_error(sandbox: Sandbox, netlify: StaticHost, re
         f"{sandbox.url}/__admin/netlify/next-build",
         json={"error": "Build script returned non-zero exit code: 2"},
     )
-    build = netlify.start_build(site["id"])
+    build = netlify.start_build(site.id)
     time.sleep(0.45)
-    deploy = netlify.deploy(build["deploy_id"])
-    assert deploy["state"] == "error"
-    assert deploy["error_message"].startswith("Build script returned")
-    assert httpx.get(deploy["ssl_url"]).status_code == 404
+    deploy = netlify.deploy(build.deploy_id or "")
+    assert deploy.state == "error"
+    assert netlify.request("GET", f"/deploys/{deploy.id}")["error_message"].startswith(
+        "Build script returned"
+    )
+    assert httpx.get(deploy.ssl_url or "").status_code == 404

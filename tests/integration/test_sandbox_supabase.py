@@ -139,40 +139,40 @@ def test_an_account_without_organizations(sandbox: Sandbox, urls, creds):
 def test_project_becomes_ready_and_runs_sql_for_real(db: DbHost):
     if not db.organizations():
         pytest.fail("the default account has an organization")
-    org = db.organizations()[0]["slug"]
+    org = db.organizations()[0].slug
     project = db.create_project(name="shop", db_pass="secret-pass-1", organization_slug=org)
-    assert project["status"] == "COMING_UP"
-    assert {"id", "ref", "organization_slug", "name", "region", "created_at"} <= set(project)
-    health = db.health(project["ref"])
+    assert (project.status, project.name, project.organization_slug) == ("COMING_UP", "shop", org)
+    assert project.ref and project.region == "eu-central-1"
+    health = db.health(project.ref)
     assert [h["name"] for h in health] == ["db", "rest"]
     deadline = time.monotonic() + 10
-    while db.project(project["ref"])["status"] != "ACTIVE_HEALTHY":
+    while db.project(project.ref).status != "ACTIVE_HEALTHY":
         assert time.monotonic() < deadline, "the project never became ready"
         time.sleep(0.1)
-    assert all(h["healthy"] for h in db.health(project["ref"]))
+    assert all(h["healthy"] for h in db.health(project.ref))
     if not _reachable(DATABASE_URL):
         pytest.skip("no PostgreSQL for project databases")
-    assert db.query(project["ref"], "create table items (id int primary key, name text)") == []
-    db.query(project["ref"], "insert into items values (1, 'a'), (2, 'b')")
-    assert db.query(project["ref"], "select id, name from items order by id") == [
+    assert db.query(project.ref, "create table items (id int primary key, name text)") == []
+    db.query(project.ref, "insert into items values (1, 'a'), (2, 'b')")
+    assert db.query(project.ref, "select id, name from items order by id") == [
         {"id": 1, "name": "a"},
         {"id": 2, "name": "b"},
     ]
     with pytest.raises(ProviderError) as failed:
-        db.query(project["ref"], "insert into items values (1, 'dup')")
+        db.query(project.ref, "insert into items values (1, 'dup')")
     assert failed.value.status == 400
     assert failed.value.body["message"].startswith("Failed to run sql query: ERROR: 23505")
-    keys = db.api_keys(project["ref"])
-    assert set(keys) == {"anon", "service_role"}
+    keys = db.api_keys(project.ref)
+    assert keys.public and keys.privileged and keys.public != keys.privileged
 
 
 def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandbox: Sandbox, db: DbHost):
     if not _reachable(DATABASE_URL):
         pytest.skip("no PostgreSQL for project databases")
-    org = db.organizations()[0]["slug"]
+    org = db.organizations()[0].slug
     project = db.create_project(name="pooled", db_pass="secret-pass-2", organization_slug=org)
     raw = httpx.get(
-        f"{sandbox.url}/supabase/v1/projects/{project['ref']}/config/database/pooler",
+        f"{sandbox.url}/supabase/v1/projects/{project.ref}/config/database/pooler",
         headers=db.headers(),
     )
     assert raw.status_code == 200
@@ -181,18 +181,18 @@ def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandb
         "identifier", "database_type", "is_using_scram_auth", "db_user", "db_host", "db_port", "db_name",
         "connection_string", "pool_mode", "default_pool_size", "max_client_conn",
     } == set(primary)  # fmt: skip
-    assert (primary["database_type"], primary["db_name"]) == ("PRIMARY", f"sbx_{project['ref']}")
+    assert (primary["database_type"], primary["db_name"]) == ("PRIMARY", f"sbx_{project.ref}")
     assert "secret-pass-2" not in raw.text
 
-    pooler = db.session_pooler(project["ref"])
+    pooler = db.session_pooler(project.ref)
     server = httpx.URL(DATABASE_URL)
     assert (pooler.host, pooler.port, pooler.user) == (
         server.host,
         server.port or 5432,
         server.username or "postgres",
     )
-    assert pooler.database == f"sbx_{project['ref']}"
-    db.query(project["ref"], "create table pooled_items (id int)")  # waits for the database to exist
+    assert pooler.database == f"sbx_{project.ref}"
+    db.query(project.ref, "create table pooled_items (id int)")  # waits for the database to exist
     import psycopg
 
     url = f"postgresql://{pooler.user}@{pooler.host}:{pooler.port}/{pooler.database}"
@@ -210,7 +210,7 @@ def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandb
             "times": 1,
         },
     )
-    assert db.session_pooler(project["ref"]) == pooler
+    assert db.session_pooler(project.ref) == pooler
     admin(
         sandbox,
         "/faults",
@@ -222,7 +222,7 @@ def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandb
         },
     )
     with pytest.raises(ProviderError) as missing:
-        db.session_pooler(project["ref"])
+        db.session_pooler(project.ref)
     assert missing.value.status == 404
 
 

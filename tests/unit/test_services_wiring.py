@@ -73,5 +73,5 @@ def test_only_the_services_read_the_settings_from_the_environment():
     assert readers == [
         "layers/shared/svc_shared/cli.py",
         "layers/shared/svc_shared/config.py",
-        "layers/shared/svc_shared/services.py",
+        "layers/shared/svc_shared/container.py",
     ]

@@ -145,7 +145,7 @@ def _publish(args: argparse.Namespace, env: dict[str, str]) -> int:
     from svc_shared import aws
     from svc_shared.clock import system_clock
     from svc_shared.projects import Projects
-    from svc_shared.publishing import PublishState
+    from svc_shared.publish_state import PublishState
 
     project = Projects(Table(env["table"]), system_clock).get(args.project_id, consistent=True)
     state = PublishState.of(project)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from svc_shared import keys
 from svc_shared.accounts import Accounts
@@ -16,6 +16,9 @@ from svc_shared.dal import ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import Conflict, DomainError, InvalidInput, UpstreamError
 from svc_shared.providers.http import ProviderError
 from svc_shared.tokens import BadSignature, sign, unsign
+
+if TYPE_CHECKING:
+    from svc_shared.providers.repo_host import RepoHost
 
 Provider = Literal["repo_host", "db_host", "static_host"]
 PROVIDERS: tuple[str, ...] = ("repo_host", "db_host", "static_host")
@@ -98,7 +101,7 @@ class Connections:
         state_key: bytes,
         redirect_uri: Callable[[], str],
         clock: Clock,
-        repo_host_api: Any,
+        repo_host_api: Callable[[str], RepoHost],
     ) -> None:
         self._tokens = tokens
         self._envelope = envelope
@@ -184,7 +187,7 @@ class Connections:
 
     def _account(self, provider: str, access_token: str) -> str | None:
         if provider == "repo_host":
-            return str(self._repo_host_api(access_token).user()["login"])
+            return self._repo_host_api(access_token).user().login
         return None
 
     def _store(

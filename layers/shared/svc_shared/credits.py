@@ -134,9 +134,9 @@ def start_top_up(checkout: Checkout, user_id: str, amount: Decimal, return_url: 
     request = Credits.checkout_request(user_id, amount, return_url)
     session = checkout.create_session(**request)
     return {
-        "checkout_url": session["url"],
-        "checkout_session_id": session["id"],
+        "checkout_url": session.url,
+        "checkout_session_id": session.id,
         "amount": str(amount),
         "credits": request["amount_cents"] * CREDITS_PER_DOLLAR // 100,
-        "expires_at": session.get("expires_at"),
+        "expires_at": session.expires_at,
     }

@@ -6,8 +6,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared.bodies import ConnectRepoRequest, PushRequest
 from svc_shared.clock import Clock
@@ -18,6 +19,11 @@ from svc_shared.projects import Project, Projects
 from svc_shared.providers.http import ProviderNotFound
 from svc_shared.ratelimit import RateLimiter
 from svc_shared.repopath import repo_path
+
+if TYPE_CHECKING:
+    from svc_shared.connections import StoredToken
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
 
 NAME_INVALID = "name invalide"
 EXISTING_REPO_INVALID = "existingRepo invalide"
@@ -58,8 +64,8 @@ class Integrations:
         envelope: Envelope,
         clock: Clock,
         *,
-        repo_host: Any,
-        db_host: Any,
+        repo_host: Callable[[str], RepoHost],
+        db_host: Callable[[str], DbHost],
     ) -> None:
         self._projects = projects
         self._connections = connections
@@ -78,7 +84,7 @@ class Integrations:
                 retry_after=wait,
             )
 
-    def _github(self, user_id: str) -> Any:
+    def _github(self, user_id: str) -> tuple[RepoHost, StoredToken]:
         token = self._connections.token(user_id, "repo_host", missing_message=REPO_HOST_NOT_CONNECTED)
         return self._repo_host(token.access_token), token
 
@@ -168,11 +174,11 @@ class Integrations:
         db = self._db_host(self._connections.token(user_id, "db_host").access_token)
         return [
             {
-                "ref": p.get("ref") or p.get("id"),
-                "name": p.get("name"),
-                "region": p.get("region"),
-                "status": p.get("status"),
-                "organization_slug": p.get("organization_slug"),
+                "ref": p.ref,
+                "name": p.name,
+                "region": p.region,
+                "status": p.status,
+                "organization_slug": p.organization_slug,
             }
             for p in db.projects()
         ]
@@ -187,12 +193,12 @@ class Integrations:
         except ProviderNotFound:
             raise NotFound(f"database project {ref} was not found in your account", field="ref") from None
         keys = db.api_keys(ref)
-        privileged = keys.get("service_role")
+        privileged = keys.privileged
         return self._projects.update(
             project,
             {
                 "db_project_ref": ref,
-                "db_public_key": keys.get("anon"),
+                "db_public_key": keys.public,
                 "db_privileged_key": self._envelope.encrypt(
                     privileged, {"project_id": project.id, "kind": "db_privileged_key"}
                 )

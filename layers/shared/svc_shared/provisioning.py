@@ -18,7 +18,7 @@ from svc_shared.errors import Conflict, PaymentRequired
 from svc_shared.logs import get_logger
 from svc_shared.metrics import Metrics
 from svc_shared.projects import Project, Projects
-from svc_shared.publishing import BUSY_AT_START, REPO_STAGE_MESSAGE, PublishState, execution_name
+from svc_shared.publish_state import BUSY_AT_START, REPO_STAGE_MESSAGE, PublishState, execution_name
 
 logger = get_logger()
 UPGRADE_MESSAGE = (

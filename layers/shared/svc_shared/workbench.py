@@ -7,8 +7,9 @@ import base64
 import contextlib
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared import keys
 from svc_shared.accounts import Accounts
@@ -18,6 +19,11 @@ from svc_shared.dal import ConditionFailed, Table, attr, item_absent
 from svc_shared.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.projects import Project, Projects
 from svc_shared.repopath import repo_path, repo_ref
+
+if TYPE_CHECKING:
+    from svc_shared.providers.builder import Builder
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
 
 FREE_DEPLOYS, DEPLOY_WINDOW = 3, 30 * 24 * 3600
 MAX_LIST_ENTRIES = 100_000
@@ -48,9 +54,9 @@ class Workbench:
         connections: Connections,
         clock: Clock,
         *,
-        repo_host: Any,
-        static_host: Any,
-        builder: Any,
+        repo_host: Callable[[str], RepoHost],
+        static_host: Callable[[str], StaticHost],
+        builder: Callable[[], Builder],
         s3: Any,
         bucket: str,
     ) -> None:
@@ -103,7 +109,7 @@ class Workbench:
             if slot:  # a deploy that never started does not count
                 self._table.delete(keys.deploy_slots(user_id), slot)
             raise
-        deploy_id = str(build.get("deploy_id") or build.get("id"))
+        deploy_id = str(build.deploy_id or build.id)
         self._projects.update(
             project,
             {
@@ -123,9 +129,9 @@ class Workbench:
             deploy = host.deploy(project.last_deploy_id)
         except DomainError:
             return project  # not connected or unreachable: report what is recorded
-        changes: dict[str, Any] = {"build_status": deploy.get("state")}
-        if deploy.get("state") == "ready":
-            changes["live_url"] = deploy.get("ssl_url") or deploy.get("deploy_ssl_url") or project.live_url
+        changes: dict[str, Any] = {"build_status": deploy.state}
+        if deploy.state == "ready":
+            changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
         return self._projects.update(project, changes)
 
     # -- builder ------------------------------------------------------------------------------------------
@@ -146,6 +152,7 @@ class Workbench:
     ) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
         self._repo(project)
+        assert project.repo_host_repo and project.repo_host_branch  # _repo refused a project without them
         token = self._connections.token(user_id, "repo_host")
         # Project knowledge first: it takes precedence over the workspace's.
         knowledge = "\n\n".join(k for k in (project.knowledge, workspace_knowledge) if k)
@@ -159,7 +166,7 @@ class Workbench:
             knowledge=knowledge,
             idempotency_key=str(uuid.uuid4()),
         )
-        message_id = str(sent["message_id"])
+        message_id = sent.message_id
         self._table.put(
             {
                 "pk": keys.message(message_id),
@@ -173,35 +180,21 @@ class Workbench:
         if not wait:
             return {
                 "message_id": message_id,
-                "edit_session_id": sent.get("edit_session_id"),
+                "edit_session_id": sent.edit_session_id,
                 "status": "in_progress",
             }
         deadline = time.monotonic() + WAIT_SECONDS
         while True:
             state = self._builder().message(message_id)
-            if state.get("status") != "in_progress" or time.monotonic() >= deadline:
-                return self._message_view(state)
+            if state.status != "in_progress" or time.monotonic() >= deadline:
+                return state.known()
             time.sleep(POLL_SECONDS)
 
     def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
         record = self._table.get(keys.message(message_id), keys.MESSAGE)
         if record is None or record["user_id"] != user_id:
             raise NotFound("message not found")
-        return self._message_view(self._builder().message(message_id))
-
-    @staticmethod
-    def _message_view(state: dict[str, Any]) -> dict[str, Any]:
-        keys = (
-            "message_id",
-            "edit_session_id",
-            "status",
-            "response",
-            "commit_sha",
-            "error",
-            "created_at",
-            "completed_at",
-        )
-        return {k: state.get(k) for k in keys if state.get(k) is not None}
+        return self._builder().message(message_id).known()
 
     def list_edits(self, user_id: str, project_id: str) -> list[dict[str, Any]]:
         project = self._projects.owned(project_id, user_id)
@@ -211,7 +204,7 @@ class Workbench:
         )
 
     # -- repository ---------------------------------------------------------------------------------------
-    def _github(self, user_id: str, project: Project) -> tuple[Any, str, str]:
+    def _github(self, user_id: str, project: Project) -> tuple[RepoHost, str, str]:
         owner, name = self._repo(project)
         return self._repo_host(self._connections.token(user_id, "repo_host").access_token), owner, name
 
@@ -223,17 +216,17 @@ class Workbench:
         project = self._projects.owned(project_id, user_id)
         at = self._ref(project, ref)
         github, owner, name = self._github(user_id, project)
-        sha, tree_sha = github.head(owner, name, at)
-        tree = github.tree(owner, name, tree_sha)
-        entries = tree.get("tree") or []
-        if tree.get("truncated") or len(entries) > MAX_LIST_ENTRIES:
+        head = github.commit(owner, name, at)
+        tree = github.tree(owner, name, head.tree_sha)
+        entries = tree.entries
+        if tree.truncated or len(entries) > MAX_LIST_ENTRIES:
             raise DomainError(
                 f"The repository has more than {MAX_LIST_ENTRIES:,} entries; list_files refuses it. "
                 "Read files by path with read_file instead.",
                 code="too_many_entries",
             )
-        files = [{"path": e["path"], "size": e.get("size")} for e in entries if e.get("type") == "blob"]
-        return {"ref": ref, "commit_sha": sha, "count": len(files), "files": files}
+        files = [{"path": e.path, "size": e.size} for e in entries if e.type == "blob"]
+        return {"ref": ref, "commit_sha": head.sha, "count": len(files), "files": files}
 
     def read_file(self, user_id: str, project_id: str, path: str, ref: str) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
@@ -266,12 +259,12 @@ class Workbench:
         github, owner, name = self._github(user_id, project)
         compare = github.compare(owner, name, older, newer)
         files = []
-        for f in compare.get("files") or []:
-            patch = f.get("patch")
-            entry = {
-                k: f.get(k)
+        for f in compare.files:
+            patch = f.patch
+            entry: dict[str, Any] = {
+                k: getattr(f, k)
                 for k in ("filename", "status", "additions", "deletions", "changes", "previous_filename")
-                if f.get(k) is not None
+                if getattr(f, k) is not None
             }
             if patch is not None:
                 raw = patch.encode("utf-8")
@@ -290,7 +283,8 @@ class Workbench:
         project = self._projects.owned(project_id, user_id)
         repo_ref(commit, what="commit")
         github, owner, name = self._github(user_id, project)
-        sha, parents = github.parents(owner, name, commit)
+        found = github.commit(owner, name, commit)
+        sha, parents = found.sha, found.parents
         if not parents:
             raise InvalidInput(
                 f"Commit {sha[:7]} is the repository's first commit: there is no earlier state to compare it with."

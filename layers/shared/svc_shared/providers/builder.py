@@ -3,10 +3,35 @@ response to messages and commits its edits there."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import quote
 
 from svc_shared.providers.http import HttpPool, Provider
+
+
+@dataclass(frozen=True)
+class Sent:
+    message_id: str
+    edit_session_id: str | None
+
+
+@dataclass(frozen=True)
+class BuilderMessage:
+    """A message as the builder reports it (docs/builder-api.md); a field is None until it is known."""
+
+    message_id: str
+    edit_session_id: str | None
+    status: str  # in_progress, then complete or error
+    response: str | None
+    commit_sha: str | None
+    error: str | None
+    created_at: str | None
+    completed_at: str | None
+
+    def known(self) -> dict[str, Any]:
+        """The fields known so far, in the contract's order."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 
 class Builder(Provider):
@@ -26,8 +51,8 @@ class Builder(Provider):
         edit_session_id: str | None,
         knowledge: str,
         idempotency_key: str,
-    ) -> dict[str, Any]:
-        return self.request(
+    ) -> Sent:
+        body = self.request(
             "POST",
             f"/v1/projects/{quote(project_id)}/messages",
             retry=True,
@@ -39,9 +64,21 @@ class Builder(Provider):
                 "repository": {"full_name": repo, "branch": branch, "token": repo_token},
             },
         )
+        return Sent(message_id=str(body["message_id"]), edit_session_id=body.get("edit_session_id"))
 
-    def message(self, message_id: str) -> dict[str, Any]:
-        return self.request("GET", f"/v1/messages/{quote(message_id)}")
+    def message(self, message_id: str) -> BuilderMessage:
+        body = self.request("GET", f"/v1/messages/{quote(message_id)}")
+        return BuilderMessage(
+            message_id=str(body.get("message_id") or message_id),
+            edit_session_id=body.get("edit_session_id"),
+            status=str(body.get("status")),
+            response=body.get("response"),
+            commit_sha=body.get("commit_sha"),
+            error=body.get("error"),
+            created_at=body.get("created_at"),
+            completed_at=body.get("completed_at"),
+        )
 
     def edit_sessions(self, project_id: str) -> list[dict[str, Any]]:
+        """The project's edit sessions as the builder lists them (passed on to the caller as they are)."""
         return self.request("GET", f"/v1/projects/{quote(project_id)}/edit-sessions")

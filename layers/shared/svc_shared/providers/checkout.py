@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Any
+from dataclasses import dataclass
 
 from svc_shared.providers.http import Provider
 
@@ -13,6 +13,13 @@ SIGNATURE_TOLERANCE = 300
 
 class SignatureError(ValueError):
     """A webhook whose signature is missing, malformed, wrong or too old."""
+
+
+@dataclass(frozen=True)
+class CheckoutSession:
+    id: str
+    url: str  # the hosted page the payer opens
+    expires_at: int | None
 
 
 class Checkout(Provider):
@@ -28,7 +35,7 @@ class Checkout(Provider):
         client_reference_id: str,
         metadata: dict[str, str],
         idempotency_key: str,
-    ) -> dict[str, Any]:
+    ) -> CheckoutSession:
         form = {
             "mode": "payment",
             "line_items[0][price_data][currency]": "usd",
@@ -41,13 +48,14 @@ class Checkout(Provider):
         }
         form.update({f"metadata[{k}]": v for k, v in metadata.items()})
         # The idempotency key makes a retried POST safe (Stripe replays the first answer).
-        return self.request(
+        body = self.request(
             "POST",
             "/v1/checkout/sessions",
             data=form,
             retry=True,
             headers={"Idempotency-Key": idempotency_key},
         )
+        return CheckoutSession(id=str(body["id"]), url=str(body["url"]), expires_at=body.get("expires_at"))
 
 
 def sign_payload(payload: bytes, secret: str, timestamp: int) -> str:

@@ -25,6 +25,39 @@ class Pooler:
     database: str
 
 
+@dataclass(frozen=True)
+class Organization:
+    slug: str
+    name: str | None
+
+
+@dataclass(frozen=True)
+class DbProject:
+    """A database project, with the Management API's values (None where it gives none)."""
+
+    ref: str | None  # its ref (older answers name it id)
+    name: str | None
+    region: str | None
+    status: str | None  # ACTIVE_HEALTHY once it serves
+    organization_slug: str | None
+
+
+@dataclass(frozen=True)
+class ApiKeys:
+    public: str | None  # anon: safe in a browser
+    privileged: str | None  # service_role: bypasses row level security, kept sealed
+
+
+def _project(body: dict[str, Any]) -> DbProject:
+    return DbProject(
+        ref=body.get("ref") or body.get("id"),
+        name=body.get("name"),
+        region=body.get("region"),
+        status=body.get("status"),
+        organization_slug=body.get("organization_slug"),
+    )
+
+
 class DbHostOAuth(Provider):
     name = "db_host"
 
@@ -66,24 +99,28 @@ class DbHostOAuth(Provider):
 class DbHost(Provider):
     name = "db_host"
 
-    def organizations(self) -> list[dict[str, Any]]:
-        return self.request("GET", "/v1/organizations")
+    def organizations(self) -> list[Organization]:
+        return [
+            Organization(slug=str(o["slug"]), name=o.get("name"))
+            for o in self.request("GET", "/v1/organizations") or []
+        ]
 
-    def projects(self) -> list[dict[str, Any]]:
-        return self.request("GET", "/v1/projects")
+    def projects(self) -> list[DbProject]:
+        return [_project(p) for p in self.request("GET", "/v1/projects") or []]
 
     def create_project(
         self, *, name: str, db_pass: str, organization_slug: str, region: str = REGION
-    ) -> dict[str, Any]:
-        return self.request(
+    ) -> DbProject:
+        body = self.request(
             "POST",
             "/v1/projects",
             retry=False,
             json={"name": name, "db_pass": db_pass, "organization_slug": organization_slug, "region": region},
         )
+        return _project(body)
 
-    def project(self, ref: str) -> dict[str, Any]:
-        return self.request("GET", f"/v1/projects/{quote(ref)}")
+    def project(self, ref: str) -> DbProject:
+        return _project(self.request("GET", f"/v1/projects/{quote(ref)}"))
 
     def health(self, ref: str) -> list[dict[str, Any]]:
         return self.request(
@@ -99,10 +136,11 @@ class DbHost(Provider):
             or []
         )
 
-    def api_keys(self, ref: str) -> dict[str, str]:
-        """The public (anon) and privileged (service_role) keys by name."""
+    def api_keys(self, ref: str) -> ApiKeys:
+        """The public (anon) and privileged (service_role) keys."""
         keys = self.request("GET", f"/v1/projects/{quote(ref)}/api-keys", params={"reveal": "true"})
-        return {k["name"]: k["api_key"] for k in keys if isinstance(k, dict) and k.get("api_key")}
+        named = {k["name"]: str(k["api_key"]) for k in keys if isinstance(k, dict) and k.get("api_key")}
+        return ApiKeys(public=named.get("anon"), privileged=named.get("service_role"))
 
     def session_pooler(self, ref: str) -> Pooler:
         """The primary database's pooler, at its session-mode port."""

@@ -27,6 +27,55 @@ class Repo:
         return f"{self.owner}/{self.name}"
 
 
+@dataclass(frozen=True)
+class Account:
+    """The account a token acts for."""
+
+    login: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The commit a ref points at."""
+
+    sha: str
+    tree_sha: str
+    message: str
+    parents: tuple[str, ...]  # their shas, the first parent first
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    path: str
+    type: str  # blob, tree or commit (a submodule)
+    size: int | None  # blobs only
+
+
+@dataclass(frozen=True)
+class Tree:
+    entries: tuple[TreeEntry, ...]
+    truncated: bool  # GitHub stops listing a very large tree and says so
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of a comparison, with GitHub's own values (None where it gives none)."""
+
+    filename: str
+    status: str | None
+    additions: int | None
+    deletions: int | None
+    changes: int | None
+    previous_filename: str | None  # a renamed file's old path
+    patch: str | None  # absent for binary or very large changes
+
+
+@dataclass(frozen=True)
+class Comparison:
+    files: tuple[FileChange, ...]
+    ahead_by: int
+
+
 def _repo(body: dict[str, Any]) -> Repo:
     return Repo(
         owner=body["owner"]["login"],
@@ -95,8 +144,8 @@ class RepoHost(Provider):
         }
 
     # -- account ------------------------------------------------------------------------------------------
-    def user(self) -> dict[str, Any]:
-        return self.request("GET", "/user")
+    def user(self) -> Account:
+        return Account(login=str(self.request("GET", "/user")["login"]))
 
     def emails(self) -> list[dict[str, Any]]:
         return self.request("GET", "/user/emails")
@@ -129,30 +178,29 @@ class RepoHost(Provider):
             return self.get_repo(owner, name)
 
     # -- reading ------------------------------------------------------------------------------------------
-    def head(self, owner: str, repo: str, ref: str) -> tuple[str, str]:
-        """(commit sha, tree sha) of a branch, tag or commit, in one request."""
+    def commit(self, owner: str, repo: str, ref: str) -> Commit:
+        """The commit a branch, tag or commit sha points at (its tree, message and parents), in one request."""
         body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
-        return body["sha"], body["commit"]["tree"]["sha"]
+        return Commit(
+            sha=str(body["sha"]),
+            tree_sha=str(body["commit"]["tree"]["sha"]),
+            message=str(body["commit"].get("message", "")),
+            parents=tuple(str(p["sha"]) for p in body.get("parents") or []),
+        )
 
-    def commit_info(self, owner: str, repo: str, ref: str) -> dict[str, str]:
-        """sha, tree sha and message of the commit a ref points at."""
-        body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
-        return {
-            "sha": body["sha"],
-            "tree": body["commit"]["tree"]["sha"],
-            "message": body["commit"].get("message", ""),
-        }
-
-    def parents(self, owner: str, repo: str, ref: str) -> tuple[str, list[str]]:
-        """(commit sha, its parents' shas) of the commit a ref points at."""
-        body = self.request("GET", f"/repos/{quote(owner)}/{quote(repo)}/commits/{quote(ref, safe='')}")
-        return body["sha"], [str(p["sha"]) for p in body.get("parents") or []]
-
-    def tree(self, owner: str, repo: str, tree_sha: str) -> dict[str, Any]:
-        return self.request(
+    def tree(self, owner: str, repo: str, tree_sha: str) -> Tree:
+        """Every entry under a tree, recursively."""
+        body = self.request(
             "GET",
             f"/repos/{quote(owner)}/{quote(repo)}/git/trees/{quote(tree_sha, safe='')}",
             params={"recursive": "1"},
+        )
+        return Tree(
+            entries=tuple(
+                TreeEntry(path=str(e["path"]), type=str(e.get("type")), size=e.get("size"))
+                for e in body.get("tree") or []
+            ),
+            truncated=bool(body.get("truncated")),
         )
 
     def file(self, owner: str, repo: str, path: str, ref: str) -> tuple[bytes, int]:
@@ -167,10 +215,25 @@ class RepoHost(Provider):
             return b"", size
         return base64.b64decode(body.get("content") or ""), size
 
-    def compare(self, owner: str, repo: str, base: str, head: str) -> dict[str, Any]:
-        return self.request(
+    def compare(self, owner: str, repo: str, base: str, head: str) -> Comparison:
+        body = self.request(
             "GET",
             f"/repos/{quote(owner)}/{quote(repo)}/compare/{quote(base, safe='')}...{quote(head, safe='')}",
+        )
+        return Comparison(
+            files=tuple(
+                FileChange(
+                    filename=str(f.get("filename")),
+                    status=f.get("status"),
+                    additions=f.get("additions"),
+                    deletions=f.get("deletions"),
+                    changes=f.get("changes"),
+                    previous_filename=f.get("previous_filename"),
+                    patch=f.get("patch"),
+                )
+                for f in body.get("files") or []
+            ),
+            ahead_by=int(body.get("ahead_by") or 0),
         )
 
     # -- writing: many files as one commit ----------------------------------------------------------------
@@ -187,7 +250,10 @@ class RepoHost(Provider):
         """One commit on top of the branch head with `files` written (paths not listed stay as they are).
         Text files go inline in the tree, so N text files cost 4 requests: head, tree, commit, ref."""
         base = f"/repos/{quote(owner)}/{quote(repo)}/git"
-        head_sha, tree_sha = parent or self.head(owner, repo, branch)
+        if parent is None:
+            head = self.commit(owner, repo, branch)
+            parent = (head.sha, head.tree_sha)
+        head_sha, tree_sha = parent
         entries: list[dict[str, Any]] = []
         for path, content in sorted(files.items()):
             entry: dict[str, Any] = {"path": repo_path(path), "mode": "100644", "type": "blob"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -9,6 +10,41 @@ from svc_shared.providers.http import HttpPool, Provider
 
 READY_STATES = frozenset({"ready"})
 FAILED_STATES = frozenset({"error"})
+
+
+@dataclass(frozen=True)
+class Site:
+    id: str
+    account_id: str
+    name: str
+    url: str | None
+    ssl_url: str | None
+    repo_path: str | None  # the repository it builds from (owner/name), None when none is linked
+
+
+@dataclass(frozen=True)
+class Build:
+    id: str | None
+    deploy_id: str | None  # the deploy the build produces
+
+
+@dataclass(frozen=True)
+class Deploy:
+    id: str
+    state: str | None  # READY_STATES, FAILED_STATES, or on the way
+    ssl_url: str | None
+    deploy_ssl_url: str | None  # this deploy's own address
+
+
+def _site(body: dict[str, Any]) -> Site:
+    return Site(
+        id=str(body["id"]),
+        account_id=str(body["account_id"]),
+        name=str(body.get("name")),
+        url=body.get("url"),
+        ssl_url=body.get("ssl_url"),
+        repo_path=(body.get("build_settings") or {}).get("repo_path"),
+    )
 
 
 class StaticHostOAuth(Provider):
@@ -45,14 +81,15 @@ class StaticHostOAuth(Provider):
 class StaticHost(Provider):
     name = "static_host"
 
-    def find_site(self, name: str) -> dict[str, Any] | None:
+    def find_site(self, name: str) -> Site | None:
+        """The site of exactly this name (the API filters by substring)."""
         sites = self.request("GET", "/sites", params={"name": name, "filter": "all"})
-        return next((s for s in sites or [] if s.get("name") == name), None)
+        return next((_site(s) for s in sites or [] if s.get("name") == name), None)
 
     def create_site(
         self, *, name: str, repo_path: str, branch: str, cmd: str = "", publish_dir: str = ""
-    ) -> dict[str, Any]:
-        return self.request(
+    ) -> Site:
+        body = self.request(
             "POST",
             "/sites",
             retry=False,
@@ -67,14 +104,16 @@ class StaticHost(Provider):
                 },
             },
         )
+        return _site(body)
 
-    def link_repo(self, site_id: str, *, repo_path: str, branch: str) -> dict[str, Any]:
-        return self.request(
+    def link_repo(self, site_id: str, *, repo_path: str, branch: str) -> Site:
+        body = self.request(
             "PATCH",
             f"/sites/{quote(site_id)}",
             retry=True,
             json={"repo": {"provider": "github", "repo_path": repo_path, "repo_branch": branch}},
         )
+        return _site(body)
 
     def set_env(self, account_id: str, site_id: str, variables: dict[str, str]) -> None:
         """Create or replace the site's environment variables."""
@@ -108,8 +147,19 @@ class StaticHost(Provider):
         items = self.request("GET", f"/accounts/{quote(account_id)}/env", params={"site_id": site_id}) or []
         return {e["key"]: (e.get("values") or [{}])[0].get("value", "") for e in items}
 
-    def start_build(self, site_id: str) -> dict[str, Any]:
-        return self.request("POST", f"/sites/{quote(site_id)}/builds", retry=False)
+    def start_build(self, site_id: str) -> Build:
+        body = self.request("POST", f"/sites/{quote(site_id)}/builds", retry=False) or {}
+        return Build(id=_text(body.get("id")), deploy_id=_text(body.get("deploy_id")))
 
-    def deploy(self, deploy_id: str) -> dict[str, Any]:
-        return self.request("GET", f"/deploys/{quote(deploy_id)}")
+    def deploy(self, deploy_id: str) -> Deploy:
+        body = self.request("GET", f"/deploys/{quote(deploy_id)}")
+        return Deploy(
+            id=str(body.get("id") or deploy_id),
+            state=body.get("state"),
+            ssl_url=body.get("ssl_url"),
+            deploy_ssl_url=body.get("deploy_ssl_url"),
+        )
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None

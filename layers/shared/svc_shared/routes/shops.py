@@ -63,6 +63,6 @@ def shop_event(event: dict[str, Any]) -> dict[str, Any]:
 def migrations_dir() -> Path:
     """The migrations of the backoffice version this deployment runs (the tree `make build` bundles into the
     shared layer; the repository's in development): each shop's database is brought to them when served."""
-    from svc_shared.publishing import template_root
+    from svc_shared.publish_template import template_root
 
     return template_root() / "migrations"

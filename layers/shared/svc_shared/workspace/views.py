@@ -9,7 +9,7 @@ from svc_shared import services
 from svc_shared.accounts import User, Workspace
 from svc_shared.projects import OWNER, Project
 from svc_shared.providers import label
-from svc_shared.publishing import STAGES
+from svc_shared.publish_state import STAGES
 
 # The publish sequence as a person reads it (spec §8 stages, in order; `ready` is the last step).
 STAGE_LABELS = {
