@@ -67,7 +67,7 @@ class MeteredTable:
 
 
 def beacons(count: int, rate: float, project: str) -> list[tuple[str, Any]]:
-    from svc_shared.analytics import Beacon
+    from svc_shared.domain.analytics import Beacon
 
     rng = random.Random(7)
     pages = [f"/products/item-{i}" for i in range(400)]
@@ -113,9 +113,9 @@ def analytics_cost(ctx: Context) -> Result:
     from moto import mock_aws
 
     from svc_local.template import Template
-    from svc_shared.analytics import Analytics
-    from svc_shared.clock import system_clock
-    from svc_shared.dal import Table
+    from svc_shared.core.clock import system_clock
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.storage.dal import Table
 
     count = QUICK_PAGEVIEWS if ctx.quick else ctx.option("pageviews", PAGEVIEWS)
     os.environ.update(
@@ -225,7 +225,7 @@ class ConflictMeter:
         return self._table.query(*args, **kwargs)
 
     def put(self, item: dict[str, Any], **kwargs: Any) -> None:
-        from svc_shared.dal import ConditionFailed
+        from svc_shared.storage.dal import ConditionFailed
 
         key = (item["pk"], item["sk"])
         size = max(item_size(item), self._sizes.get(key, 0))
@@ -255,7 +255,7 @@ def zipf_traffic(shops: int, rate: float, seconds: float, seed: int) -> list[tup
     import bisect
     import itertools
 
-    from svc_shared.analytics import Beacon
+    from svc_shared.domain.analytics import Beacon
 
     rng = random.Random(seed)
     weights = list(itertools.accumulate(1 / (k**1.1) for k in range(1, shops + 1)))
@@ -342,7 +342,7 @@ def replay(
     the number of batches, each beacon's freshness and the Analytics instance."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from svc_shared.analytics import Analytics
+    from svc_shared.domain.analytics import Analytics
 
     clock = StepClock()
     analytics = Analytics(table, clock)  # type: ignore[arg-type]
@@ -411,7 +411,7 @@ def analytics_mix(ctx: Context) -> Result:
 
     from bench.harness import Target, percentile
     from svc_local.template import Template
-    from svc_shared.dal import Table
+    from svc_shared.storage.dal import Table
 
     batch_size, window = mapping_settings(ctx.root)
     os.environ.update(
@@ -439,7 +439,7 @@ def analytics_mix(ctx: Context) -> Result:
         ]
         rng = random.Random(5)
         quiet = sorted(rng.uniform(0, 86400) for _ in range(QUIET_PAGEVIEWS))
-        from svc_shared.analytics import Beacon
+        from svc_shared.domain.analytics import Beacon
 
         cases.append(
             (

@@ -91,7 +91,7 @@ def gateway_latency(ctx: Context) -> Result:
             os.environ.pop("KMS_KEY_ID", None)
             os.environ.update(env)
             with contextlib.suppress(ImportError):
-                from svc_shared import services
+                from svc_shared.wiring import services
 
                 services.wire()  # the settings and AWS endpoint of the environment just set
 
@@ -117,7 +117,7 @@ def gateway_latency(ctx: Context) -> Result:
             if aws is not None:
                 aws.stop()
             with contextlib.suppress(ImportError):
-                from svc_shared import services
+                from svc_shared.wiring import services
 
                 services.wire()  # the settings and AWS endpoint of the environment just set
 

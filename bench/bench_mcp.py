@@ -371,7 +371,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
     sdk_version = metadata.version("mcp")
 
     with platform(ctx.root, aws_in_child=True) as stack, _root_logging():
-        from svc_shared import services
+        from svc_shared.wiring import services
 
         spec = next(f for f in stack.template.functions() if f.logical_id == MCP_FUNCTION)
         token = stack.bearer_token()
@@ -480,7 +480,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         # The floor: the storage call alone. The conditional UpdateItem our gate sends for a request, with
         # the same client, on an item of the gate's shape (a copy of the user's gate item with a full log),
         # issued raw: no handler, no token check, no JSON-RPC.
-        from svc_shared.mcpauth import read_access_token
+        from svc_shared.oauth.mcpauth import read_access_token
         from svc_shared.oauth.metadata import resource_url
 
         claims = read_access_token(
@@ -854,7 +854,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "resource), then ONE conditional UpdateItem on the user's gate item checks that the token is still "
         "its grant's current one (revocation and rotation write there) and writes one slot of a sliding "
         "window of 60 per 60 s; a grant's last use rides on that write at most once a minute per instance "
-        "(svc_shared/mcpauth.py; here the first request of each instance after each 61 s move of the clock, "
+        "(svc_shared/oauth/mcpauth.py; here the first request of each instance after each 61 s move of the clock, "
         "so 1 request in 50). The peer makes two calls in a row; its fixed-window limit is weaker (up to 120 "
         "per 60 s across a minute boundary); it sees a revocation at once too, as revoking deletes the "
         "token's item and it reads that item on every request.",
@@ -862,7 +862,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "(attribute_not_exists(t<k>) OR t<k> <= :cutoff)`, ReturnValues NONE) issued raw with the same botocore "
         "client on a copy of the user's gate item with a full log of 60 slots, one right after each of our "
         "requests (interleaved request by request), so the ratio compares like with like in the same "
-        "seconds. Two instances in turn: a second wiring of our function (svc_shared.services.Services: its "
+        "seconds. Two instances in turn: a second wiring of our function (svc_shared.wiring.services.Services: its "
         "own AWS clients, signing key and view of the user's log) serves every other request; each instance's "
         "view then misses the other's last writes, so a slot it believes free may be taken: the write fails, "
         "brings the item back, and is sent again (the DynamoDB calls row counts them).",
@@ -890,7 +890,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours with the "
         "floor after each request, the peer with auth, ours on two instances, the bare peer, per case, so drift "
         "on the machine hits all of them. Rate limits stay on: the "
-        "clock both limits use (svc_shared.services.wire(clock=...); the peer's verifier reads the same clock) moves "
+        "clock both limits use (svc_shared.wiring.services.wire(clock=...); the peer's verifier reads the same clock) moves "
         "61 s ahead between blocks. Percentiles nearest-rank (p99 of n=400 is the 4th slowest).",
         f"Cold start (vs the bare peer): {cold_runs} fresh interpreters per server, alternating, after one "
         "uncounted run each (bytecode caches exist; Lambda's do not). Ours: CodeUri functions/mcp and "

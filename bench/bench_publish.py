@@ -27,7 +27,7 @@ PUBLISH_TIMEOUT = 90.0
 
 def _close_provider_clients() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared import services
+        from svc_shared.wiring import services
 
         services.current().http.close()
 
@@ -69,9 +69,9 @@ def _synthetic_tree(count: int) -> dict[str, bytes]:
 def template_push(ctx: Context) -> Result:
     import httpx
 
+    from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+    from svc_shared.domain.publish_template import template_files, template_root
     from svc_shared.providers.repo_host import is_text
-    from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
-    from svc_shared.publish_template import template_files, template_root
 
     runs = QUICK_PUSH_RUNS if ctx.quick else ctx.option("runs", PUSH_RUNS)
     trees = {
@@ -152,7 +152,7 @@ def template_push(ctx: Context) -> Result:
         "Wall: perf_counter around commit_files; the sandbox (GitHub-shaped; it writes the git objects as "
         "loose objects on disk under a temp dir, in Python) runs on a loopback HTTP server in this process, so "
         "its work on the tree is in the figure; against GitHub the network round trips dominate.",
-        "Real tree: svc_shared.publish_template.template_files(template_root()), exactly what PushTemplate sends.",
+        "Real tree: svc_shared.domain.publish_template.template_files(template_root()), exactly what PushTemplate sends.",
     ]
     return result
 
@@ -192,7 +192,7 @@ def publish_run(ctx: Context) -> Result:
     from bench.bench_stack import DEMO_EMAIL, DEMO_PASSWORD, platform
 
     with platform(ctx.root, with_sandbox=True, project_ready_delay=PROJECT_READY_DELAY) as stack:
-        from svc_shared import services
+        from svc_shared.wiring import services
 
         api = stack.api
         login = api.post("/login", form={"email": DEMO_EMAIL, "password": DEMO_PASSWORD})

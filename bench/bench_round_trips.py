@@ -1,6 +1,6 @@
 """The choice behind /mcp's one round trip, measured: the token lookup and the rate-limit write as two calls in
 a row, the same two issued concurrently, and the single conditional UpdateItem on the user's gate item that
-replaces them (svc_shared.mcpauth), each against embedded AWS in a process of its own; and the gate write
+replaces them (svc_shared.oauth.mcpauth), each against embedded AWS in a process of its own; and the gate write
 beside the cheapest conditional write there is (a counter), on the items as the platform stores them."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ WARMUP = 20
 def round_trips(ctx: Context) -> Result:
     from bench.bench_stack import AwsProcess
     from svc_local.template import Template
-    from svc_shared import keys
-    from svc_shared.aws import AwsClients
+    from svc_shared.core.aws import AwsClients
+    from svc_shared.storage import keys
 
     requests = QUICK_REQUESTS if ctx.quick else ctx.option("requests", REQUESTS)
     template_path = ctx.root / "template.yaml"
@@ -90,7 +90,7 @@ def round_trips(ctx: Context) -> Result:
             )
 
         def gate_write(key: dict[str, Any], slot: str, now: float, last_use: bool) -> None:
-            # exactly what the gate sends (svc_shared.mcpauth.Gate.admit through svc_shared.dal.Table.update)
+            # exactly what the gate sends (svc_shared.oauth.mcpauth.Gate.admit through svc_shared.storage.dal.Table.update)
             client.update_item(
                 TableName=table,
                 Key=key,
@@ -181,7 +181,7 @@ def round_trips(ctx: Context) -> Result:
         )
     )
     result.notes += [
-        "Embedded AWS (moto behind werkzeug) in a child process, the lean botocore client of svc_shared.aws in "
+        "Embedded AWS (moto behind werkzeug) in a child process, the lean botocore client of svc_shared.core.aws in "
         "this one; the items as the platform writes them: the access-token item with the attributes the OAuth "
         "server stores, the gate item of a user with one grant and a full log of 60 slots. Every write "
         "succeeds (a slot comes round long after its time left the window). Percentiles nearest-rank.",

@@ -77,7 +77,7 @@ class Platform:
 
 def _reset_shared_state() -> None:
     with contextlib.suppress(ImportError):
-        from svc_shared import services
+        from svc_shared.wiring import services
 
         services.current().http.close()
         services.wire()  # new settings, AWS clients and HTTP pool
@@ -226,7 +226,7 @@ def platform(
             }
         os.environ.update(env)
         _reset_shared_state()
-        from svc_shared import services
+        from svc_shared.wiring import services
 
         user = services.accounts().create_user(
             email=DEMO_EMAIL, password=DEMO_PASSWORD, display_name="Bench", plan="paid"

@@ -50,7 +50,7 @@ def moto_endpoint() -> Iterator[str]:
         )
         os.environ["PUBLISH_STATE_MACHINE_ARN"] = machine.arn
     os.environ["AWS_ENDPOINT_URL"] = endpoint
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     services.wire()  # new AWS clients, on this endpoint
     yield endpoint
@@ -75,7 +75,7 @@ def table_specs():
 @pytest.fixture
 def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh app table (from template.yaml), session secret and settings for the functions."""
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     # moto's state is global to the process: another embedded AWS started by a test resets it, so the state
     # machine is (re)created when missing.
@@ -128,8 +128,8 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
 def clock(app_env: dict[str, Any]):
     import time
 
-    from svc_shared import services
-    from svc_shared.clock import FrozenClock
+    from svc_shared.core.clock import FrozenClock
+    from svc_shared.wiring import services
 
     frozen = FrozenClock(start=float(int(time.time())))
     services.wire(clock=frozen)
@@ -155,7 +155,7 @@ def api(app_env: dict[str, Any], _platform_routes):
 
 @pytest.fixture
 def demo_user(app_env: dict[str, Any]):
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     return services.accounts().create_user(
         email="demo@example.com", password="demo-password-1", display_name="Demo", plan="paid"
@@ -202,7 +202,7 @@ def sandbox(sandbox_credentials, tmp_path_factory):
     )
     with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
         yield running
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     services.current().http.close()
     supabase = next(p for p in providers if isinstance(p, Supabase))
@@ -218,7 +218,7 @@ def provider_env(app_env, sandbox, sandbox_credentials, monkeypatch: pytest.Monk
     """app_env plus the provider settings pointing at the sandbox, with the client secrets and keys stored in
     the embedded Secrets Manager as in the local stack."""
     from svc_local.providers import base_urls
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     creds = sandbox_credentials
     secrets = admin_client("secretsmanager")

@@ -8,8 +8,8 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import web
-from svc_shared.logs import get_logger
+from svc_shared.core.logs import get_logger
+from svc_shared.edge import web
 from svc_shared.routes import accounts
 
 logger = get_logger()

@@ -5,7 +5,7 @@ credentials). The beacon is validated (its path and referrer to printable URL te
 client address's and its site's rate limits, and put on the analytics queue; the answer is 204 at once, the
 same for a site that exists and one that does not (the aggregator drops the latter).
 `aggregate`: the queue's consumer (an SQS event source mapping with a batching window): folds a batch and
-writes the aggregates (svc_shared.analytics: busy shops' day items, quiet shops' small day items, the other
+writes the aggregates (svc_shared.domain.analytics: busy shops' day items, quiet shops' small day items, the other
 shops' increments in one log item per group of shops, and the fold of a group's log into the day items when
 it is due), reporting the messages whose writes failed so that only those are delivered again (partial
 batch responses)."""
@@ -20,10 +20,12 @@ from aws_lambda_powertools.event_handler import CORSConfig, Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import errors, services, web
-from svc_shared.analytics import Beacon, clean_path, clean_referrer
-from svc_shared.bodies import BeaconRequest
-from svc_shared.logs import get_logger
+from svc_shared.core import errors
+from svc_shared.core.logs import get_logger
+from svc_shared.domain.analytics import Beacon, clean_path, clean_referrer
+from svc_shared.domain.bodies import BeaconRequest
+from svc_shared.edge import web
+from svc_shared.wiring import services
 
 logger = get_logger()
 app = web.create_resolver(cors=CORSConfig(allow_origin="*", allow_headers=["Content-Type"], max_age=86400))

@@ -5,7 +5,7 @@ resolver: the resolver's import (about 90 ms here) was the largest part of this 
 The admission pipeline (origin, token, size, version, scope, gate) is svc_shared.mcp.admission; the routing
 and dispatch, svc_shared.mcp.endpoint.
 
-Every request is measured (`services.metrics()`, svc_shared/metrics.py): its latency and its outcome (ok,
+Every request is measured (`services.metrics()`, svc_shared/core/metrics.py): its latency and its outcome (ok,
 client error, denied, rate limited, server error), whatever API type serves it.
 """
 
@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from svc_shared import services
-from svc_shared.logs import get_logger
+from svc_shared.core.logs import get_logger
 from svc_shared.mcp import endpoint
 from svc_shared.mcp.admission import Request
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
+from svc_shared.wiring import services
 
 logger = get_logger()
 

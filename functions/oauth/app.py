@@ -1,7 +1,7 @@
 """Lambda entry of the tool server's OAuth 2.1 authorization server (discovery metadata, client registration,
 the consent screen, the token endpoint and revocation, RFC 7009): the resolver for the routers of
-svc_shared.oauth.routes. OAuth errors are answered in RFC 6749 form by the one table of svc_shared.oauth.wire;
-browser clients reach the public endpoints under the one origin policy (svc_shared.oauth.site.serve)."""
+svc_shared.routes.oauth. OAuth errors are answered in RFC 6749 form by the one table of svc_shared.routes.oauth.wire;
+browser clients reach the public endpoints under the one origin policy (svc_shared.routes.oauth.site.serve)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import services
-from svc_shared.logs import get_logger
-from svc_shared.oauth.routes import ROUTERS
-from svc_shared.oauth.site import create_app, serve
+from svc_shared.core.logs import get_logger
+from svc_shared.routes.oauth import ROUTERS
+from svc_shared.routes.oauth.site import create_app, serve
+from svc_shared.wiring import services
 
 logger = get_logger()
 app = create_app(*ROUTERS)

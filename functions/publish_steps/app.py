@@ -2,7 +2,7 @@
 `fail` when a run stops). Errors are raised for the state machine: PublishTransient is retried,
 PublishFailed stops the run at its stage, PublishBusy means another execution holds the project.
 
-Metrics (`services.metrics()`, svc_shared/metrics.py): every step's duration by stage, a run reaching ready,
+Metrics (`services.metrics()`, svc_shared/core/metrics.py): every step's duration by stage, a run reaching ready,
 and a failure the project records (by the stage it stopped at)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared import services
-from svc_shared.logs import get_logger
+from svc_shared.core.logs import get_logger
+from svc_shared.wiring import services
 
 logger = get_logger()
 

@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_shared.logs import get_logger
+from svc_shared.core.logs import get_logger
 from svc_shared.providers.http import REQUEST_BUDGET_SECONDS, time_budget
 from svc_shared.workspace.routes import ROUTERS
 from svc_shared.workspace.site import create_app

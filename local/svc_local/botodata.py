@@ -1,6 +1,6 @@
-"""Writes layers/shared/svc_shared/botocore_data/endpoints.json: botocore's endpoints.json cut down to the
-services svc_shared.aws creates clients for (see that module). Run it after changing the botocore pin or
-svc_shared.aws.SERVICES:
+"""Writes layers/shared/svc_shared/core/botocore_data/endpoints.json: botocore's endpoints.json cut down to the
+services svc_shared.core.aws creates clients for (see that module). Run it after changing the botocore pin or
+svc_shared.core.aws.SERVICES:
 
     .venv/bin/python -m svc_local.botodata
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from svc_shared.aws import DATA_DIR, SERVICES
+from svc_shared.core.aws import DATA_DIR, SERVICES
 
 TARGET = DATA_DIR / "endpoints.json"
 

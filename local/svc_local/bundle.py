@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from svc_local.state import repo_root
-from svc_shared.publish_template import template_files
+from svc_shared.domain.publish_template import template_files
 
 DESTINATION = Path("layers/shared/svc_shared/backoffice_template")
 

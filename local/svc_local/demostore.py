@@ -76,7 +76,8 @@ def prepare_database(server_url: str, owner_email: str) -> str:
 def seed(server_url: str, owner_email: str, public_url: str, marker: Path) -> str:
     """The demo store as a published project of `owner_email` (created on first start, its id kept in
     `marker`); returns the project id. Its backoffice is found as every shop's is: from the project record."""
-    from svc_shared import errors, services
+    from svc_shared.core import errors
+    from svc_shared.wiring import services
 
     prepare_database(server_url, owner_email)
     projects = services.projects()

@@ -849,7 +849,7 @@ class _ScopedCache(MutableMapping[str, Any]):
 
 
 class _FunctionContainers:
-    """Stands in for svc_shared.services._Container: inside a function, the function's own Services (settings
+    """Stands in for svc_shared.wiring.services._Container: inside a function, the function's own Services (settings
     from its own environment; clock and HTTP pool those of the wiring outside); outside, the original."""
 
     def __init__(self, original: Any, environ: Callable[[FunctionSpec], dict[str, str]]) -> None:
@@ -863,7 +863,7 @@ class _FunctionContainers:
         spec = current_function.get()
         if spec is None:
             return self._original.services
-        from svc_shared import services as wiring
+        from svc_shared.wiring import services as wiring
 
         base = self._original.services
         if base is None:
@@ -891,7 +891,7 @@ class _FunctionContainers:
 def _settings(spec: FunctionSpec, environment: Mapping[str, str]) -> Any:
     from pydantic import ValidationError
 
-    from svc_shared.config import ConfigurationError, Settings
+    from svc_shared.core.config import ConfigurationError, Settings
 
     try:
         return Settings.model_validate(dict(environment))
@@ -919,7 +919,8 @@ class _Installed:
 
 def install(iam: Iam, template: Template) -> None:
     """Enforce `iam` on the functions of this process; each function gets a container of its own."""
-    from svc_shared import secrets, services
+    from svc_shared.core import secrets
+    from svc_shared.wiring import services
 
     _install_botocore_hook()
     _Active.iam = iam
@@ -933,7 +934,8 @@ def install(iam: Iam, template: Template) -> None:
 
 
 def uninstall() -> None:
-    from svc_shared import secrets, services
+    from svc_shared.core import secrets
+    from svc_shared.wiring import services
 
     iam, _Active.iam = _Active.iam, None
     if _Installed.container is not None:

@@ -1,4 +1,4 @@
-"""`svc` of a development install: the operator command line of svc_shared.cli plus `--local`, the running
+"""`svc` of a development install: the operator command line of svc_shared.wiring.cli plus `--local`, the running
 local stack (`make dev`), whose table and state machine names come from template.yaml."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from svc_shared import cli
+from svc_shared.wiring import cli
 
 LOCAL_AWS_PORT = "4566"
 

@@ -67,7 +67,7 @@ class LocalStack:
         )
         self.database_url = database_url
         # SVC_DERIVE_BASE_URL=true leaves PublicBaseUrl empty, as a stack deployed without a custom domain: the
-        # functions read the base URL from each request (svc_shared.baseurl), the publish steps from the table.
+        # functions read the base URL from each request (svc_shared.wiring.baseurl), the publish steps from the table.
         self.derive_base_url = (
             derive_base_url
             if derive_base_url is not None
@@ -246,7 +246,8 @@ class LocalStack:
     def seed_demo_users(self) -> None:
         """Create the paid and the Free-plan demo users unless they exist."""
         try:
-            from svc_shared import errors, services
+            from svc_shared.core import errors
+            from svc_shared.wiring import services
         except ImportError as exc:
             print(f"demo users not seeded: {exc}", file=sys.stderr, flush=True)
             return

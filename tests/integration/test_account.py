@@ -10,7 +10,8 @@ import pytest
 from test_oauth import authorize_params, exchange, pkce, register, sign_in
 
 from apiclient import authorize_client, connect_provider
-from svc_shared import cli, keys, services
+from svc_shared.storage import keys
+from svc_shared.wiring import cli, services
 
 OWN = "http://127.0.0.1:3000"
 EVIL = "https://evil.example"

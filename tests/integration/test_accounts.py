@@ -2,8 +2,8 @@
 
 import pytest
 
-from svc_shared import services
-from svc_shared.errors import AlreadyExists, InvalidInput, NotFound, RateLimited, Unauthenticated
+from svc_shared.core.errors import AlreadyExists, InvalidInput, NotFound, RateLimited, Unauthenticated
+from svc_shared.wiring import services
 
 
 @pytest.fixture

@@ -14,8 +14,9 @@ from apiclient import call_tool
 from svc_local.eventsource import SqsPoller
 from svc_local.runtime import FunctionRegistry
 from svc_local.template import Template
-from svc_shared import keys, services
-from svc_shared.analytics import HLL_REGISTERS, _register, estimate, pack, unpack
+from svc_shared.domain.analytics import HLL_REGISTERS, _register, estimate, pack, unpack
+from svc_shared.storage import keys
+from svc_shared.wiring import services
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 
@@ -210,7 +211,7 @@ def test_report_marks_visitor_text_as_untrusted_and_never_shows_text_a_beacon_ma
     clock, api, bearer, project
 ):
     """Keys stored before these checks (or put in the table by other means) are shown as "(invalid)"."""
-    from svc_shared.analytics import Beacon
+    from svc_shared.domain.analytics import Beacon
 
     now = clock.now()
     services.analytics().apply(
@@ -249,7 +250,7 @@ def test_report_marks_visitor_text_as_untrusted_and_never_shows_text_a_beacon_ma
 def test_beacons_are_rate_limited_per_client_address_and_per_site(clock, api, project, monkeypatch):
     import dataclasses
 
-    from svc_shared import analytics
+    from svc_shared.domain import analytics
 
     monkeypatch.setattr(analytics, "BEACONS_PER_ADDRESS", 5)
     monkeypatch.setattr(analytics, "BEACONS_PER_SITE", 8)
@@ -274,9 +275,9 @@ def test_beacons_are_rate_limited_per_client_address_and_per_site(clock, api, pr
 
 def test_the_limits_are_shared_counters_across_instances(clock, project):
     """Two containers of the beacon function count into the same atomic counter (flushed every second)."""
-    from svc_shared.analytics import Analytics
-    from svc_shared.errors import RateLimited
-    from svc_shared.ratelimit import WindowCounters
+    from svc_shared.core.errors import RateLimited
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.storage.ratelimit import WindowCounters
 
     table = services.current().table
     clock.advance(60 - clock.now() % 60)
@@ -366,7 +367,7 @@ def test_a_malformed_message_is_dropped_and_the_rest_counted(clock, api, bearer,
 
 
 def test_new_keys_beyond_the_daily_bound_count_as_other(clock, project):
-    from svc_shared.analytics import MAX_KEYS, Beacon
+    from svc_shared.domain.analytics import MAX_KEYS, Beacon
 
     analytics = services.analytics()
     messages = [
@@ -389,7 +390,7 @@ def test_new_keys_beyond_the_daily_bound_count_as_other(clock, project):
 
 # -- many shops on one queue: the log, its fold, small and busy shops ------------------------------------------
 def shops_of_one_group(count: int, prefix: str) -> list[str]:
-    from svc_shared.analytics.log import group_of
+    from svc_shared.domain.analytics.log import group_of
 
     found: list[str] = []
     n = 0
@@ -402,7 +403,7 @@ def shops_of_one_group(count: int, prefix: str) -> list[str]:
 
 
 def views(shops: list[str], per_shop: int, at: float, tag: str):
-    from svc_shared.analytics import Beacon
+    from svc_shared.domain.analytics import Beacon
 
     return [
         (
@@ -423,8 +424,8 @@ def noon(clock):
 
 
 def test_small_shops_of_a_batch_share_one_log_item_and_are_reported_exactly(noon, app_env):
-    from svc_shared.analytics import Analytics
-    from svc_shared.analytics.log import group_of
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.log import group_of
 
     table = services.current().table
     analytics = Analytics(table, noon)
@@ -449,8 +450,8 @@ def test_small_shops_of_a_batch_share_one_log_item_and_are_reported_exactly(noon
 def test_the_log_is_folded_once_due_and_a_repeated_or_raced_fold_counts_once(noon, app_env):
     from concurrent.futures import ThreadPoolExecutor
 
-    from svc_shared.analytics import Analytics
-    from svc_shared.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
 
     table = services.current().table
     analytics = Analytics(table, noon)
@@ -483,8 +484,8 @@ def test_the_log_is_folded_once_due_and_a_repeated_or_raced_fold_counts_once(noo
 
 
 def test_a_fold_that_stopped_half_way_is_taken_over_and_counts_each_entry_once(noon, app_env):
-    from svc_shared.analytics import Analytics
-    from svc_shared.analytics.log import LEASE_SECONDS, SETTLE_SECONDS
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.log import LEASE_SECONDS, SETTLE_SECONDS
 
     table = services.current().table
     shops = shops_of_one_group(3, "crashshop")
@@ -520,8 +521,8 @@ def test_a_fold_that_stopped_half_way_is_taken_over_and_counts_each_entry_once(n
 
 
 def test_a_quiet_shop_writes_one_small_day_item_per_batch_with_its_recent_sessions(noon, app_env):
-    from svc_shared.analytics import Analytics
-    from svc_shared.analytics.day import item_size
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.day import item_size
 
     table = services.current().table
     analytics = Analytics(table, noon)
@@ -538,7 +539,7 @@ def test_a_quiet_shop_writes_one_small_day_item_per_batch_with_its_recent_sessio
 
 
 def test_the_visitor_sketch_turns_dense_once_smaller_and_estimates_stay_close(noon, app_env):
-    from svc_shared.analytics import Analytics, Beacon
+    from svc_shared.domain.analytics import Analytics, Beacon
 
     table = services.current().table
     analytics = Analytics(table, noon)
@@ -564,7 +565,7 @@ def test_the_visitor_sketch_turns_dense_once_smaller_and_estimates_stay_close(no
 
 def test_day_items_stored_before_the_log_are_read_and_added_to(noon, project, app_env):
     """A day item as the previous release wrote it (dense sketch, 16-character digests, no fold bound)."""
-    from svc_shared.analytics import Analytics
+    from svc_shared.domain.analytics import Analytics
 
     table = services.current().table
     day = datetime.fromtimestamp(noon.now(), UTC).date()
@@ -602,8 +603,8 @@ def test_day_items_stored_before_the_log_are_read_and_added_to(noon, project, ap
 
 
 def test_a_group_whose_shops_went_quiet_is_folded_by_other_traffic(noon, app_env):
-    from svc_shared.analytics import LOG_GROUPS, Analytics
-    from svc_shared.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
+    from svc_shared.domain.analytics import LOG_GROUPS, Analytics
+    from svc_shared.domain.analytics.log import FOLD_SECONDS, SETTLE_SECONDS, group_of
 
     table = services.current().table
     shops = shops_of_one_group(2, "wentquiet")

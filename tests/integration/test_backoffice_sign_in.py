@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 import jwt
 import pytest
 
-from svc_shared import services
-from svc_shared.handoff import ISSUER
+from svc_shared.domain.handoff import ISSUER
+from svc_shared.wiring import services
 
 
 def sign_in(api, email="demo@example.com", password="demo-password-1"):
@@ -124,8 +124,8 @@ def test_signed_out_visitors_sign_in_first(api, project):
 
 
 def test_an_unexpected_failure_is_the_error_page_naming_the_request(api, app_env, project):
-    from svc_shared import keys
-    from svc_shared.dal import Table
+    from svc_shared.storage import keys
+    from svc_shared.storage.dal import Table
 
     # A keyring item the code cannot read (no current key): the failure is logged, the browser gets a page.
     Table(app_env["TABLE_NAME"]).put({"pk": keys.HANDOFF_KEYS, "sk": keys.KEYRING, "version": 1})

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from svc_shared import services
 from svc_shared.providers.checkout import sign_payload
+from svc_shared.wiring import services
 
 
 def event(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from svc_shared import services
-from svc_shared.connections import STATE_EXPIRED, STATE_NOT_VERIFIED
+from svc_shared.domain.connections import STATE_EXPIRED, STATE_NOT_VERIFIED
+from svc_shared.wiring import services
 
 PROVIDERS = ("repo_host", "db_host", "static_host")
 
@@ -181,7 +181,7 @@ def test_expired_db_host_token_is_refreshed_once(signed_in, provider_env, clock)
 
 
 def test_db_host_refresh_refused_asks_to_reconnect(clock, signed_in, provider_env):
-    from svc_shared.connections import DB_HOST_NOT_CONNECTED, ReconnectRequired
+    from svc_shared.domain.connections import DB_HOST_NOT_CONNECTED, ReconnectRequired
 
     connect(signed_in, "db_host")
     user_id = signed_in.get("/api/me").json()["id"]

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from svc_shared import services
-from svc_shared.dal import ConditionFailed, TransactionConflict, all_of, attr, item_absent, item_exists
+from svc_shared.storage.dal import (
+    ConditionFailed,
+    TransactionConflict,
+    all_of,
+    attr,
+    item_absent,
+    item_exists,
+)
+from svc_shared.wiring import services
 
 
 @pytest.fixture

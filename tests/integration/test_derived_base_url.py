@@ -13,8 +13,9 @@ import pytest
 
 from apiclient import connect_provider
 from svc_local.template import Template
-from svc_shared import baseurl, keys, services
-from svc_shared.config import get_settings
+from svc_shared.core.config import get_settings
+from svc_shared.storage import keys
+from svc_shared.wiring import baseurl, services
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 API_ID = "abc123"

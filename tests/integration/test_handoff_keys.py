@@ -17,11 +17,12 @@ from cryptography.hazmat.primitives import serialization
 
 from svc_backoffice.handoff import HandoffRejected
 from svc_backoffice.handoff import verify as backoffice_verify
-from svc_shared import cli, keys, services
-from svc_shared.crypto import DecryptionFailed
-from svc_shared.dal import Table
-from svc_shared.handoff import ISSUER
-from svc_shared.handoff_keys import CACHE_SECONDS, HandoffKeys
+from svc_shared.core.crypto import DecryptionFailed
+from svc_shared.domain.handoff import ISSUER
+from svc_shared.domain.handoff_keys import CACHE_SECONDS, HandoffKeys
+from svc_shared.storage import keys
+from svc_shared.storage.dal import Table
+from svc_shared.wiring import cli, services
 
 DAY = 24 * 3600
 

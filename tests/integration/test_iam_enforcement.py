@@ -62,14 +62,16 @@ def local_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         for name, value in env.items():
             monkeypatch.setenv(name, value)
         monkeypatch.delenv("KMS_KEY_ID", raising=False)
-        from svc_shared import secrets, services
+        from svc_shared.core import secrets
+        from svc_shared.wiring import services
 
         secrets.reset()
         services.wire()
         return aws
 
     yield start
-    from svc_shared import secrets, services
+    from svc_shared.core import secrets
+    from svc_shared.wiring import services
 
     for aws in started:
         aws.stop()
@@ -87,7 +89,7 @@ def test_publish_steps_without_its_session_secret_grant_is_refused_naming_functi
     local_aws, tmp_path: Path
 ):
     aws = local_aws(template_without_publish_session_grant(tmp_path))
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     secret = aws.refs["SessionSecret"]
     # What the publisher's construction does first: Connections' state key, derived from the session secret.
@@ -105,7 +107,7 @@ def test_publish_steps_without_its_session_secret_grant_is_refused_naming_functi
 
 def test_with_the_shipped_template_publish_steps_builds_its_connections(local_aws):
     aws = local_aws(ROOT / "template.yaml")
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     with acting_as(spec_of(aws, "PublishStepsFunction")):
         assert services.connections() is not None
@@ -114,7 +116,7 @@ def test_with_the_shipped_template_publish_steps_builds_its_connections(local_aw
 def test_each_function_is_its_own_container(local_aws):
     """A secret one function read is not handed to another from a shared cache: each reads it itself."""
     aws = local_aws(ROOT / "template.yaml")
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     with acting_as(spec_of(aws, "AccountsFunction")):
         accounts = services.current()
@@ -131,7 +133,7 @@ def test_each_function_is_its_own_container(local_aws):
 
 def test_the_public_beacon_counts_its_limits_and_queues_and_cannot_read_or_scan(local_aws):
     aws = local_aws(ROOT / "template.yaml")
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     table = os.environ["TABLE_NAME"]
     with acting_as(spec_of(aws, "AnalyticsFunction")):

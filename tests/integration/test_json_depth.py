@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from svc_shared import jsonlimit, services
+from svc_shared.core import jsonlimit
 from svc_shared.providers.checkout import sign_payload
+from svc_shared.wiring import services
 
 # Deep enough to overflow Python's decoder many times over, small enough for every route's size cap (OAuth's
 # 64 KB is the smallest), so the nesting is what each route meets.

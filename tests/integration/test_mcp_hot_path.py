@@ -13,11 +13,12 @@ from unittest.mock import patch
 
 import pytest
 
-from svc_shared import aws, services
-from svc_shared.aws import AwsClients
-from svc_shared.mcpauth import Gate, issue_access_token, read_access_token
+from svc_shared.core import aws
+from svc_shared.core.aws import AwsClients
 from svc_shared.oauth.grants import Grants
+from svc_shared.oauth.mcpauth import Gate, issue_access_token, read_access_token
 from svc_shared.oauth.metadata import resource_url
+from svc_shared.wiring import services
 
 BASE = "http://127.0.0.1:3000"
 RESOURCE = resource_url(BASE)

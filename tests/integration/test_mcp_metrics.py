@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from svc_shared import services
-from svc_shared.metrics import MCP_OUTCOMES
+from svc_shared.core.metrics import MCP_OUTCOMES
+from svc_shared.wiring import services
 
 
 def rpc(api, bearer, payload):

@@ -9,7 +9,7 @@ import pytest
 from apiclient import call_tool
 from apiclient import tool_error as error_text
 from apiclient import tool_ok as ok
-from svc_shared import services
+from svc_shared.wiring import services
 
 
 def test_create_project_needs_repo_and_database_connections(api, bearer):

@@ -10,8 +10,8 @@ from apiclient import call_tool
 from apiclient import connect_provider as connect
 from apiclient import tool_error as error_text
 from apiclient import tool_ok as ok
-from svc_shared import services
 from svc_shared.providers.static_host import StaticHost
+from svc_shared.wiring import services
 
 
 @pytest.fixture

@@ -278,7 +278,7 @@ def test_arguments_that_are_not_an_object_are_an_error_result(api, bearer, argum
 
 @pytest.fixture
 def inspector_allowed(monkeypatch, app_env):
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     monkeypatch.setenv("ALLOWED_ORIGINS", "http://localhost:6274, https://inspector.example")
     services.wire(clock=services.clock())
@@ -519,8 +519,8 @@ def test_a_stateless_batch_is_400_and_a_notification_202(api, bearer):
 
 # -- scopes -------------------------------------------------------------------------------------------------
 def test_a_token_without_the_scope_a_tool_needs_is_403_insufficient_scope(api, bearer):
-    from svc_shared import services
-    from svc_shared.mcpauth import issue_access_token, read_access_token
+    from svc_shared.oauth.mcpauth import issue_access_token, read_access_token
+    from svc_shared.wiring import services
 
     key = services.signing_key("mcp-access")
     resource = f"{BASE}/mcp"

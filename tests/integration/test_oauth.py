@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from svc_shared import services
+from svc_shared.wiring import services
 
 BASE = "http://127.0.0.1:3000"
 REDIRECT = "http://127.0.0.1:33418/callback"

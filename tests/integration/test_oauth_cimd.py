@@ -11,8 +11,9 @@ import pytest
 from docserver import DocumentServer, Reply, TestAuthority
 from test_oauth import REDIRECT, authorize_params, exchange, pkce, refresh, sign_in
 
-from svc_shared import keys, services
 from svc_shared.oauth.documents import MAX_DOCUMENT_BYTES, address_allowed, cache_seconds, check_url
+from svc_shared.storage import keys
+from svc_shared.wiring import services
 
 # What a signed-in person reads about a document that cannot be used: fixed words, then a reason chosen by the
 # server; never the client_id URL the query carried.

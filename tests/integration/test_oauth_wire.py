@@ -1,4 +1,4 @@
-"""The OAuth endpoints' error answers (svc_shared.oauth.wire): every refusal of the registration, token and
+"""The OAuth endpoints' error answers (svc_shared.routes.oauth.wire): every refusal of the registration, token and
 revocation endpoints is RFC 6749 §5.2 JSON with the endpoint's own code for a request it cannot read, the
 status the table gives, and the headers a client relies on."""
 

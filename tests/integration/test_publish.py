@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import services
-from svc_shared.config import get_settings
-from svc_shared.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+from svc_shared.core.config import get_settings
+from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+from svc_shared.wiring import services
 
 
 @pytest.fixture

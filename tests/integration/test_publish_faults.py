@@ -17,8 +17,7 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import services
-from svc_shared.publish_state import (
+from svc_shared.domain.publish_state import (
     BUSY_AT_START,
     DB_NOT_READY,
     LEASE_SECONDS,
@@ -26,6 +25,7 @@ from svc_shared.publish_state import (
     READY_BUDGET_SECONDS,
     TEMPLATE_SUBJECT,
 )
+from svc_shared.wiring import services
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,7 +170,7 @@ def test_a_lasting_failure_stops_at_its_stage_and_publishing_again_resumes_there
 
 
 def _executions(app_env, project_id: str) -> list[dict]:
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     listed = (
         services.current()

@@ -10,7 +10,7 @@ import pytest
 
 @pytest.fixture
 def limiter(clock):
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     return services.rate_limiter()
 
@@ -80,8 +80,8 @@ def test_keys_and_scopes_are_limited_apart(clock, limiter):
 def test_instances_with_stale_views_stay_exact(clock):
     # Each RateLimiter remembers the log as it last wrote it; another instance's writes make that view stale.
     # The limit holds anyway, and a refusal is decided on the item as it is.
-    from svc_shared import services
-    from svc_shared.ratelimit import RateLimiter
+    from svc_shared.storage.ratelimit import RateLimiter
+    from svc_shared.wiring import services
 
     instances = [RateLimiter(services.table(), clock) for _ in range(3)]
     first = clock.now() + 0.2
@@ -98,8 +98,8 @@ def test_instances_with_stale_views_stay_exact(clock):
 def test_parallel_instances_accept_exactly_the_limit(clock):
     from concurrent.futures import ThreadPoolExecutor
 
-    from svc_shared import services
-    from svc_shared.ratelimit import RateLimiter
+    from svc_shared.storage.ratelimit import RateLimiter
+    from svc_shared.wiring import services
 
     def instance(_: int) -> int:
         limiter = RateLimiter(services.table(), clock)

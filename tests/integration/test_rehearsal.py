@@ -203,7 +203,7 @@ def test_the_state_machine_calls_the_created_function_through_the_local_invoke_e
 @pytest.fixture
 def rehearsal_env(rehearsed, monkeypatch: pytest.MonkeyPatch):
     """The functions' environment as the local stack sets it from the rehearsal (plus its local overrides)."""
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     aws, rehearsal = rehearsed
     for name, value in rehearsal.environment().items():
@@ -218,7 +218,7 @@ def rehearsal_env(rehearsed, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_a_publish_step_runs_through_the_created_state_machine(rehearsal_env):
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     aws, rehearsal = rehearsal_env
     user = services.accounts().create_user(

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from apiclient import connect_provider as connect
-from svc_shared import services
+from svc_shared.wiring import services
 
 
 @pytest.fixture

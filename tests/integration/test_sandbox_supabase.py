@@ -14,7 +14,7 @@ import pytest
 from svc_local.postgres import socket_address
 from svc_local.providers import SandboxCredentials, Supabase, base_urls, build_providers
 from svc_local.sandbox import Sandbox
-from svc_shared.errors import RateLimited
+from svc_shared.core.errors import RateLimited
 from svc_shared.providers.db_host import DbHost, DbHostOAuth
 from svc_shared.providers.http import ProviderAuthError, ProviderError
 

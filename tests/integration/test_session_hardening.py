@@ -7,8 +7,8 @@ import time
 import pytest
 
 from apiclient import authorize_client, connect_provider
-from svc_shared import cli, services
-from svc_shared.errors import RateLimited, Unauthenticated
+from svc_shared.core.errors import RateLimited, Unauthenticated
+from svc_shared.wiring import cli, services
 
 OWN = "http://127.0.0.1:3000"
 EVIL = "https://evil.example"

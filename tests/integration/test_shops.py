@@ -16,9 +16,10 @@ import psycopg
 import pytest
 from awsadmin import SANDBOX_DATABASE_URL, admin_client
 
-from svc_shared import keys, services
-from svc_shared.config import ConfigurationError
-from svc_shared.errors import NotFound
+from svc_shared.core.config import ConfigurationError
+from svc_shared.core.errors import NotFound
+from svc_shared.storage import keys
+from svc_shared.wiring import services
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
 

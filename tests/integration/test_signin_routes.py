@@ -1,6 +1,6 @@
 """The accounts function through real API Gateway proxy events."""
 
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.domain.sessions import SESSION_COOKIE
 
 
 def test_login_page_is_an_html_form(api):

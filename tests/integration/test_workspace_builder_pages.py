@@ -15,7 +15,7 @@ import pytest
 from apiclient import call_tool
 from apiclient import connect_provider as connect
 from apiclient import tool_ok as ok
-from svc_shared import services
+from svc_shared.wiring import services
 
 
 def csrf_of(page) -> str:

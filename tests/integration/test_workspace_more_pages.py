@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from test_workspace_pages import csrf_of, sign_in
 
-from svc_shared import services
+from svc_shared.wiring import services
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def project(api, demo_user):
 
 
 def beacons(project_id: str, when: datetime, count: int, path: str = "/", country: str = "FR") -> None:
-    from svc_shared.analytics import Beacon
+    from svc_shared.domain.analytics import Beacon
 
     services.analytics().apply(
         [
@@ -131,7 +131,7 @@ def test_visibility_and_remix_from_the_settings_page(api, project, demo_user):
 
 
 def test_credits_page_shows_the_tools_figures_and_a_pending_payment(api, demo_user):
-    from svc_shared.credits import next_renewal
+    from svc_shared.domain.credits import next_renewal
 
     sign_in(api)
     page = api.get("/workspace/billing")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from apiclient import authorize_client, call_tool
-from svc_shared import services
+from svc_shared.wiring import services
 
 
 def csrf_of(page) -> str:

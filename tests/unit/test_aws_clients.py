@@ -6,7 +6,7 @@ import pytest
 from botocore.loaders import create_loader
 
 from svc_local import botodata
-from svc_shared import aws
+from svc_shared.core import aws
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from svc_local.gateway import build_event
-from svc_shared import baseurl
-from svc_shared.config import ConfigurationError, Settings
-from svc_shared.services import Services
+from svc_shared.core.config import ConfigurationError, Settings
+from svc_shared.wiring import baseurl
+from svc_shared.wiring.services import Services
 
 API = "abc123.execute-api.eu-west-1.amazonaws.com"
 ENV = {

@@ -3,11 +3,11 @@ import logging
 
 import pytest
 
-from svc_shared import errors
-from svc_shared.config import ConfigurationError, Settings, get_settings, reset_settings
-from svc_shared.logs import REDACTED, get_logger, redact
-from svc_shared.services import Services
-from svc_shared.web import STATUS_BY_ERROR, safe_next, status_for
+from svc_shared.core import errors
+from svc_shared.core.config import ConfigurationError, Settings, get_settings, reset_settings
+from svc_shared.core.logs import REDACTED, get_logger, redact
+from svc_shared.edge.web import STATUS_BY_ERROR, safe_next, status_for
+from svc_shared.wiring.services import Services
 
 BASE_ENV = {
     "PUBLIC_BASE_URL": "https://api.example.com/",

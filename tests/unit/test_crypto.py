@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from svc_shared.crypto import DecryptionFailed, Envelope, LocalKeyProvider
+from svc_shared.core.crypto import DecryptionFailed, Envelope, LocalKeyProvider
 
 CONTEXT = {"provider": "repo_host", "user_id": "u1"}
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from svc_shared.dynamo_types import deserialize, serialize
+from svc_shared.storage.dynamo_types import deserialize, serialize
 
 VALUES = [
     None,

@@ -1,4 +1,4 @@
-"""DynamoDB expressions are spelled by svc_shared.dal alone: domain modules say which attributes to set, add
+"""DynamoDB expressions are spelled by svc_shared.storage.dal alone: domain modules say which attributes to set, add
 or remove and on which condition (dal.attr, item_exists, item_absent), never an expression string."""
 
 from __future__ import annotations
@@ -8,7 +8,10 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ALLOWED = {ROOT / "layers/shared/svc_shared/dal.py", ROOT / "layers/shared/svc_shared/keys.py"}
+ALLOWED = {
+    ROOT / "layers/shared/svc_shared/storage/dal.py",
+    ROOT / "layers/shared/svc_shared/storage/keys.py",
+}
 SHIPPED = ("layers/shared/svc_shared", "functions")  # the backoffice keeps its data in PostgreSQL
 
 # A string that is (part of) a DynamoDB expression: a function of the expression language, an update clause,

@@ -48,7 +48,7 @@ def test_handlers_without_a_resolver_do_not_load_the_event_handler(function: str
     """/mcp answers its proxy event directly and the shops function hands it to the backoffice: neither loads
     Powertools' event handler (the largest import of a resolver function's cold start)."""
     loaded = _loaded_by(function)
-    assert "app" in loaded and "svc_shared.services" in loaded
+    assert "app" in loaded and "svc_shared.wiring.services" in loaded
     assert [m for m in loaded if m.startswith("aws_lambda_powertools.event_handler")] == []
 
 
@@ -61,4 +61,4 @@ def test_the_shops_handler_loads_the_backoffice_only_when_a_shop_is_served() -> 
     loaded = _loaded_by("shops")
     assert "svc_shared.routes.shops" in loaded
     assert [m for m in loaded if m.startswith("svc_backoffice")] == []
-    assert "svc_shared.shops" not in loaded  # loaded with the Shops service, on the first request
+    assert "svc_shared.domain.shops" not in loaded  # loaded with the Shops service, on the first request

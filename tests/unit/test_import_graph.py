@@ -140,8 +140,8 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 def test_the_graph_sees_imports_and_circles() -> None:
     graph = _graph()
-    assert "svc_shared.keys" in graph["svc_shared.accounts"]
-    assert "svc_shared.cli" in graph["svc_local.ops"]
+    assert "svc_shared.storage.keys" in graph["svc_shared.domain.accounts"]
+    assert "svc_shared.wiring.cli" in graph["svc_local.ops"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
@@ -154,3 +154,54 @@ def test_the_architecture_document_shows_the_same_layers() -> None:
         cells = [c.strip() for c in row.strip("|").split("|")]
         documented[cells[0].strip("`")] = {c.strip(" `") for c in cells[3].split(",")} - {"(nothing of ours)"}
     assert documented == ALLOWED
+
+
+# Inside svc_shared: the sub-package of each module by concern, and which sub-packages each may import (besides
+# itself); the table in docs/architecture.md. Arrows point down this list only.
+SUBPACKAGES = {
+    "core": set(),
+    "storage": {"core"},
+    "providers": {"core"},
+    "oauth": {"core", "storage"},
+    "domain": {"core", "storage", "providers", "oauth"},
+    "wiring": {"core", "storage", "providers", "oauth", "domain"},
+    "edge": {"core", "storage", "domain", "wiring"},
+    "mcp": {"core", "storage", "providers", "oauth", "domain", "wiring", "edge"},
+    "workspace": {"core", "storage", "providers", "oauth", "domain", "wiring", "edge"},
+    "routes": {"core", "storage", "providers", "oauth", "domain", "wiring", "edge", "workspace"},
+}
+
+
+def _subpackage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "svc_shared" and len(parts) > 1 else None
+
+
+def test_every_module_of_the_shared_package_lives_in_a_sub_package() -> None:
+    flat = sorted(
+        name
+        for name, path in _modules().items()
+        if _layer(name) == "svc_shared" and name != "svc_shared" and _subpackage(name) not in SUBPACKAGES
+    )
+    assert flat == []
+
+
+def test_each_sub_package_imports_only_those_below_it() -> None:
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in _graph().items()
+        if (inside := _subpackage(module)) is not None
+        for target in targets
+        if (other := _subpackage(target)) is not None and other != inside and other not in SUBPACKAGES[inside]
+    )
+    assert wrong == []
+
+
+def test_the_architecture_document_shows_the_same_sub_packages() -> None:
+    text = (ROOT / "docs/architecture.md").read_text()
+    table = text.split("<!-- subpackages:start -->")[1].split("<!-- subpackages:end -->")[0]
+    documented = {}
+    for row in table.strip().splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        documented[cells[0].strip("`")] = {c.strip(" `") for c in cells[2].split(",")} - {"(nothing of ours)"}
+    assert documented == SUBPACKAGES

@@ -1,11 +1,11 @@
-"""The table's keys are built by svc_shared.keys alone: their spelling, and that no other module spells one."""
+"""The table's keys are built by svc_shared.storage.keys alone: their spelling, and that no other module spells one."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from svc_shared import keys
+from svc_shared.storage import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 # A key prefix: capitals (and underscores) then '#', inside a string literal, e.g. "USER#" or f"STATS#{...}".
@@ -53,7 +53,7 @@ def test_no_module_outside_keys_spells_a_key_prefix() -> None:
     offenders = []
     for top in ("layers", "functions", "local"):
         for path in sorted((ROOT / top).rglob("*.py")):
-            if path.name == "keys.py" and path.parent.name == "svc_shared":
+            if path.name == "keys.py" and path.parent.name == "storage":
                 continue
             for number, line in enumerate(path.read_text().splitlines(), 1):
                 code = line.split("#", 1)[0] if line.lstrip().startswith("#") else line

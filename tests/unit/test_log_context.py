@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 
-from svc_shared.logs import get_logger
+from svc_shared.core.logs import get_logger
 
 
 def test_each_request_logs_its_own_context_keys():

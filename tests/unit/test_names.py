@@ -5,8 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svc_shared.integrations import is_env_file, valid_repo_segment
-from svc_shared.names import repo_name
+from svc_shared.core.names import repo_name
+from svc_shared.domain.integrations import is_env_file, valid_repo_segment
 
 ALLOWED = re.compile(r"^svc-[a-z0-9._-]+$")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from svc_shared.publish_stages import Adapters
-from svc_shared.publish_state import STAGES
-from svc_shared.publishing import Publisher
+from svc_shared.domain.publish_stages import Adapters
+from svc_shared.domain.publish_state import STAGES
+from svc_shared.domain.publishing import Publisher
 
 
 class _NoProjects:

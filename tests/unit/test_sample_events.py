@@ -80,7 +80,7 @@ def test_sample_event_is_a_consistent_rest_proxy_event(name: str) -> None:
 
 def test_functions_without_api_routes_have_sample_task_events() -> None:
     """The publish-steps function is invoked by Step Functions: its sample inputs name known steps."""
-    from svc_shared.publish_state import STAGES
+    from svc_shared.domain.publish_state import STAGES
 
     samples = [json.loads(p.read_text()) for p in sorted(EVENTS.glob("publish_steps_*.json"))]
     assert samples

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from svc_shared import services
-from svc_shared.aws import AwsClients
-from svc_shared.clock import FrozenClock
-from svc_shared.config import Settings
+from svc_shared.core.aws import AwsClients
+from svc_shared.core.clock import FrozenClock
+from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
+from svc_shared.wiring import services
 
 SETTINGS = Settings.model_validate(
     {
@@ -71,7 +71,7 @@ def test_only_the_services_read_the_settings_from_the_environment():
     )
     # cli.py is the operator's command line (TABLE_NAME, PUBLISH_STATE_MACHINE_ARN), no Lambda function.
     assert readers == [
-        "layers/shared/svc_shared/cli.py",
-        "layers/shared/svc_shared/config.py",
-        "layers/shared/svc_shared/container.py",
+        "layers/shared/svc_shared/core/config.py",
+        "layers/shared/svc_shared/wiring/cli.py",
+        "layers/shared/svc_shared/wiring/container.py",
     ]

@@ -2,7 +2,7 @@
 
 
 def test_provider_token_expiry_reads_any_number_and_treats_absent_as_never():
-    from svc_shared.connections import _expiry
+    from svc_shared.domain.connections import _expiry
 
     assert _expiry(1000, 86400) == 87400
     assert _expiry(1000, "3600") == 4600

@@ -1,7 +1,7 @@
 import pytest
 
-from svc_shared.passwords import hash_password, verify_password
-from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
+from svc_shared.core.passwords import hash_password, verify_password
+from svc_shared.core.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 KEY = b"k" * 32
 

@@ -256,7 +256,7 @@ def check_same_origin(app: APIGatewayRestResolver) -> None:
     """Forbidden unless the request comes from this backoffice's origin or from no browser at all: a
     `Sec-Fetch-Site` other than same-origin, or an `Origin` other than ours, is another site's page (`null`
     passes only with Sec-Fetch-Site: same-origin). The platform applies the same rule
-    (svc_shared.origins.cross_site_reason)."""
+    (svc_shared.wiring.origins.cross_site_reason)."""
     headers = {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
     site, origin = headers.get("sec-fetch-site"), headers.get("origin")
     refused = site is not None and site.strip().lower() != "same-origin"

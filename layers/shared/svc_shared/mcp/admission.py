@@ -15,12 +15,12 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from svc_shared import services
 from svc_shared.mcp import protocol
 from svc_shared.mcp.messages import Message, Refused
 from svc_shared.mcp.tools import registry
-from svc_shared.mcpauth import RATE_LIMIT, AccessClaims, is_signed_format, read_access_token
+from svc_shared.oauth.mcpauth import RATE_LIMIT, AccessClaims, is_signed_format, read_access_token
 from svc_shared.oauth.metadata import resource_url, www_authenticate
+from svc_shared.wiring import services
 
 MAX_BODY = 1024 * 1024
 NOT_ALLOWED = "Method not allowed: POST a JSON-RPC 2.0 request with a Bearer access token to this URL."
@@ -85,7 +85,7 @@ def refusal(
 
 
 def trusted_origin(request: Request) -> bool:
-    """DNS-rebinding protection and the browser origin policy (svc_shared.origins): the Host must be the
+    """DNS-rebinding protection and the browser origin policy (svc_shared.wiring.origins): the Host must be the
     public host, and an Origin, when sent, an allowed one."""
     policy = services.origin_policy()
     return policy.host_allowed(request.headers.get("host")) and policy.origin_allowed(

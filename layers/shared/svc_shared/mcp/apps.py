@@ -114,7 +114,7 @@ def server_extensions() -> dict[str, Any]:
 
 # -- the handshake era's session ---------------------------------------------------------------------------
 def _session_key() -> bytes:
-    from svc_shared import services
+    from svc_shared.wiring import services
 
     return services.signing_key("mcp-ui-session")
 

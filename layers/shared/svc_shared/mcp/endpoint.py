@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_shared import services
 from svc_shared.mcp import apps, protocol
 from svc_shared.mcp.admission import NOT_ALLOWED, Admitted, Request, admit, refusal, reply
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
+from svc_shared.wiring import services
 
 
 def record_change(context: ToolContext, tool: str, args: Any, value: Any, error: str | None) -> None:
@@ -82,7 +82,7 @@ def internal_error(request: Request) -> dict[str, Any]:
 
 
 def outcome(request: Request, status: int) -> str:
-    """The request's outcome, as its metric counts it (svc_shared.metrics.MCP_OUTCOMES)."""
+    """The request's outcome, as its metric counts it (svc_shared.core.metrics.MCP_OUTCOMES)."""
     if status >= 500 or request.internal_error:
         return "server_error"
     if status == 429:

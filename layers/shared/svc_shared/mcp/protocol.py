@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from svc_shared import jsonlimit
-from svc_shared.errors import DomainError
-from svc_shared.logs import get_logger
+from svc_shared.core import jsonlimit
+from svc_shared.core.errors import DomainError
+from svc_shared.core.logs import get_logger
 from svc_shared.mcp import apps
 from svc_shared.mcp.messages import (
     META_CAPABILITIES,

@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from svc_shared import services
 from svc_shared.mcp import outputs
 from svc_shared.mcp.apps import PROJECT_CARD, PUBLISH, TRAFFIC
 from svc_shared.mcp.registry import NoArguments, Registry, ToolContext, ToolInput
+from svc_shared.wiring import services
 
 registry = Registry()
 
@@ -164,7 +164,7 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     ui_resource=PROJECT_CARD,
 )
 def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
-    from svc_shared.projects import OWNER
+    from svc_shared.domain.projects import OWNER
 
     user = services.accounts().get_user(ctx.user_id)
     project, role = services.projects().viewable(user, args.project_id, services.accounts())
@@ -175,7 +175,7 @@ def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, An
 
 def publish_state(project: Any) -> dict[str, Any]:
     """Where the project's publish run is, in the words the workspace's publish view uses."""
-    from svc_shared.provisioning import Provisioning
+    from svc_shared.domain.provisioning import Provisioning
 
     report = Provisioning.report(project)
     return {
@@ -256,7 +256,7 @@ def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     output=outputs.Templates,
 )
 def list_template_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
-    from svc_shared.projects import TEMPLATES
+    from svc_shared.domain.projects import TEMPLATES
 
     return {
         "templates": [
@@ -297,7 +297,7 @@ def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     output=outputs.WorkspaceKnowledgeSaved,
 )
 def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[str, Any]:
-    from svc_shared.projects import check_knowledge
+    from svc_shared.domain.projects import check_knowledge
 
     user = services.accounts().get_user(ctx.user_id)
     services.accounts().set_workspace_knowledge(user.default_workspace_id, check_knowledge(args.text))
@@ -330,7 +330,7 @@ def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str,
     output=outputs.ProjectKnowledgeSaved,
 )
 def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> dict[str, Any]:
-    from svc_shared.projects import check_knowledge
+    from svc_shared.domain.projects import check_knowledge
 
     projects = services.projects()
     project = projects.owned(args.project_id, ctx.user_id)
@@ -355,7 +355,7 @@ class AnalyticsArguments(ProjectArguments):
     ui_resource=TRAFFIC,
 )
 def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[str, Any]:
-    from svc_shared.analytics import VISITOR_SUPPLIED_NOTE
+    from svc_shared.domain.analytics import VISITOR_SUPPLIED_NOTE
 
     project = services.projects().owned(args.project_id, ctx.user_id)
     report = services.analytics().report(project.id, args.start_date, args.end_date)
@@ -423,7 +423,7 @@ def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     output=outputs.Checkout,
 )
 def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
-    from svc_shared.credits import start_top_up
+    from svc_shared.domain.credits import start_top_up
 
     return start_top_up(services.checkout(), ctx.user_id, args.amount, services.billing_url())
 

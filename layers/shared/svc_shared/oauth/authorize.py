@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from svc_shared.clock import Clock
+from svc_shared.core.clock import Clock
+from svc_shared.core.tokens import BadSignature, hash_token, new_token, sign, unsign
 from svc_shared.oauth.clients import Client, Clients
 from svc_shared.oauth.documents import DocumentError
 from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
 from svc_shared.oauth.messages import AuthorizationQuery, redirect_uri_problem
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.oauth.pkce import valid_challenge
-from svc_shared.tokens import BadSignature, hash_token, new_token, sign, unsign
 
 CONSENT_TTL = 600
 MAX_STATE_LENGTH = 1000

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from svc_shared import keys
-from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table, item_absent, item_exists
-from svc_shared.logs import get_logger
+from svc_shared.core.clock import Clock
+from svc_shared.core.logs import get_logger
+from svc_shared.core.tokens import hash_token, new_token
 from svc_shared.oauth.documents import (
     FAILURE_TTL,
     DocumentCache,
@@ -31,7 +30,8 @@ from svc_shared.oauth.messages import (
     redirect_uri_problem,
 )
 from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
-from svc_shared.tokens import hash_token, new_token
+from svc_shared.storage import keys
+from svc_shared.storage.dal import ConditionFailed, Table, item_absent, item_exists
 
 logger = get_logger()
 

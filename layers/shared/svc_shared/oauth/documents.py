@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from svc_shared import jsonlimit
-from svc_shared.logs import get_logger
+from svc_shared.core import jsonlimit
+from svc_shared.core.logs import get_logger
 
 logger = get_logger()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc_shared.errors import DomainError
+from svc_shared.core.errors import DomainError
 
 INVALID_CODE = "code is invalid, expired, or already used"
 PKCE_MISMATCH = "PKCE code_verifier does not match code_challenge"

@@ -17,15 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from svc_shared import keys
-from svc_shared.clock import Clock
-from svc_shared.dal import ConditionFailed, Table, TransactionConflict, attr, item_absent
-from svc_shared.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
+from svc_shared.core.clock import Clock
+from svc_shared.core.tokens import hash_token, new_token
 from svc_shared.oauth.clients import Client
 from svc_shared.oauth.errors import INVALID_REFRESH, OAuthError
+from svc_shared.oauth.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
 from svc_shared.oauth.messages import TokenRequest
 from svc_shared.oauth.metadata import SCOPE
-from svc_shared.tokens import hash_token, new_token
+from svc_shared.storage import keys
+from svc_shared.storage.dal import ConditionFailed, Table, TransactionConflict, attr, item_absent
 
 ACCESS_TTL = 24 * 3600
 REFRESH_TTL = 30 * 24 * 3600
@@ -77,7 +77,7 @@ class TokenFamilies:
         self._grace = grace_seconds
         self._clock = clock
         self._resource = resource
-        # Signed access tokens and the user's /mcp gate (svc_shared.mcpauth); without a key, random tokens.
+        # Signed access tokens and the user's /mcp gate (svc_shared.oauth.mcpauth); without a key, random tokens.
         self._access_key = access_key
         self.gate = Gate(table, clock)
 

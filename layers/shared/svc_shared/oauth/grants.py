@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import uuid
 
-from svc_shared import keys
-from svc_shared.dal import ConditionFailed, attr, item_absent, item_exists
+from svc_shared.core.tokens import hash_token, new_token
 from svc_shared.oauth.clients import Client
 from svc_shared.oauth.errors import INVALID_CODE, PKCE_MISMATCH, OAuthError
 from svc_shared.oauth.families import TokenFamilies, TokenPair
 from svc_shared.oauth.messages import TokenRequest
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.oauth.pkce import verifier_matches
-from svc_shared.tokens import hash_token, new_token
+from svc_shared.storage import keys
+from svc_shared.storage.dal import ConditionFailed, attr, item_absent, item_exists
 
 CODE_TTL = 60
 

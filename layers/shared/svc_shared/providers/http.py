@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from svc_shared.errors import DomainError, RateLimited, UpstreamError
-from svc_shared.logs import get_logger
+from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
+from svc_shared.core.logs import get_logger
 from svc_shared.providers import label
 
 logger = get_logger()

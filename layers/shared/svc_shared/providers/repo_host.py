@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from svc_shared.core.repopath import repo_path, url_path
 from svc_shared.providers.http import Provider, ProviderConflict, ProviderError
-from svc_shared.repopath import repo_path, url_path
 
 SCOPES = "repo user:email"
 

@@ -9,12 +9,14 @@ from urllib.parse import urlencode
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, pages, services, web
-from svc_shared.accounts import User
-from svc_shared.bodies import SignInForm
-from svc_shared.handoff import NotPublished
-from svc_shared.logs import get_logger
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.core import errors
+from svc_shared.core.logs import get_logger
+from svc_shared.domain.accounts import User
+from svc_shared.domain.bodies import SignInForm
+from svc_shared.domain.handoff import NotPublished
+from svc_shared.domain.sessions import SESSION_COOKIE
+from svc_shared.edge import pages, web
+from svc_shared.wiring import services
 
 logger = get_logger()
 router = Router()

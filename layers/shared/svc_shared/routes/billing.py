@@ -6,11 +6,13 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, jsonlimit, services, web
-from svc_shared.bodies import CheckoutEvent, CheckoutMetadata
-from svc_shared.logs import get_logger
+from svc_shared.core import errors, jsonlimit
+from svc_shared.core.logs import get_logger
+from svc_shared.core.secrets import get_secret
+from svc_shared.domain.bodies import CheckoutEvent, CheckoutMetadata
+from svc_shared.edge import web
 from svc_shared.providers.checkout import SignatureError, verify_signature
-from svc_shared.secrets import get_secret
+from svc_shared.wiring import services
 
 logger = get_logger()
 router = Router()

@@ -7,9 +7,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router  # .router would be one more import
 
-from svc_shared import services, web
-from svc_shared.bodies import ProvisionRequest
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.domain.bodies import ProvisionRequest
+from svc_shared.domain.sessions import SESSION_COOKIE
+from svc_shared.edge import web
+from svc_shared.wiring import services
 
 router = Router()
 

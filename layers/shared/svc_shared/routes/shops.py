@@ -10,11 +10,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from svc_shared import errors, services
-from svc_shared.logs import get_logger
+from svc_shared.core import errors
+from svc_shared.core.logs import get_logger
+from svc_shared.wiring import services
 
 if TYPE_CHECKING:
-    from svc_shared.shops import HostedShop  # loaded with the Shops service, on the first request
+    from svc_shared.domain.shops import HostedShop  # loaded with the Shops service, on the first request
 
 logger = get_logger()
 
@@ -63,6 +64,6 @@ def shop_event(event: dict[str, Any]) -> dict[str, Any]:
 def migrations_dir() -> Path:
     """The migrations of the backoffice version this deployment runs (the tree `make build` bundles into the
     shared layer; the repository's in development): each shop's database is brought to them when served."""
-    from svc_shared.publish_template import template_root
+    from svc_shared.domain.publish_template import template_root
 
     return template_root() / "migrations"

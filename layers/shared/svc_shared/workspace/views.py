@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from svc_shared import services
-from svc_shared.accounts import User, Workspace
-from svc_shared.projects import OWNER, Project
+from svc_shared.domain.accounts import User, Workspace
+from svc_shared.domain.projects import OWNER, Project
+from svc_shared.domain.publish_state import STAGES
 from svc_shared.providers import label
-from svc_shared.publish_state import STAGES
+from svc_shared.wiring import services
 
 # The publish sequence as a person reads it (spec §8 stages, in order; `ready` is the last step).
 STAGE_LABELS = {

@@ -1,5 +1,5 @@
 """What the builder panel, the files, file and diff pages and the knowledge pages show, gathered from the same
-domain calls the MCP tools make (svc_shared.workbench, Projects, Accounts), so a page and a tool never disagree.
+domain calls the MCP tools make (svc_shared.domain.workbench, Projects, Accounts), so a page and a tool never disagree.
 No HTML here."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from svc_shared import errors, services
-from svc_shared.accounts import User
-from svc_shared.projects import KNOWLEDGE_MAX_BYTES, Project
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.domain.projects import KNOWLEDGE_MAX_BYTES, Project
+from svc_shared.wiring import services
 from svc_shared.workspace import views
 
 MAX_MESSAGE = 20_000  # the send_message tool's limit

@@ -5,10 +5,12 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
-from svc_shared.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, User
-from svc_shared.logs import get_logger
-from svc_shared.sessions import SESSION_COOKIE
+from svc_shared.core import errors
+from svc_shared.core.logs import get_logger
+from svc_shared.domain.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, User
+from svc_shared.domain.sessions import SESSION_COOKIE
+from svc_shared.edge import web
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 
 logger = get_logger()

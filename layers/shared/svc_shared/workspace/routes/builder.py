@@ -6,8 +6,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
+from svc_shared.core import errors
+from svc_shared.edge import web
 from svc_shared.providers.http import ProviderError
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 from svc_shared.workspace import workbench_views as wv
 from svc_shared.workspace.routes.projects import project_page

@@ -5,9 +5,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import services, web
-from svc_shared.connections import PROVIDERS
+from svc_shared.domain.connections import PROVIDERS
+from svc_shared.edge import web
 from svc_shared.providers import label
+from svc_shared.wiring import services
 from svc_shared.workspace import site, views
 
 router = Router()

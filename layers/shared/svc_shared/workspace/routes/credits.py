@@ -12,8 +12,10 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
-from svc_shared.accounts import User
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.edge import web
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 
 router = Router()
@@ -65,7 +67,7 @@ def _amount(text: str) -> Decimal:
 @router.post("/workspace/billing/top-up")
 def top_up() -> Response:
     """A hosted checkout for the amount; the page that answers goes on to it (a link without script)."""
-    from svc_shared.credits import start_top_up, top_up_cents
+    from svc_shared.domain.credits import start_top_up, top_up_cents
 
     user = site.current_user(router)
     form = site.form(router)

@@ -8,10 +8,12 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
-from svc_shared.accounts import User
-from svc_shared.projects import Project
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.domain.projects import Project
+from svc_shared.edge import web
 from svc_shared.providers.http import ProviderConflict, ProviderNotFound
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 from svc_shared.workspace import workbench_views as wv
 

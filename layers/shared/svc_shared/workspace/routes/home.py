@@ -7,15 +7,17 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
-from svc_shared.accounts import User
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.edge import web
+from svc_shared.wiring import services
 from svc_shared.workspace import site, views
 
 router = Router()
 
 
 def home_page(user: User, status: int = 200, **extra: Any) -> Response:
-    from svc_shared.projects import TEMPLATES
+    from svc_shared.domain.projects import TEMPLATES
 
     return site.page(
         router,
@@ -39,7 +41,7 @@ def home() -> Response:
 @router.post("/workspace/projects")
 def create_project() -> Response:
     """A new shop from a template or a description, as the create_project tool makes it."""
-    from svc_shared.projects import TEMPLATES_BY_ID
+    from svc_shared.domain.projects import TEMPLATES_BY_ID
 
     user = site.current_user(router)
     form = site.form(router)

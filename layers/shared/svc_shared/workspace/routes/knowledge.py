@@ -8,9 +8,10 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services
-from svc_shared.accounts import User
-from svc_shared.projects import Project, check_knowledge
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.domain.projects import Project, check_knowledge
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 from svc_shared.workspace import workbench_views as wv
 

@@ -7,8 +7,10 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services, web
-from svc_shared.accounts import User
+from svc_shared.core import errors
+from svc_shared.domain.accounts import User
+from svc_shared.edge import web
+from svc_shared.wiring import services
 from svc_shared.workspace import site, views, workbench_views
 
 router = Router()
@@ -80,7 +82,7 @@ def publish(projectId: str) -> Response:
 
 @router.post("/workspace/projects/<projectId>/repo")
 def connect_repo(projectId: str) -> Response:
-    from svc_shared.bodies import ConnectRepoRequest
+    from svc_shared.domain.bodies import ConnectRepoRequest
 
     user = site.current_user(router)
     form = site.form(router)

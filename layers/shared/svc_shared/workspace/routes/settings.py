@@ -7,9 +7,9 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import services
-from svc_shared.accounts import User
-from svc_shared.projects import Project
+from svc_shared.domain.accounts import User
+from svc_shared.domain.projects import Project
+from svc_shared.wiring import services
 from svc_shared.workspace import site
 
 router = Router()

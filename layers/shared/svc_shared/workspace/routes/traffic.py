@@ -12,7 +12,8 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_shared import errors, services
+from svc_shared.core import errors
+from svc_shared.wiring import services
 from svc_shared.workspace import chart, site
 
 router = Router()

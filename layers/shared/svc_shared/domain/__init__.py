@@ -1,0 +1,1 @@
+"""The platform's logic, one module per domain: accounts, sessions and sign-in, connections, projects, integrations, publishing and provisioning, the workbench, analytics, credits, hand-offs and shops, and the request bodies callers send them."""

@@ -1,0 +1,142 @@
+"""Credits: the balance a user spends on the builder, topped up through a hosted checkout. Credits arrive
+only from the checkout's signed webhook, once per checkout session, never from a redirect."""
+
+from __future__ import annotations
+
+import calendar
+import uuid
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any
+
+from svc_shared.core.clock import Clock
+from svc_shared.core.errors import InvalidInput
+from svc_shared.storage import keys
+from svc_shared.storage.dal import Table, TransactionConflict, item_absent
+
+if TYPE_CHECKING:
+    from svc_shared.domain.accounts import User
+    from svc_shared.providers.checkout import Checkout
+
+CREDITS_PER_DOLLAR = 100
+MIN_TOP_UP, MAX_TOP_UP = Decimal("5"), Decimal("1000")
+
+
+def next_renewal(created_at: int, now: float) -> str:
+    """The next monthly anniversary of the account (the day clamped to the month's length)."""
+    start = datetime.fromtimestamp(created_at, UTC)
+    current = datetime.fromtimestamp(now, UTC)
+    year, month = current.year, current.month
+    for _ in range(2):
+        day = min(start.day, calendar.monthrange(year, month)[1])
+        candidate = current.replace(
+            year=year,
+            month=month,
+            day=day,
+            hour=start.hour,
+            minute=start.minute,
+            second=start.second,
+            microsecond=0,
+        )
+        if candidate > current:
+            return candidate.date().isoformat()
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return candidate.date().isoformat()
+
+
+def top_up_cents(amount: Decimal) -> int:
+    if amount != amount.quantize(Decimal("0.01")):
+        raise InvalidInput("amount has at most two decimals (cents)")
+    if not MIN_TOP_UP <= amount <= MAX_TOP_UP:
+        raise InvalidInput(f"amount must be between ${MIN_TOP_UP} and ${MAX_TOP_UP}")
+    return int((amount * 100).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+class Credits:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def balance(self, user_id: str) -> int:
+        item = self._table.get(keys.user(user_id), keys.CREDITS, consistent=True)
+        return int(item["balance"]) if item else 0
+
+    def overview(self, user: User) -> dict[str, Any]:
+        """What get_credits answers and the credits page shows: balance, plan, next renewal date."""
+        return {
+            "balance": self.balance(user.id),
+            "plan": user.plan,
+            "next_renewal_date": next_renewal(user.created_at, self._clock.now()),
+        }
+
+    def credited(self, user_id: str, checkout_session_id: str) -> int | None:
+        """The credits a checkout session of `user_id` added, or None while its payment webhook has not
+        arrived (or when the session is not theirs)."""
+        if not checkout_session_id or len(checkout_session_id) > 255:
+            return None
+        item = self._table.get(keys.checkout(checkout_session_id), keys.CREDITED, consistent=True)
+        if item is None or item.get("user_id") != user_id:
+            return None
+        return int(item["credits"])
+
+    def grant_once(self, *, user_id: str, checkout_session_id: str, amount_cents: int, event_id: str) -> bool:
+        """Add the credits of a paid checkout session; False when that session was already credited."""
+        credits = amount_cents * CREDITS_PER_DOLLAR // 100
+        now = int(self._clock.now())
+        try:
+            self._table.transact(
+                [
+                    self._table.put_action(
+                        {
+                            "pk": keys.checkout(checkout_session_id),
+                            "sk": keys.CREDITED,
+                            "user_id": user_id,
+                            "amount_cents": amount_cents,
+                            "credits": credits,
+                            "event_id": event_id,
+                            "created_at": now,
+                        },
+                        when=item_absent(),
+                    ),
+                    self._table.update_action(
+                        keys.user(user_id),
+                        keys.CREDITS,
+                        add={"balance": credits},
+                        set={"updated_at": now},
+                    ),
+                ]
+            )
+        except TransactionConflict as exc:
+            if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
+                return False
+            raise
+        return True
+
+    @staticmethod
+    def checkout_request(user_id: str, amount: Decimal, return_url: str) -> dict[str, Any]:
+        cents = top_up_cents(amount)
+        return {
+            "amount_cents": cents,
+            "product_name": f"svc credits: {cents * CREDITS_PER_DOLLAR // 100} credits",
+            # The checkout puts the session's id in place of the placeholder: the page can tell whether
+            # that payment's credits have arrived.
+            "success_url": f"{return_url}?checkout=success&session={{CHECKOUT_SESSION_ID}}",
+            "cancel_url": f"{return_url}?checkout=cancelled",
+            "client_reference_id": user_id,
+            "metadata": {"user_id": user_id, "purpose": "credit_top_up"},
+            "idempotency_key": str(uuid.uuid4()),
+        }
+
+
+def start_top_up(checkout: Checkout, user_id: str, amount: Decimal, return_url: str) -> dict[str, Any]:
+    """A hosted checkout session for `amount` dollars of credits (what top_up_credits answers and the credits
+    page opens); the checkout comes back to `return_url`."""
+    request = Credits.checkout_request(user_id, amount, return_url)
+    session = checkout.create_session(**request)
+    return {
+        "checkout_url": session.url,
+        "checkout_session_id": session.id,
+        "amount": str(amount),
+        "credits": request["amount_cents"] * CREDITS_PER_DOLLAR // 100,
+        "expires_at": session.expires_at,
+    }

@@ -1,0 +1,309 @@
+"""Projects: the shop a user builds. Created from a prompt (or a template), listed per owner, with the
+build, repository, database and site facts that publishing and deploys record on them."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from svc_shared.core.clock import Clock
+from svc_shared.core.errors import Conflict, InvalidInput, NotFound
+from svc_shared.core.names import slugify
+from svc_shared.storage import keys
+from svc_shared.storage.dal import Cond, ConditionFailed, Table, item_absent, item_exists
+
+if TYPE_CHECKING:
+    from svc_shared.domain.accounts import Accounts, User
+
+VISIBILITIES = ("private", "workspace", "public")
+OWNER = "owner"
+MIN_PROMPT = 10
+MAX_PROMPT = 4000
+KNOWLEDGE_MAX_BYTES = 10 * 1024
+
+
+def iso(ts: float | int | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    name: str
+    vertical: str
+    description: str
+    prompt: str
+
+
+# Starter templates offered by list_template_projects and accepted by create_project.
+TEMPLATES: tuple[Template, ...] = (
+    Template(
+        "tpl-coffee-roastery",
+        "Coffee roastery",
+        "food & drink",
+        "Single-origin beans by subscription, with brewing guides.",
+        "An online shop for a small coffee roastery selling single-origin beans and subscriptions to home "
+        "baristas; warm, knowledgeable tone with brewing guides.",
+    ),
+    Template(
+        "tpl-handmade-ceramics",
+        "Handmade ceramics",
+        "home & living",
+        "One-off studio pottery with stories behind each piece.",
+        "A shop for a ceramics studio selling one-off mugs, bowls and vases to design-minded buyers; calm, "
+        "crafted tone that tells the story of each piece.",
+    ),
+    Template(
+        "tpl-outdoor-gear",
+        "Outdoor gear",
+        "sports & outdoors",
+        "Technical gear for hikers with size guides and reviews.",
+        "An outdoor gear store selling backpacks, shells and camp kitchens to weekend hikers; practical, "
+        "confident tone with size guides and reviews.",
+    ),
+    Template(
+        "tpl-skincare",
+        "Clean skincare",
+        "beauty",
+        "Small-batch skincare with ingredient transparency.",
+        "A skincare brand selling small-batch cleansers and serums to people with sensitive skin; honest, "
+        "reassuring tone with full ingredient lists.",
+    ),
+    Template(
+        "tpl-bookshop",
+        "Independent bookshop",
+        "books & media",
+        "Curated reading lists, signed editions and events.",
+        "An independent bookshop selling curated fiction, signed editions and event tickets to local "
+        "readers; literary, friendly tone with staff picks.",
+    ),
+)
+TEMPLATES_BY_ID = {t.id: t for t in TEMPLATES}
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str
+    owner_id: str
+    workspace_id: str
+    name: str
+    slug: str
+    vertical: str
+    description: str
+    prompt: str
+    visibility: str
+    status: str
+    created_at: int
+    updated_at: int
+    template_id: str | None = None
+    knowledge: str = ""
+    build_status: str | None = None
+    live_url: str | None = None
+    last_deploy_at: int | None = None
+    last_deploy_id: str | None = None
+    repo_host_repo: str | None = None
+    repo_host_branch: str | None = None
+    last_pushed_sha: str | None = None
+    last_pushed_at: int | None = None
+    db_project_ref: str | None = None
+    db_public_key: str | None = None
+    db_privileged_key: str | None = field(default=None, repr=False)  # ciphertext
+    static_site_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def summary(self, workspace_url: str) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "slug": self.slug,
+            "status": self.status,
+            "visibility": self.visibility,
+            "live_url": self.live_url,
+            "workspace_url": workspace_url,
+            "created_at": iso(self.created_at),
+        }
+
+    def details(self, workspace_url: str) -> dict[str, Any]:
+        return {
+            **self.summary(workspace_url),
+            "vertical": self.vertical,
+            "description": self.description,
+            "build_status": self.build_status,
+            "last_deploy_at": iso(self.last_deploy_at),
+            "repo_host_repo": self.repo_host_repo,
+            "repo_host_branch": self.repo_host_branch,
+            "last_pushed_sha": self.last_pushed_sha,
+            "last_pushed_at": iso(self.last_pushed_at),
+            "db_project_ref": self.db_project_ref,
+        }
+
+
+_FIELDS = set(Project.__dataclass_fields__) - {"extra"}
+
+
+def _project(item: dict[str, Any]) -> Project:
+    values = {k: item[k] for k in _FIELDS if k in item}
+    return Project(**values, extra={k: v for k, v in item.items() if k not in _FIELDS})
+
+
+def derive_name(prompt: str) -> str:
+    words = prompt.split()
+    name = " ".join(words[:6])
+    return (name[:60].rstrip(" ,.;:") or "My shop").capitalize()
+
+
+class Projects:
+    def __init__(self, table: Table, clock: Clock) -> None:
+        self._table = table
+        self._clock = clock
+
+    def create(
+        self,
+        *,
+        owner_id: str,
+        workspace_id: str,
+        prompt: str,
+        name: str | None = None,
+        template_id: str | None = None,
+        vertical: str = "",
+        description: str = "",
+    ) -> Project:
+        prompt = prompt.strip()
+        if len(prompt) < MIN_PROMPT:
+            raise InvalidInput(
+                f"prompt must be at least {MIN_PROMPT} characters: say what is sold, to whom, and the tone"
+            )
+        if len(prompt) > MAX_PROMPT:
+            raise InvalidInput(f"prompt must be at most {MAX_PROMPT} characters")
+        template = None
+        if template_id is not None:
+            template = TEMPLATES_BY_ID.get(template_id)
+            if template is None:
+                raise InvalidInput(f"unknown template_id {template_id}: see list_template_projects")
+        project_name = (name or (template.name if template else derive_name(prompt))).strip()[:100]
+        now = int(self._clock.now())
+        project_id = str(uuid.uuid4())
+        slug = f"{slugify(project_name, 40)}-{project_id[:6]}"
+        item = {
+            "pk": keys.project(project_id),
+            "sk": keys.META,
+            "gsi1pk": keys.owner(owner_id),
+            "gsi1sk": keys.owned_project(now, project_id),
+            "id": project_id,
+            "owner_id": owner_id,
+            "workspace_id": workspace_id,
+            "name": project_name,
+            "slug": slug,
+            "vertical": vertical or (template.vertical if template else ""),
+            "description": description or (template.description if template else prompt[:280]),
+            "prompt": prompt,
+            "template_id": template_id,
+            "visibility": "private",
+            "status": "draft",
+            "created_at": now,
+            "updated_at": now,
+        }
+        self._table.transact(
+            [
+                self._table.put_action(item, when=item_absent()),
+                self._table.update_action(
+                    keys.workspace(workspace_id), keys.META, add={"project_count": 1}, when=item_exists()
+                ),
+            ]
+        )
+        return _project(item)
+
+    def get(self, project_id: str, *, consistent: bool = False) -> Project:
+        if not isinstance(project_id, str) or not project_id or len(project_id) > 64:
+            raise NotFound("project not found")
+        item = self._table.get(keys.project(project_id), keys.META, consistent=consistent)
+        if item is None:
+            raise NotFound("project not found")
+        return _project(item)
+
+    def owned(self, project_id: str, user_id: str, *, consistent: bool = False) -> Project:
+        """The project if `user_id` owns it; not found otherwise (never reveal others' projects)."""
+        project = self.get(project_id, consistent=consistent)
+        if project.owner_id != user_id:
+            raise NotFound("project not found")
+        return project
+
+    def visible_to(self, user: User, project: Project, accounts: Accounts) -> str | None:
+        """The one visibility rule (pages, tools and the backoffice hand-off all ask it): who may see a project,
+        and in which role. Its owner always, as `owner`; a member of its workspace only while its visibility
+        is `workspace`, in their workspace role; nobody else (`private`, and `public`, which is reserved and
+        behaves like `private`). None means the project must answer exactly as an unknown one."""
+        if project.owner_id == user.id:
+            return OWNER
+        if project.visibility != "workspace":
+            return None
+        try:
+            return accounts.get_workspace(user, project.workspace_id).role
+        except NotFound:
+            return None
+
+    def viewable(self, user: User, project_id: str, accounts: Accounts) -> tuple[Project, str]:
+        """(the project, the user's role on it) if the user may see it; NotFound, the same as for an unknown
+        id, otherwise."""
+        project = self.get(project_id)
+        role = self.visible_to(user, project, accounts)
+        if role is None:
+            raise NotFound("project not found")
+        return project, role
+
+    def list_owned(self, user_id: str) -> list[Project]:
+        return [
+            _project(i)
+            for i in self._table.query(
+                keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1", newest_first=True
+            )
+        ]
+
+    def update(
+        self,
+        project: Project,
+        changes: dict[str, Any],
+        *,
+        when: Cond | None = None,
+    ) -> Project:
+        """Set fields on a project (None removes the field), optionally under a condition."""
+        sets = {k: v for k, v in changes.items() if v is not None}
+        try:
+            item = self._table.update(
+                keys.project(project.id),
+                keys.META,
+                set={**sets, "updated_at": int(self._clock.now())},
+                remove=[k for k, v in changes.items() if v is None],
+                when=item_exists() & when if when is not None else item_exists(),
+            )
+        except ConditionFailed as exc:
+            raise Conflict("the project changed meanwhile; retry") from exc
+        return _project(item)
+
+    def set_visibility(self, project: Project, visibility: str) -> Project:
+        if visibility not in VISIBILITIES:
+            raise InvalidInput("visibility must be private or workspace (public is reserved)")
+        # `public` is reserved and behaves like `private`.
+        return self.update(project, {"visibility": "private" if visibility == "public" else visibility})
+
+    def remix(self, source: Project, owner: User) -> Project:
+        """A new project of `owner`'s default workspace from `source`'s brief (name, vertical, description,
+        prompt); its repository, database and assets are not copied."""
+        return self.create(
+            owner_id=owner.id,
+            workspace_id=owner.default_workspace_id,
+            prompt=source.prompt,
+            name=f"{source.name} (remix)"[:100],
+            vertical=source.vertical,
+            description=source.description,
+        )
+
+
+def check_knowledge(text: str) -> str:
+    if len(text.encode("utf-8")) > KNOWLEDGE_MAX_BYTES:
+        raise InvalidInput(f"knowledge text must be at most {KNOWLEDGE_MAX_BYTES} bytes (10 KB)")
+    return text

@@ -1,0 +1,345 @@
+"""The publish stages' steps, one per stage, each against its provider (db_host, repo_host, static_host): each
+step is idempotent, and advances the stage recorded on the project with a write conditional on the stage it
+found and on the lease its execution holds (svc_shared.domain.publishing runs them)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from svc_shared.core.clock import Clock
+from svc_shared.core.crypto import Envelope
+from svc_shared.core.errors import DomainError
+from svc_shared.core.logs import get_logger
+from svc_shared.core.names import repo_name
+from svc_shared.domain.connections import Connections
+from svc_shared.domain.projects import Project, Projects
+from svc_shared.domain.publish_state import (
+    DB_NOT_READY,
+    NO_LINKED_REPO,
+    NO_ORGANIZATION,
+    PLATFORM_URL_UNKNOWN,
+    READY_BUDGET_SECONDS,
+    REGION,
+    REPO_HOST_MISSING,
+    TEMPLATE_BODY,
+    TEMPLATE_SUBJECT,
+    WAITING,
+    PublishBusy,
+    PublishFailed,
+    PublishState,
+    SimulatedCrash,
+)
+from svc_shared.domain.publish_template import migration_runner, template_files, template_root
+from svc_shared.providers.http import ProviderConflict
+from svc_shared.storage.dal import Table, attr
+
+if TYPE_CHECKING:
+    from svc_shared.domain.connections import StoredToken
+    from svc_shared.providers.db_host import DbHost
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
+
+logger = get_logger()
+
+
+@dataclass(frozen=True)
+class Adapters:
+    """The provider adapters for a user's token."""
+
+    repo_host: Callable[[str], RepoHost]
+    db_host: Callable[[str], DbHost]
+    static_host: Callable[[str], StaticHost]
+
+
+class PublishStages:
+    """The steps of the stages and the stage record they advance; Publisher (svc_shared.domain.publishing) runs them."""
+
+    def __init__(
+        self,
+        table: Table,
+        projects: Projects,
+        connections: Connections,
+        envelope: Envelope,
+        clock: Clock,
+        adapters: Adapters,
+        *,
+        template: Callable[[], Path] = template_root,
+        crash_points: frozenset[str] = frozenset(),
+        platform_url: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        self._table = table
+        self._projects = projects
+        self._connections = connections
+        self._envelope = envelope
+        self._clock = clock
+        self._adapters = adapters
+        self._template = template
+        self._crash_points = set(crash_points)
+        self._platform_url = platform_url  # the platform API's public base URL, None while unknown
+
+    def _crash_point(self, name: str) -> None:
+        """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
+        point, after the provider call and before the record write."""
+        if name in self._crash_points:
+            self._crash_points.discard(name)
+            raise SimulatedCrash(f"simulated crash at {name}")
+
+    def _advance(self, project: Project, stage: str | None, to: str, execution: str, **changes: Any) -> None:
+        """Record the next stage, only if the stage is still `stage` and this execution holds the lease."""
+        at_stage = attr("publish_stage").missing() if stage is None else attr("publish_stage").eq(stage)
+        try:
+            self._projects.update(
+                project,
+                {
+                    **changes,
+                    "publish_stage": to,
+                    "publish_ready_deadline": None,
+                    "publish_limited_since": None,
+                },
+                when=attr("publish_lease").eq(execution) & at_stage,
+            )
+        except DomainError as exc:
+            raise PublishBusy("the stage moved on in another execution") from exc
+
+    # -- stages ---------------------------------------------------------------------------------------------
+    def _db(self, project: Project) -> DbHost:
+        return self._adapters.db_host(self._connections.token(project.owner_id, "db_host").access_token)
+
+    def _db_creating(self, project: Project, execution: str) -> str:
+        db = self._db(project)
+        name = repo_name(project.slug)
+        ref = project.db_project_ref
+        if not ref:
+            existing = next((p for p in db.projects() if p.name == name), None)
+            if existing is not None:
+                ref = existing.ref
+            else:
+                organizations = db.organizations()
+                if not organizations:
+                    raise PublishFailed(NO_ORGANIZATION)
+                password = self._db_password(project, execution)
+                created = db.create_project(
+                    name=name, db_pass=password, organization_slug=organizations[0].slug, region=REGION
+                )
+                ref = created.ref
+                self._crash_point("db_created")
+        self._advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
+        return "db_waiting_ready"
+
+    def _db_password(self, project: Project, execution: str) -> str:
+        """The database password, generated once and kept encrypted on the project before it is used."""
+        context = {"project_id": project.id, "kind": "db_password"}
+        stored = PublishState.of(project).db_password
+        if stored:
+            return self._envelope.decrypt_text(stored, context)
+        password = secrets.token_urlsafe(24)
+        self._projects.update(project, {"db_password": self._envelope.encrypt(password, context)})
+        return password
+
+    def _db_waiting_ready(self, project: Project, execution: str) -> str:
+        assert project.db_project_ref
+        status = self._db(project).project(project.db_project_ref).status
+        if status == "ACTIVE_HEALTHY":
+            self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
+            return "db_applying_migrations"
+        now = int(self._clock.now())
+        deadline = PublishState.of(project).ready_deadline
+        if deadline is None:  # this run's first poll: its budget starts now
+            deadline = now + READY_BUDGET_SECONDS
+        elif now >= deadline:
+            raise PublishFailed(DB_NOT_READY)
+        self._projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
+        return WAITING
+
+    def _db_applying_migrations(self, project: Project, execution: str) -> str:
+        assert project.db_project_ref
+        db = self._db(project)
+        ref = project.db_project_ref
+        runner = migration_runner(self._template())
+        held: list[str] = []
+
+        def execute(sql: str) -> Any:
+            # The runner's bootstrap (create the record table if missing) travels with its next statement:
+            # one request instead of two.
+            if sql == runner.BOOTSTRAP_SQL:
+                held.append(sql)
+                return []
+            text = "\n".join([*held, sql])
+            held.clear()
+            return db.query(ref, text)
+
+        todo = runner.pending(execute, runner.load(self._template() / "migrations"))
+        if todo:
+            # Every pending migration in one request: each keeps its own transaction (its version row
+            # first), and PostgreSQL stops at the first error, so what ran before it stays recorded and a
+            # retry applies the rest.
+            db.query(ref, "".join(m.script() for m in todo))
+        keys = db.api_keys(ref)
+        privileged = keys.privileged
+        self._advance(
+            project,
+            "db_applying_migrations",
+            "repo_host_creating_repo",
+            execution,
+            db_public_key=keys.public,
+            db_privileged_key=self._envelope.encrypt(
+                privileged, {"project_id": project.id, "kind": "db_privileged_key"}
+            )
+            if privileged
+            else None,
+        )
+        return "repo_host_creating_repo"
+
+    def _github(self, project: Project) -> tuple[RepoHost, StoredToken]:
+        token = self._connections.token(project.owner_id, "repo_host", missing_message=REPO_HOST_MISSING)
+        return self._adapters.repo_host(token.access_token), token
+
+    def _repo_host_creating_repo(self, project: Project, execution: str) -> str:
+        changes: dict[str, Any] = {}
+        if not project.repo_host_repo:
+            github, token = self._github(project)
+            repo = github.create_or_reuse_repo(
+                repo_name(project.slug),
+                owner=token.account or "",
+                description=f"{project.name}: svc shop backoffice",
+            )
+            changes = {
+                "repo_host_repo": repo.full_name,
+                "repo_host_branch": repo.default_branch,
+                "repo_host_url": repo.html_url,
+            }
+        self._advance(project, "repo_host_creating_repo", "repo_host_pushing_template", execution, **changes)
+        return "repo_host_pushing_template"
+
+    def _repo_host_pushing_template(self, project: Project, execution: str) -> str:
+        if PublishState.of(project).template_commit_sha:
+            self._advance(project, "repo_host_pushing_template", "host_triggering_build", execution)
+            return "host_triggering_build"
+        github, _ = self._github(project)
+        assert project.repo_host_repo and project.repo_host_branch
+        owner, name = project.repo_host_repo.split("/", 1)
+        head = github.commit(owner, name, project.repo_host_branch)
+        if head.message.split("\n", 1)[0] == TEMPLATE_SUBJECT:
+            sha = head.sha  # pushed by an earlier attempt that stopped before recording it
+        else:
+            sha = github.commit_files(
+                owner,
+                name,
+                project.repo_host_branch,
+                template_files(self._template()),
+                f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
+                parent=(head.sha, head.tree_sha),
+            )
+            self._crash_point("template_pushed")
+        now = int(self._clock.now())
+        self._advance(
+            project,
+            "repo_host_pushing_template",
+            "host_triggering_build",
+            execution,
+            template_commit_sha=sha,
+            last_pushed_sha=sha,
+            last_pushed_at=now,
+        )
+        return "host_triggering_build"
+
+    def _host_triggering_build(self, project: Project, execution: str) -> str:
+        if not project.repo_host_repo or not project.repo_host_branch:
+            raise PublishFailed(NO_LINKED_REPO)
+        host = self._adapters.static_host(
+            self._connections.token(project.owner_id, "static_host").access_token
+        )
+        name = repo_name(project.slug)
+        site = host.find_site(name)
+        if site is None:
+            try:
+                site = host.create_site(
+                    name=name, repo_path=project.repo_host_repo, branch=project.repo_host_branch
+                )
+            except ProviderConflict:
+                site = host.find_site(name)
+                if site is None:
+                    raise PublishFailed(f"the site name {name} is taken on the static host") from None
+            self._crash_point("site_created")
+        elif site.repo_path != project.repo_host_repo:
+            site = host.link_repo(site.id, repo_path=project.repo_host_repo, branch=project.repo_host_branch)
+        self._record_backoffice(project)
+        host.set_env(site.account_id, site.id, self._site_environment(project))
+        build = host.start_build(site.id)
+        self._advance(
+            project,
+            "host_triggering_build",
+            "ready",
+            execution,
+            static_site_id=site.id,
+            live_url=site.ssl_url or site.url,
+            last_deploy_id=build.deploy_id,
+            last_deploy_at=int(self._clock.now()),
+            build_status="building",
+        )
+        return "ready"
+
+    def _record_backoffice(self, project: Project) -> None:
+        """Where the shop's backoffice is served (the platform hosts it at /shops/{id}) and how it reaches the
+        shop's database (the db_host pooler, not secret): read again on every attempt, so a resume records
+        the same thing."""
+        assert project.db_project_ref
+        pooler = self._db(project).session_pooler(project.db_project_ref)
+        base = (self._platform_url() or "").rstrip("/")
+        if not base:
+            raise PublishFailed(PLATFORM_URL_UNKNOWN)
+        self._projects.update(
+            project,
+            {
+                "db_pooler_host": pooler.host,
+                "db_pooler_port": pooler.port,
+                "db_pooler_user": pooler.user,
+                "db_pooler_database": pooler.database,
+                "backoffice_url": f"{base}/shops/{project.id}",
+            },
+        )
+
+    def _site_environment(self, project: Project) -> dict[str, str]:
+        from svc_shared.domain.shops import conninfo
+
+        project = self._projects.get(project.id, consistent=True)
+        ref = project.db_project_ref or ""
+        state = PublishState.of(project)
+        assert state.backoffice_url is not None  # recorded by _record_backoffice just before
+        env = {
+            "SUPABASE_URL": f"https://{ref}.supabase.co",
+            "SUPABASE_ANON_KEY": project.db_public_key or "",
+            "BACKOFFICE_API_URL": state.backoffice_url,
+        }
+        # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
+        platform_url = self._platform_url()
+        if platform_url:
+            env["SVC_PLATFORM_URL"] = platform_url
+        else:
+            logger.warning(
+                "platform URL unknown: SVC_PLATFORM_URL left unset", extra={"project_id": project.id}
+            )
+        if project.db_privileged_key:
+            env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
+                project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
+            )
+        if state.db_password:
+            password = self._envelope.decrypt_text(
+                state.db_password, {"project_id": project.id, "kind": "db_password"}
+            )
+            env["DATABASE_URL"] = conninfo(project, password)
+        return env
+
+    # Each stage's step, by the name the state machine and the project record use (every stage but "ready").
+    STEPS: ClassVar[dict[str, Callable[[PublishStages, Project, str], str]]] = {
+        "db_creating": _db_creating,
+        "db_waiting_ready": _db_waiting_ready,
+        "db_applying_migrations": _db_applying_migrations,
+        "repo_host_creating_repo": _repo_host_creating_repo,
+        "repo_host_pushing_template": _repo_host_pushing_template,
+        "host_triggering_build": _host_triggering_build,
+    }

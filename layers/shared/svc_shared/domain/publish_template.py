@@ -1,0 +1,64 @@
+"""The backoffice tree publishing pushes into the merchant's repository, and its migration runner."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from svc_shared.domain.publish_state import PublishFailed
+
+_SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".aws-sam",
+    "node_modules",
+}
+
+
+def template_root(configured: str | None = None) -> Path:
+    """The backoffice tree publishing pushes: `configured` (BACKOFFICE_TEMPLATE_DIR), the repository's
+    backoffice/ in development, or the copy `make build` bundles into the layer for the deployed function."""
+    if configured:
+        return Path(configured)
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "backoffice" / "template.yaml").is_file():
+            return parent / "backoffice"
+    bundled = (
+        Path(__file__).resolve().parents[1] / "backoffice_template"
+    )  # svc_shared/, where make build puts it
+    if bundled.is_dir():
+        return bundled
+    raise PublishFailed("the backoffice template is not available to this function")
+
+
+def template_files(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (
+            any(part in _SKIP_DIRS or part.endswith(".egg-info") for part in relative.parts)
+            or not path.is_file()
+        ):
+            continue
+        if path.suffix in {".pyc", ".pyo"} or relative.name.startswith(".env"):
+            continue
+        files[relative.as_posix()] = path.read_bytes()
+    return files
+
+
+def migration_runner(root: Path) -> Any:
+    """The backoffice's own migration runner, from the same tree, so publishing applies migrations exactly as
+    the backoffice's tests and the local stack do."""
+    source = root / "shared" / "svc_backoffice" / "migrate.py"
+    spec = importlib.util.spec_from_file_location("svc_backoffice_template_migrate", source)
+    if spec is None or spec.loader is None:
+        raise PublishFailed("the backoffice migration runner is missing from the template")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,319 @@
+"""What the tools do with a project's providers: deploys (with the Free plan quota), builder messages, the
+repository's files and diffs, and upload URLs for assets."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from svc_shared.core.clock import Clock
+from svc_shared.core.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
+from svc_shared.core.repopath import repo_path, repo_ref
+from svc_shared.domain.accounts import Accounts
+from svc_shared.domain.connections import Connections
+from svc_shared.domain.projects import Project, Projects
+from svc_shared.storage import keys
+from svc_shared.storage.dal import ConditionFailed, Table, attr, item_absent
+
+if TYPE_CHECKING:
+    from svc_shared.providers.builder import Builder
+    from svc_shared.providers.repo_host import RepoHost
+    from svc_shared.providers.static_host import StaticHost
+
+FREE_DEPLOYS, DEPLOY_WINDOW = 3, 30 * 24 * 3600
+MAX_LIST_ENTRIES = 100_000
+MAX_READ_BYTES = 1024 * 1024
+MAX_PATCH_BYTES = 256 * 1024
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+UPLOAD_URL_TTL = 3600
+WAIT_SECONDS = 20.0
+POLL_SECONDS = 0.5
+NOT_PUBLISHED = "This project has no site yet: publish it from the workspace first, then deploy."
+NO_REPOSITORY = "This project has no repository yet: publish it or link a repository in the workspace first."
+
+
+class QuotaExceeded(DomainError):
+    code = "deploy_quota_exceeded"
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+
+
+class Workbench:
+    def __init__(
+        self,
+        table: Table,
+        projects: Projects,
+        accounts: Accounts,
+        connections: Connections,
+        clock: Clock,
+        *,
+        repo_host: Callable[[str], RepoHost],
+        static_host: Callable[[str], StaticHost],
+        builder: Callable[[], Builder],
+        s3: Any,
+        bucket: str,
+    ) -> None:
+        self._table = table
+        self._projects = projects
+        self._accounts = accounts
+        self._connections = connections
+        self._clock = clock
+        self._repo_host = repo_host
+        self._static_host = static_host
+        self._builder = builder
+        self._s3 = s3
+        self._bucket = bucket
+
+    # -- deploys ------------------------------------------------------------------------------------------
+    def _take_free_slot(self, user_id: str) -> str | None:
+        """Claim one of the Free plan's 3 deploy slots for 30 days (a slot frees when its deploy is 30 days
+        old); each claim is a conditional write, so concurrent deploys cannot overrun the quota."""
+        now = int(self._clock.now())
+        for slot in range(FREE_DEPLOYS):
+            with contextlib.suppress(ConditionFailed):
+                self._table.put(
+                    {
+                        "pk": keys.deploy_slots(user_id),
+                        "sk": keys.slot(slot),
+                        "expires_at": now + DEPLOY_WINDOW,
+                    },
+                    when=item_absent() | attr("expires_at").le(now),
+                )
+                return keys.slot(slot)
+        slots = list(self._table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
+        free_at = min((int(s["expires_at"]) for s in slots), default=now)
+        raise QuotaExceeded(
+            f"Deploy quota reached: the Free plan includes {FREE_DEPLOYS} deploys per 30 days (the first deploy "
+            f"at publish is not counted). The next one frees up on {_iso(free_at)[:10]}; upgrade to a paid plan "
+            "to deploy without this limit."
+        )
+
+    def deploy(self, user_id: str, project_id: str) -> str:
+        """Start a build of the project's site; returns the deploy id."""
+        project = self._projects.owned(project_id, user_id)
+        if not project.static_site_id:
+            raise DomainError(NOT_PUBLISHED, code="not_published")
+        user = self._accounts.get_user(user_id)
+        slot = self._take_free_slot(user_id) if user.plan == "free" else None
+        try:
+            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            build = host.start_build(project.static_site_id)
+        except Exception:
+            if slot:  # a deploy that never started does not count
+                self._table.delete(keys.deploy_slots(user_id), slot)
+            raise
+        deploy_id = str(build.deploy_id or build.id)
+        self._projects.update(
+            project,
+            {
+                "last_deploy_id": deploy_id,
+                "last_deploy_at": int(self._clock.now()),
+                "build_status": "building",
+            },
+        )
+        return deploy_id
+
+    def refresh_status(self, user_id: str, project: Project) -> Project:
+        """Read the last deploy's state from static_host (when connected) and keep it on the project."""
+        if not project.last_deploy_id:
+            return project
+        try:
+            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            deploy = host.deploy(project.last_deploy_id)
+        except DomainError:
+            return project  # not connected or unreachable: report what is recorded
+        changes: dict[str, Any] = {"build_status": deploy.state}
+        if deploy.state == "ready":
+            changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
+        return self._projects.update(project, changes)
+
+    # -- builder ------------------------------------------------------------------------------------------
+    def _repo(self, project: Project) -> tuple[str, str]:
+        if not project.repo_host_repo or not project.repo_host_branch:
+            raise DomainError(NO_REPOSITORY, code="no_repository")
+        owner, name = project.repo_host_repo.split("/", 1)
+        return owner, name
+
+    def send_message(
+        self,
+        user_id: str,
+        project_id: str,
+        content: str,
+        edit_session_id: str | None,
+        wait: bool,
+        workspace_knowledge: str,
+    ) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        self._repo(project)
+        assert project.repo_host_repo and project.repo_host_branch  # _repo refused a project without them
+        token = self._connections.token(user_id, "repo_host")
+        # Project knowledge first: it takes precedence over the workspace's.
+        knowledge = "\n\n".join(k for k in (project.knowledge, workspace_knowledge) if k)
+        sent = self._builder().send(
+            project_id=project.id,
+            repo=project.repo_host_repo,
+            branch=project.repo_host_branch,
+            repo_token=token.access_token,
+            content=content,
+            edit_session_id=edit_session_id,
+            knowledge=knowledge,
+            idempotency_key=str(uuid.uuid4()),
+        )
+        message_id = sent.message_id
+        self._table.put(
+            {
+                "pk": keys.message(message_id),
+                "sk": keys.MESSAGE,
+                "user_id": user_id,
+                "project_id": project.id,
+                "created_at": int(self._clock.now()),
+                "expires_at": int(self._clock.now()) + 90 * 24 * 3600,
+            }
+        )
+        if not wait:
+            return {
+                "message_id": message_id,
+                "edit_session_id": sent.edit_session_id,
+                "status": "in_progress",
+            }
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            state = self._builder().message(message_id)
+            if state.status != "in_progress" or time.monotonic() >= deadline:
+                return state.known()
+            time.sleep(POLL_SECONDS)
+
+    def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
+        record = self._table.get(keys.message(message_id), keys.MESSAGE)
+        if record is None or record["user_id"] != user_id:
+            raise NotFound("message not found")
+        return self._builder().message(message_id).known()
+
+    def list_edits(self, user_id: str, project_id: str) -> list[dict[str, Any]]:
+        project = self._projects.owned(project_id, user_id)
+        sessions = self._builder().edit_sessions(project.id)
+        return sorted(
+            sessions, key=lambda s: str(s.get("updated_at") or s.get("created_at") or ""), reverse=True
+        )
+
+    # -- repository ---------------------------------------------------------------------------------------
+    def _github(self, user_id: str, project: Project) -> tuple[RepoHost, str, str]:
+        owner, name = self._repo(project)
+        return self._repo_host(self._connections.token(user_id, "repo_host").access_token), owner, name
+
+    def _ref(self, project: Project, ref: str, what: str = "ref") -> str:
+        repo_ref(ref, what=what)
+        return project.repo_host_branch or "HEAD" if ref == "HEAD" else ref
+
+    def list_files(self, user_id: str, project_id: str, ref: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        at = self._ref(project, ref)
+        github, owner, name = self._github(user_id, project)
+        head = github.commit(owner, name, at)
+        tree = github.tree(owner, name, head.tree_sha)
+        entries = tree.entries
+        if tree.truncated or len(entries) > MAX_LIST_ENTRIES:
+            raise DomainError(
+                f"The repository has more than {MAX_LIST_ENTRIES:,} entries; list_files refuses it. "
+                "Read files by path with read_file instead.",
+                code="too_many_entries",
+            )
+        files = [{"path": e.path, "size": e.size} for e in entries if e.type == "blob"]
+        return {"ref": ref, "commit_sha": head.sha, "count": len(files), "files": files}
+
+    def read_file(self, user_id: str, project_id: str, path: str, ref: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        repo_path(path)
+        at = self._ref(project, ref)
+        github, owner, name = self._github(user_id, project)
+        content, size = github.file(owner, name, path, at)
+        if size > MAX_READ_BYTES:
+            raise PayloadTooLarge(f"{path} is {size:,} bytes; read_file refuses files over 1 MB.")
+        try:
+            return {
+                "path": path,
+                "ref": ref,
+                "size": size,
+                "encoding": "utf-8",
+                "content": content.decode("utf-8"),
+            }
+        except UnicodeDecodeError:
+            return {
+                "path": path,
+                "ref": ref,
+                "size": size,
+                "encoding": "base64",
+                "content": base64.b64encode(content).decode(),
+            }
+
+    def diff(self, user_id: str, project_id: str, base: str, head: str) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        older, newer = self._ref(project, base, "base"), self._ref(project, head, "head")
+        github, owner, name = self._github(user_id, project)
+        compare = github.compare(owner, name, older, newer)
+        files = []
+        for f in compare.files:
+            patch = f.patch
+            entry: dict[str, Any] = {
+                k: getattr(f, k)
+                for k in ("filename", "status", "additions", "deletions", "changes", "previous_filename")
+                if getattr(f, k) is not None
+            }
+            if patch is not None:
+                raw = patch.encode("utf-8")
+                if len(raw) > MAX_PATCH_BYTES:
+                    patch = raw[:MAX_PATCH_BYTES].decode("utf-8", "ignore") + (
+                        f"\n[... patch truncated: {len(raw):,} bytes, over the 256 KB per-file limit ...]"
+                    )
+                    entry["truncated"] = True
+                entry["patch"] = patch
+            files.append(entry)
+        return {"base": base, "head": head, "files": files}
+
+    def commit_diff(self, user_id: str, project_id: str, commit: str) -> dict[str, Any]:
+        """What one commit changed: the diff from its first parent to it (a builder's edit, for example).
+        A repository's first commit has no earlier state: InvalidInput says so."""
+        project = self._projects.owned(project_id, user_id)
+        repo_ref(commit, what="commit")
+        github, owner, name = self._github(user_id, project)
+        found = github.commit(owner, name, commit)
+        sha, parents = found.sha, found.parents
+        if not parents:
+            raise InvalidInput(
+                f"Commit {sha[:7]} is the repository's first commit: there is no earlier state to compare it with."
+            )
+        return {**self.diff(user_id, project_id, parents[0], sha), "commit_sha": sha}
+
+    # -- uploads ------------------------------------------------------------------------------------------
+    def upload_url(
+        self, user_id: str, project_id: str, filename: str, content_type: str, size: int
+    ) -> dict[str, Any]:
+        project = self._projects.owned(project_id, user_id)
+        if not 0 < size <= MAX_UPLOAD_BYTES:
+            raise InvalidInput("size_bytes must be from 1 to 10 MB (10485760 bytes)")
+        safe = (
+            "".join(c if c.isalnum() or c in "._-" else "-" for c in filename)[:120].strip(".-") or "upload"
+        )
+        key = f"projects/{project.id}/uploads/{uuid.uuid4().hex}/{safe}"
+        # Content-Length and Content-Type are signed: the PUT must send exactly this size and type.
+        url = self._s3().generate_presigned_url(
+            "put_object",
+            Params={"Bucket": self._bucket, "Key": key, "ContentLength": size, "ContentType": content_type},
+            ExpiresIn=UPLOAD_URL_TTL,
+            HttpMethod="PUT",
+        )
+        return {
+            "upload_url": url,
+            "method": "PUT",
+            "key": key,
+            "headers": {"Content-Type": content_type, "Content-Length": str(size)},
+            "expires_at": _iso(self._clock.now() + UPLOAD_URL_TTL),
+            "max_bytes": MAX_UPLOAD_BYTES,
+        }

@@ -1,0 +1,337 @@
+"""The HTTP surface shared by the API Gateway functions: one resolver factory, one error table, body and
+cookie helpers. Domain errors become HTTP answers here and nowhere else."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from contextvars import ContextVar
+from http.cookies import CookieError, SimpleCookie
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import parse_qs
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
+from aws_lambda_powertools.shared.cookies import Cookie, SameSite
+
+from svc_shared.core import errors, jsonlimit
+from svc_shared.core.logs import get_logger
+from svc_shared.wiring import baseurl
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.event_handler.api_gateway import Router
+
+    from svc_shared.domain.bodies import RequestBody
+
+logger = get_logger()
+Body = TypeVar("Body", bound="RequestBody")
+
+
+class UnsupportedMediaType(errors.InvalidInput):
+    """A body in a content type the route does not take (415)."""
+
+
+# The one table from domain error to HTTP status; subclasses inherit their parent's row.
+STATUS_BY_ERROR: dict[type[errors.DomainError], int] = {
+    UnsupportedMediaType: 415,
+    errors.InvalidInput: 400,
+    errors.Unauthenticated: 401,
+    errors.PaymentRequired: 402,
+    errors.Forbidden: 403,
+    errors.NotFound: 404,
+    errors.AlreadyExists: 409,
+    errors.Conflict: 409,
+    errors.PayloadTooLarge: 413,
+    errors.RateLimited: 429,
+    errors.UpstreamError: 502,
+}
+MAX_FORM_FIELDS = 100
+
+
+def status_for(exc: errors.DomainError) -> int:
+    for cls in type(exc).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]
+    return 400
+
+
+def json_response(
+    status: int, body: Any, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
+) -> Response:
+    return Response(
+        status_code=status,
+        content_type="application/json",
+        body=json.dumps(body, separators=(",", ":")),
+        headers={"Cache-Control": "no-store", **(headers or {})},
+        cookies=cookies,
+    )
+
+
+def html_response(
+    status: int, page: str, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
+) -> Response:
+    return Response(
+        status_code=status,
+        content_type="text/html; charset=utf-8",
+        body=page,
+        headers={
+            "Cache-Control": "no-store",
+            "X-Frame-Options": "DENY",
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+            "frame-ancestors 'none'",
+            "Referrer-Policy": "no-referrer",
+            **(headers or {}),
+        },
+        cookies=cookies,
+    )
+
+
+def redirect(location: str, status: int = 303, *, cookies: list[Cookie] | None = None) -> Response:
+    return Response(
+        status_code=status, headers={"Location": location, "Cache-Control": "no-store"}, cookies=cookies
+    )
+
+
+def error_body(exc: errors.DomainError) -> dict[str, Any]:
+    return {"error": exc.code, "message": exc.message}
+
+
+# Browser-based MCP clients call the metadata, registration, token and /mcp endpoints cross-origin.
+PUBLIC_CORS = CORSConfig(
+    allow_origin="*",
+    allow_headers=["Authorization", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id"],
+    expose_headers=["WWW-Authenticate", "Retry-After", "Mcp-Session-Id"],
+    max_age=86400,
+)
+
+
+_current_event: ContextVar[Any] = ContextVar("svc_current_event", default=None)
+_lambda_context: ContextVar[Any] = ContextVar("svc_lambda_context", default=None)
+
+
+class _RequestLocalResolver(APIGatewayRestResolver):
+    """Powertools keeps the current event and Lambda context as class attributes of its routers (one
+    request per process on Lambda). This resolver keeps them per `contextvars` context, so requests served
+    side by side in one process (the local gateway) each see their own event."""
+
+    @property
+    def current_event(self) -> Any:
+        return _current_event.get()
+
+    @current_event.setter
+    def current_event(self, value: Any) -> None:
+        _current_event.set(value)
+
+    @property
+    def lambda_context(self) -> Any:
+        return _lambda_context.get()
+
+    @lambda_context.setter
+    def lambda_context(self, value: Any) -> None:
+        _lambda_context.set(value)
+
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
+        baseurl.bind(
+            event
+        )  # the public base URL API Gateway names in this request (svc_shared.wiring.baseurl)
+        if isinstance(event, dict):
+            _current_event.set(self._to_proxy_event(event))
+        _lambda_context.set(context)
+        return super().resolve(event, context)
+
+
+def create_resolver(
+    cors: CORSConfig | None = None, *, session_writes: bool = False
+) -> APIGatewayRestResolver:
+    """A REST resolver whose errors are JSON: domain errors by the table above, anything else a 500 that
+    names the request id while the log keeps the trace. With `session_writes` (routes authenticated by the
+    workspace session cookie), every POST, PUT, PATCH and DELETE passes `check_session_write` first."""
+    app = _RequestLocalResolver(cors=cors)
+    if session_writes:
+
+        def _guard(resolver: APIGatewayRestResolver, next_middleware: Any) -> Response:
+            if resolver.current_event.http_method.upper() in UNSAFE_METHODS:
+                check_session_write(resolver)
+            return next_middleware(resolver)
+
+        app.use(middlewares=[_guard])
+
+    @app.exception_handler(errors.DomainError)
+    def _domain_error(exc: errors.DomainError) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, errors.RateLimited) else None
+        return json_response(status_for(exc), error_body(exc), headers=headers)
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        event = app.current_event
+        return json_response(
+            404, {"error": "not_found", "message": f"No route for {event.http_method} {event.path}"}
+        )
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        request_id = app.current_event.request_context.request_id
+        logger.exception("unhandled error", extra={"request_id": request_id})
+        return json_response(500, {"error": "internal_error", "request_id": request_id})
+
+    return app
+
+
+def create_app(*routers: Router, session_writes: bool = False) -> APIGatewayRestResolver:
+    """A function's resolver (`create_resolver`) serving `routers`, the Router modules its routes are declared
+    on (svc_shared.routes)."""
+    app = create_resolver(session_writes=session_writes)
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+# -- request helpers ---------------------------------------------------------------------------------------
+class HasEvent(Protocol):
+    """What the request helpers read the request from: a resolver, or a Router included in one (its
+    `current_event` is the resolver's, per request)."""
+
+    @property
+    def current_event(self) -> Any: ...
+
+
+def json_body(app: HasEvent) -> dict[str, Any]:
+    """The request's JSON object body; InvalidInput for anything else."""
+    raw = app.current_event.decoded_body
+    if not raw:
+        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+    try:
+        value = jsonlimit.loads(raw)
+    except jsonlimit.TooDeep:
+        raise errors.InvalidInput(
+            f"Request body is not accepted: {jsonlimit.TOO_DEEP}.", code="invalid_json"
+        ) from None
+    except ValueError as exc:
+        raise errors.InvalidInput("Request body is not valid JSON.", code="invalid_json") from exc
+    if not isinstance(value, dict):
+        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+    return value
+
+
+def parse_body(app: HasEvent, model: type[Body], *, optional: bool = False) -> Body:
+    """The request's JSON body as `model` (svc_shared.domain.bodies); an empty body is `model()` when `optional`.
+    A missing or wrong field is InvalidInput naming it, and the allowed values where there is a list."""
+    if optional and not (app.current_event.decoded_body or "").strip():
+        return parse(model, {})
+    return parse(model, json_body(app))
+
+
+def parse(model: type[Body], data: Any) -> Body:
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = exc.errors(include_url=False, include_context=False, include_input=False)
+        fields = [".".join(str(part) for part in p["loc"]) or "body" for p in problems]
+        message = "; ".join(f"{field}: {p['msg']}" for field, p in zip(fields, problems, strict=True))
+        first = str(problems[0]["loc"][0]) if problems and problems[0]["loc"] else ""
+        raise errors.InvalidInput(message, code=model.codes.get(first, "invalid_request")) from None
+
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def lower_headers(app: HasEvent) -> dict[str, str]:
+    return {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
+
+
+def check_same_origin(app: HasEvent) -> None:
+    """Forbidden unless the request comes from a page of the platform itself, or from no browser at all
+    (svc_shared.wiring.origins.cross_site_reason): the CSRF check of every state change a session cookie makes."""
+    from urllib.parse import urlsplit
+
+    from svc_shared.wiring import services
+    from svc_shared.wiring.origins import cross_site_reason, normalize_origin
+
+    base = urlsplit(services.public_base_url())
+    reason = cross_site_reason(lower_headers(app), normalize_origin(f"{base.scheme}://{base.netloc}"))
+    if reason is not None:
+        logger.info("cross-site request refused", extra={"reason": reason, "path": app.current_event.path})
+        raise errors.Forbidden(
+            "This request did not come from a page of this site, so it was refused.", code="cross_site"
+        )
+
+
+def check_session_write(app: HasEvent) -> None:
+    """A state change authenticated by the session cookie: from this site (403 otherwise) and with a JSON
+    body type (415 otherwise), which a form or a `no-cors` request of another page cannot send."""
+    check_same_origin(app)
+    if content_type(app) != "application/json":
+        raise UnsupportedMediaType(
+            "Request body must be JSON (Content-Type: application/json).", code="unsupported_media_type"
+        )
+
+
+def content_type(app: HasEvent) -> str:
+    return (app.current_event.headers.get("content-type") or "").split(";")[0].strip().lower()
+
+
+def form_body(app: HasEvent) -> dict[str, str]:
+    """Fields of an `application/x-www-form-urlencoded` body (first value of each)."""
+    if content_type(app) != "application/x-www-form-urlencoded":
+        raise errors.InvalidInput(
+            "Request body must be application/x-www-form-urlencoded.", code="unsupported_media_type"
+        )
+    try:
+        fields = parse_qs(
+            app.current_event.decoded_body or "",
+            keep_blank_values=True,
+            max_num_fields=MAX_FORM_FIELDS,
+            strict_parsing=False,
+        )
+    except ValueError as exc:
+        raise errors.InvalidInput("Too many form fields.", code="invalid_form") from exc
+    return {name: values[0] for name, values in fields.items()}
+
+
+def cookie(app: HasEvent, name: str) -> str | None:
+    headers = app.current_event.multi_value_headers or {}
+    values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
+    if not values and (single := app.current_event.headers.get("cookie")):
+        values = [single]
+    for header in values:
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(header)
+        except CookieError:
+            continue
+        if name in jar:
+            return jar[name].value
+    return None
+
+
+def client_ip(app: HasEvent) -> str:
+    return app.current_event.request_context.identity.source_ip or "unknown"
+
+
+def session_cookie(name: str, value: str, *, max_age: int, secure: bool) -> Cookie:
+    return Cookie(
+        name=name,
+        value=value,
+        path="/",
+        secure=secure,
+        http_only=True,
+        max_age=max_age,
+        same_site=SameSite.LAX_MODE,
+    )
+
+
+def expired_cookie(name: str, *, secure: bool) -> Cookie:
+    return Cookie(
+        name=name, value="", path="/", secure=secure, http_only=True, max_age=0, same_site=SameSite.LAX_MODE
+    )
+
+
+def safe_next(target: str | None, default: str = "/") -> str:
+    """A same-site relative path to go to after sign-in; anything else (absolute URLs, `//host`,
+    backslashes, control characters) falls back to `default` so the form is not an open redirect."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in target):
+        return default
+    return target

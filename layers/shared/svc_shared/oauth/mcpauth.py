@@ -1,0 +1,292 @@
+"""The /mcp hot path: an authenticated, rate-limited request in one DynamoDB round trip.
+
+An access token names its user, grant (the OAuth token family) and its own id under an HMAC signature (a key
+derived from the session secret in Secrets Manager, fetched once per instance). Reading it is pure
+computation: a malformed, forged, expired or other-resource token is refused with no I/O at all.
+
+Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
+token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
+the user's /mcp requests (slots t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
+request: the condition requires the token to be its grant's current one and the log to have room; the update
+writes one slot of the log, nothing else, so it costs what a counter increment costs. "Last used" rides on
+the same write when this instance has not recorded it for the grant in the last USE_RESOLUTION seconds (so
+it is exact to within a minute, the workspace shows it to the minute). Issuing or rotating tokens sets `TOKEN#<grant>` in the same
+transaction that writes the tokens, and revoking a grant removes it, so a revoked or rotated-away access
+token is refused by the very next request, on every instance.
+
+The stored access-token hash items stay as they were (RFC 7009 revocation finds a token's grant by its hash).
+Tokens issued before this format (`svcat_<random>`) are still honoured until they expire: their hash item is
+read, then the gate counts the request (two round trips, for at most a day).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from svc_shared.core.clock import Clock
+from svc_shared.core.tokens import BadSignature, new_token, sign, unsign
+from svc_shared.storage import keys
+from svc_shared.storage.dal import Cond, ConditionFailed, Table, TransactionConflict, attr
+from svc_shared.storage.ratelimit import SlidingLog, log_time
+
+ACCESS_PREFIX = "svcat_"
+# The signed claims carry the client_id, which may be a metadata document URL of up to 500 characters
+# (svc_shared.oauth.documents.MAX_URL_LENGTH): such a token is about 950 characters.
+MAX_ACCESS_TOKEN = 1024
+RATE_LIMIT, RATE_WINDOW = 60, 60
+USE_RESOLUTION = 60  # seconds: a grant's "last used" is written at most this often per instance
+_REMEMBERED = 10_000  # grants whose last-use write an instance remembers
+DEFAULT_SCOPE = "mcp:all"
+_FIELDS = {"u": str, "g": str, "j": str, "c": str, "e": int}
+
+
+def _purpose(resource: str) -> str:
+    # The resource is part of the signature: a token issued for another resource does not verify here.
+    return f"mcp-access {resource}"
+
+
+@dataclass(frozen=True)
+class AccessClaims:
+    """What a signed access token says (before the gate has checked that its grant still holds it)."""
+
+    user_id: str
+    grant_id: str
+    token_id: str
+    client_id: str
+    expires_at: int
+    scope: str = DEFAULT_SCOPE
+
+
+def issue_access_token(
+    key: bytes,
+    *,
+    resource: str,
+    user_id: str,
+    grant_id: str,
+    client_id: str,
+    expires_at: int,
+    scope: str = DEFAULT_SCOPE,
+) -> tuple[str, str]:
+    """(access token, its id)."""
+    token_id = new_token(12)
+    payload = {"u": user_id, "g": grant_id, "j": token_id, "c": client_id, "e": int(expires_at), "s": scope}
+    return ACCESS_PREFIX + sign(payload, key, _purpose(resource)), token_id
+
+
+def read_access_token(token: str | None, key: bytes, resource: str, now: float) -> AccessClaims | None:
+    """The claims of a well-formed, authentic, unexpired token for `resource`; None otherwise. No I/O."""
+    if not token or len(token) > MAX_ACCESS_TOKEN or not token.startswith(ACCESS_PREFIX):
+        return None
+    try:
+        payload = unsign(token[len(ACCESS_PREFIX) :], key, _purpose(resource))
+    except BadSignature:
+        return None
+    if any(not isinstance(payload.get(name), kind) for name, kind in _FIELDS.items()):
+        return None
+    if payload["e"] <= now:
+        return None
+    scope = payload.get("s", DEFAULT_SCOPE)  # tokens issued before scopes were signed in hold the only scope
+    if not isinstance(scope, str):
+        return None
+    return AccessClaims(payload["u"], payload["g"], payload["j"], payload["c"], payload["e"], scope)
+
+
+def is_signed_format(token: str) -> bool:
+    """Signed tokens carry a `.` between payload and signature; tokens of the earlier format never do."""
+    return "." in token
+
+
+@dataclass(frozen=True)
+class Admission:
+    allowed: bool
+    revoked: bool = False
+    retry_after: int = 0
+
+
+@dataclass(frozen=True)
+class AuthorizedClient:
+    """One grant of a user, as the workspace lists it."""
+
+    grant_id: str
+    client_id: str
+    authorized_at: int
+    last_used_at: float | None
+
+
+class Gate:
+    def __init__(
+        self, table: Table, clock: Clock, limit: int = RATE_LIMIT, window: int = RATE_WINDOW
+    ) -> None:
+        self._table = table
+        self._clock = clock
+        self._log = SlidingLog(limit, window)
+        self._used: dict[str, float] = {}  # grant id -> when this instance last wrote its "last used"
+
+    def admit(self, user_id: str, grant_id: str | None, token_id: str | None, amount: int = 1) -> Admission:
+        """Count `amount` requests of the user if they fit in the sliding window and the token is its
+        grant's current one (grant None: an earlier-format token already checked by its hash). One
+        UpdateItem when this instance's view of the user's log is current (see ratelimit.py); it also
+        records the grant's last use when this instance has not done so for USE_RESOLUTION seconds."""
+        now = log_time(self._clock)
+        pk = keys.user(user_id)
+        names = keys.gate_attributes(grant_id) if grant_id is not None else {}
+        record_use = grant_id is not None and now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION
+
+        def send(sets: dict[str, Any], when: Cond | None) -> dict[str, Any]:
+            if grant_id is not None:
+                if record_use:
+                    sets = {**sets, names["used"]: now}
+                current = attr(names["token"]).eq(token_id)
+                when = current & when if when is not None else current
+            for attempt in range(3):
+                try:
+                    return self._table.update(
+                        pk,
+                        keys.MCP_GATE,
+                        set=sets,
+                        when=when,
+                        returns="NONE",
+                        old_on_failure=True,
+                    )
+                except TransactionConflict:
+                    # A token issuance, rotation or revocation of this user is being written: a few ms.
+                    if attempt == 2:
+                        raise
+                    time.sleep(random.uniform(0.005, 0.02))
+            raise AssertionError("unreachable")
+
+        def holds(item: dict[str, Any]) -> bool:
+            return grant_id is None or item.get(names["token"]) == token_id
+
+        try:
+            allowed, wait, revoked = self._log.admit(pk, now, amount, send, holds)
+        except TransactionConflict:  # still being written after three tries: the client retries in a second
+            return Admission(False, retry_after=1)
+        if revoked:
+            self._used.pop(grant_id or "", None)
+            return Admission(False, revoked=True)
+        if allowed and record_use and grant_id is not None:
+            if len(self._used) >= _REMEMBERED:
+                self._used.clear()
+            self._used[grant_id] = now
+        return Admission(allowed, retry_after=wait)
+
+    # -- what token issuance and revocation add to their transactions ------------------------------------
+    def grant_action(
+        self, user_id: str, grant_id: str, client_id: str, token_id: str, now: int
+    ) -> dict[str, Any]:
+        """Make `token_id` the grant's current access token (a new grant, or a rotation)."""
+        names = keys.gate_attributes(grant_id)
+        return self._table.update_action(
+            keys.user(user_id),
+            keys.MCP_GATE,
+            set={names["token"]: token_id, names["client"]: client_id},
+            set_missing={names["authorized"]: now},
+        )
+
+    def revoke_action(self, user_id: str, grant_id: str) -> dict[str, Any]:
+        """Forget the grant: its access token is refused from the next request on."""
+        return self._table.update_action(
+            keys.user(user_id), keys.MCP_GATE, remove=keys.gate_attributes(grant_id).values()
+        )
+
+    def revoke_access_token(self, claims: AccessClaims) -> bool:
+        """Refuse this one access token from the next request on, keeping its grant (its refresh token can
+        still get a new one): for RFC 7009 revocation of an access token. False when the grant already holds
+        another token (rotated, or revoked). One conditional UpdateItem."""
+        names = keys.gate_attributes(claims.grant_id)
+        try:
+            self._table.update(
+                keys.user(claims.user_id),
+                keys.MCP_GATE,
+                set={names["token"]: "-"},
+                when=attr(names["token"]).eq(claims.token_id),
+                returns="NONE",
+            )
+        except ConditionFailed:
+            return False
+        return True
+
+    # -- the workspace's list ------------------------------------------------------------------------------
+    def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
+        """The user's live grants, most recently used first (never used: by authorization time)."""
+        item = self._table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        found = []
+        for name, client_id in item.items():
+            if not name.startswith(keys.GATE_CLIENT_PREFIX):
+                continue
+            grant_id = name[len(keys.GATE_CLIENT_PREFIX) :]
+            attributes = keys.gate_attributes(grant_id)
+            if attributes["token"] not in item:
+                continue
+            used = item.get(attributes["used"])
+            found.append(
+                AuthorizedClient(
+                    grant_id=grant_id,
+                    client_id=str(client_id),
+                    authorized_at=int(item.get(attributes["authorized"], 0)),
+                    last_used_at=float(used) if used is not None else None,
+                )
+            )
+        return sorted(found, key=lambda c: (c.last_used_at or -math.inf, c.authorized_at), reverse=True)
+
+
+# -- the workspace page: authorized MCP clients ------------------------------------------------------------
+@dataclass(frozen=True)
+class AuthorizedClientView:
+    grant_id: str
+    client_id: str
+    client_name: str
+    authorized_at: int
+    last_used_at: float | None
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "grant_id": self.grant_id,
+            "client_id": self.client_id,
+            "client_name": self.client_name,
+            "authorized_at": self.authorized_at,
+            "last_used_at": int(self.last_used_at) if self.last_used_at is not None else None,
+        }
+
+
+class McpClients:
+    """A user's authorized MCP clients (one per grant), and revoking one. "Last used" is written by the
+    /mcp request's own gate update: listing costs no extra write on the hot path."""
+
+    def __init__(self, grants: Any, clients: Any) -> None:
+        self._grants = grants  # oauth.grants.Grants
+        self._clients = clients  # oauth.clients.Clients
+
+    def list(self, user_id: str) -> list[AuthorizedClientView]:
+        views = []
+        for found in self._grants.gate.authorized_clients(user_id):
+            client = self._clients.get(found.client_id, fetch=False)
+            name = (client.display_name if client else None) or "MCP client"
+            views.append(
+                AuthorizedClientView(
+                    found.grant_id, found.client_id, name, found.authorized_at, found.last_used_at
+                )
+            )
+        return views
+
+    def revoke(self, user_id: str, grant_id: str) -> bool:
+        """Revoke one of the user's grants: its access token is refused from the next request on and its
+        refresh token no longer works. False when the user holds no such grant (nothing is changed)."""
+        if not any(c.grant_id == grant_id for c in self._grants.gate.authorized_clients(user_id)):
+            return False
+        self._grants.revoke_family(grant_id)
+        return True
+
+
+def revoke_user_grants(grants: Any, user_id: str) -> int:
+    """Revoke every MCP grant of the user (`grants`: an oauth.grants.Grants): each one's access and refresh
+    tokens stop working from the next request on. Returns how many grants were live."""
+    live = grants.gate.authorized_clients(user_id)
+    for client in live:
+        grants.revoke_family(client.grant_id)
+    return len(live)
