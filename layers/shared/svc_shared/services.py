@@ -21,6 +21,7 @@ from svc_shared.providers.http import HttpPool
 if TYPE_CHECKING:
     from svc_shared.accounts import Accounts
     from svc_shared.analytics import Analytics
+    from svc_shared.analytics.intake import BeaconQueue, KnownSites
     from svc_shared.audit import ToolAudit
     from svc_shared.connections import Connections
     from svc_shared.credits import Credits
@@ -329,6 +330,20 @@ class Services:
         return Analytics(self.table, self.clock)
 
     @functools.cached_property
+    def beacon_queue(self) -> BeaconQueue:
+        """The analytics queue the collect route puts beacons on."""
+        from svc_shared.analytics.intake import BeaconQueue
+
+        return BeaconQueue(lambda: self.aws.client("sqs"), self.settings.analytics_queue_url)
+
+    @functools.cached_property
+    def known_sites(self) -> KnownSites:
+        """Which sites exist, as the analytics aggregator remembers them for a few minutes."""
+        from svc_shared.analytics.intake import KnownSites
+
+        return KnownSites(self.projects, self.clock)
+
+    @functools.cached_property
     def credits(self) -> Credits:
         from svc_shared.credits import Credits
 
@@ -527,6 +542,8 @@ tokens_table = _shortcut(lambda s: s.tokens_table)
 connections = _shortcut(lambda s: s.connections)
 projects = _shortcut(lambda s: s.projects)
 analytics = _shortcut(lambda s: s.analytics)
+beacon_queue = _shortcut(lambda s: s.beacon_queue)
+known_sites = _shortcut(lambda s: s.known_sites)
 tool_audit = _shortcut(lambda s: s.tool_audit)
 credits = _shortcut(lambda s: s.credits)
 checkout = _shortcut(lambda s: s.checkout)
