@@ -13,8 +13,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 60
-# Handlers still declaring their routes in app.py; each leaves this set when it is thinned.
-NOT_YET_THIN = {"analytics"}
 
 
 def _loaded_by(function: str) -> list[str]:
@@ -35,11 +33,7 @@ def _loaded_by(function: str) -> list[str]:
 def test_function_handlers_are_at_most_60_lines() -> None:
     handlers = sorted((ROOT / "functions").glob("*/app.py"))
     assert len(handlers) >= 10
-    long = {
-        path.parent.name: len(path.read_text().splitlines())
-        for path in handlers
-        if path.parent.name not in NOT_YET_THIN
-    }
+    long = {path.parent.name: len(path.read_text().splitlines()) for path in handlers}
     assert {name: lines for name, lines in long.items() if lines > MAX_LINES} == {}
 
 

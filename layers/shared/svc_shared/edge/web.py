@@ -176,10 +176,12 @@ def create_resolver(
     return app
 
 
-def create_app(*routers: Router, session_writes: bool = False) -> APIGatewayRestResolver:
+def create_app(
+    *routers: Router, cors: CORSConfig | None = None, session_writes: bool = False
+) -> APIGatewayRestResolver:
     """A function's resolver (`create_resolver`) serving `routers`, the Router modules its routes are declared
-    on (svc_shared.routes)."""
-    app = create_resolver(session_writes=session_writes)
+    on (svc_shared.routes), with their `cors` where they are called cross-origin."""
+    app = create_resolver(cors, session_writes=session_writes)
     for router in routers:
         app.include_router(router)
     return app

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from svc_shared.core.metrics import Metrics
     from svc_shared.domain.accounts import Accounts
     from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.intake import BeaconQueue, KnownSites
     from svc_shared.domain.audit import ToolAudit
     from svc_shared.domain.connections import Connections
     from svc_shared.domain.credits import Credits
@@ -190,6 +191,22 @@ def analytics(s: Services) -> Analytics:
     from svc_shared.domain.analytics import Analytics
 
     return Analytics(s.table, s.clock)
+
+
+@_service
+def beacon_queue(s: Services) -> BeaconQueue:
+    """The analytics queue the collect route puts beacons on."""
+    from svc_shared.domain.analytics.intake import BeaconQueue
+
+    return BeaconQueue(lambda: s.aws.client("sqs"), s.settings.analytics_queue_url)
+
+
+@_service
+def known_sites(s: Services) -> KnownSites:
+    """Which sites exist, as the analytics aggregator remembers them for a few minutes."""
+    from svc_shared.domain.analytics.intake import KnownSites
+
+    return KnownSites(projects.of(s), s.clock)
 
 
 @_service
