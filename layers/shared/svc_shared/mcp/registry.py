@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,6 +129,16 @@ class Registry:
             return run
 
         return register
+
+    def arrange(self, names: Sequence[str]) -> None:
+        """Put the tools in the order tools/list shows them; `names` must name every registered tool once."""
+        missing, unknown = set(self.tools) - set(names), set(names) - set(self.tools)
+        if missing or unknown or len(names) != len(self.tools):
+            raise ValueError(
+                f"tool order: missing {sorted(missing)}, unknown {sorted(unknown)}, or a name given twice"
+            )
+        self.tools = {name: self.tools[name] for name in names}
+        self._listings.clear()
 
     def visible(self, name: str, ui: bool) -> Tool | None:
         """The tool of that name as this client sees it: app-only tools exist only for clients that render

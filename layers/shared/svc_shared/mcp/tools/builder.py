@@ -1,0 +1,92 @@
+"""Builder tools: message a project's AI builder, poll its answer, and list its edit sessions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from svc_shared.mcp.registry import ToolContext, ToolInput
+from svc_shared.mcp.tools.common import Output, ProjectArguments, registry
+from svc_shared.wiring import services
+
+
+class SendMessageArguments(ProjectArguments):
+    message: str = Field(
+        min_length=1, max_length=20000, description="What the builder should change or build."
+    )
+    edit_session_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="Continue this edit session (from list_edits); omit to start a new one.",
+    )
+    wait: bool = Field(
+        default=True,
+        description="Wait for the builder's final response (up to about 20 s); false "
+        "returns a message_id to poll with get_message.",
+    )
+
+
+class MessageArguments(ToolInput):
+    message_id: str = Field(min_length=1, max_length=100, description="The message_id send_message returned.")
+
+
+class Message(Output):
+    """A builder message; the builder's fields appear as they become known."""
+
+    message_id: str
+    status: str
+    edit_session_id: str | None = None
+    response: str | None = None
+    commit_sha: str | None = None
+    error: str | None = None
+    created_at: str | None = None
+    completed_at: str | None = None
+
+
+class EditSessions(Output):
+    edit_sessions: list[dict[str, object]]
+
+
+@registry.tool(
+    "send_message",
+    "Message the builder",
+    "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
+    "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
+    "poll get_message.",
+    SendMessageArguments,
+    read_only=False,
+    idempotent=False,
+    open_world=True,
+    output=Message,
+)
+def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]:
+    user = services.accounts().get_user(ctx.user_id)
+    knowledge = services.accounts().workspace_knowledge(user.default_workspace_id)
+    return services.workbench().send_message(
+        ctx.user_id, args.project_id, args.message, args.edit_session_id, args.wait, knowledge
+    )
+
+
+@registry.tool(
+    "get_message",
+    "Get a builder message",
+    "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
+    MessageArguments,
+    open_world=True,
+    output=Message,
+)
+def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
+    return services.workbench().get_message(ctx.user_id, args.message_id)
+
+
+@registry.tool(
+    "list_edits",
+    "List edit sessions",
+    "The project's AI editing sessions, newest first.",
+    ProjectArguments,
+    open_world=True,
+    output=EditSessions,
+)
+def list_edits(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    return {"edit_sessions": services.workbench().list_edits(ctx.user_id, args.project_id)}

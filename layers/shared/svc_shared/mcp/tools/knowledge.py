@@ -1,0 +1,109 @@
+"""Knowledge tools: the builder instructions of a workspace and of a project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from svc_shared.mcp.registry import NoArguments, ToolContext, ToolInput
+from svc_shared.mcp.tools.common import Output, ProjectArguments, registry
+from svc_shared.wiring import services
+
+
+class KnowledgeArguments(ToolInput):
+    text: str = Field(
+        max_length=10240,
+        description="Instructions for the builder; at most 10 KB (UTF-8 bytes). An empty string clears them.",
+    )
+
+
+class ProjectKnowledgeArguments(ProjectArguments, KnowledgeArguments):
+    pass
+
+
+class WorkspaceKnowledge(Output):
+    workspace_id: str
+    text: str
+
+
+class WorkspaceKnowledgeSaved(Output):
+    workspace_id: str
+    bytes: int
+    cleared: bool
+
+
+class ProjectKnowledge(Output):
+    project_id: str
+    text: str
+
+
+class ProjectKnowledgeSaved(Output):
+    project_id: str
+    bytes: int
+    cleared: bool
+
+
+@registry.tool(
+    "get_workspace_knowledge",
+    "Get workspace knowledge",
+    "The builder instructions that apply to every project of your personal workspace.",
+    output=WorkspaceKnowledge,
+)
+def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    user = services.accounts().get_user(ctx.user_id)
+    return {
+        "workspace_id": user.default_workspace_id,
+        "text": services.accounts().workspace_knowledge(user.default_workspace_id),
+    }
+
+
+@registry.tool(
+    "set_workspace_knowledge",
+    "Set workspace knowledge",
+    "Save builder instructions for every project of your workspace (at most 10 KB; an empty string "
+    "clears them). Project knowledge takes precedence.",
+    KnowledgeArguments,
+    read_only=False,
+    output=WorkspaceKnowledgeSaved,
+)
+def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[str, Any]:
+    from svc_shared.domain.projects import check_knowledge
+
+    user = services.accounts().get_user(ctx.user_id)
+    services.accounts().set_workspace_knowledge(user.default_workspace_id, check_knowledge(args.text))
+    return {
+        "workspace_id": user.default_workspace_id,
+        "bytes": len(args.text.encode()),
+        "cleared": not args.text,
+    }
+
+
+@registry.tool(
+    "get_project_knowledge",
+    "Get project knowledge",
+    "The builder instructions of one project.",
+    ProjectArguments,
+    output=ProjectKnowledge,
+)
+def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    project = services.projects().owned(args.project_id, ctx.user_id)
+    return {"project_id": project.id, "text": project.knowledge}
+
+
+@registry.tool(
+    "set_project_knowledge",
+    "Set project knowledge",
+    "Save builder instructions for one project (at most 10 KB; an empty string clears them). They take "
+    "precedence over workspace knowledge.",
+    ProjectKnowledgeArguments,
+    read_only=False,
+    output=ProjectKnowledgeSaved,
+)
+def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> dict[str, Any]:
+    from svc_shared.domain.projects import check_knowledge
+
+    projects = services.projects()
+    project = projects.owned(args.project_id, ctx.user_id)
+    projects.update(project, {"knowledge": check_knowledge(args.text) or None})
+    return {"project_id": project.id, "bytes": len(args.text.encode()), "cleared": not args.text}
