@@ -37,6 +37,14 @@ def test_function_handlers_are_at_most_60_lines() -> None:
     assert {name: lines for name, lines in long.items() if lines > MAX_LINES} == {}
 
 
+def test_no_module_of_the_shared_package_is_over_400_lines() -> None:
+    shared = ROOT / "layers/shared/svc_shared"
+    modules = [p for p in shared.rglob("*.py") if "backoffice_template" not in p.parts]  # `make build` output
+    assert len(modules) > 50
+    long = {str(p.relative_to(shared)): len(p.read_text().splitlines()) for p in modules}
+    assert {name: lines for name, lines in long.items() if lines > 400} == {}
+
+
 @pytest.mark.parametrize("function", ["mcp", "shops"])
 def test_handlers_without_a_resolver_do_not_load_the_event_handler(function: str) -> None:
     """/mcp answers its proxy event directly and the shops function hands it to the backoffice: neither loads

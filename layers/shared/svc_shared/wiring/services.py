@@ -1,12 +1,8 @@
-"""Wiring: one `Services` object per container (svc_shared.wiring.container: the settings, the clock, the AWS clients,
-the HTTP pool, the tables, the provider apps) builds each domain service from them once. Handlers ask `services.accounts()` (the
-container's); tests wire their own with `services.wire(clock=FrozenClock(...))`.
-
-Each domain service is declared once, by its factory below (`@_service def accounts(s) -> Accounts`): the name
-is what handlers call, the factory is how the container builds it on first use, and a factory reaches the
-services it needs as `accounts.of(s)`. Each factory imports what it builds, so a function loads only the modules
-of the services it uses (cold starts matter: cryptography, boto3 and the provider adapters stay out of
-functions that never touch them)."""
+"""Wiring: one `Services` object per container (wiring.container: settings, clock, AWS clients, HTTP pool,
+tables, provider apps) builds each domain service once. Handlers ask `services.accounts()`; tests wire their own
+with `services.wire(clock=FrozenClock(...))`. Each domain service is declared once, by its factory below
+(`@_service def accounts(s) -> Accounts`), which reaches the services it needs as `accounts.of(s)` and imports
+what it builds, so a function loads only the modules of the services it uses (cold starts matter)."""
 
 from __future__ import annotations
 
@@ -194,16 +190,14 @@ def analytics(s: Services) -> Analytics:
 
 
 @_service
-def beacon_queue(s: Services) -> BeaconQueue:
-    """The analytics queue the collect route puts beacons on."""
+def beacon_queue(s: Services) -> BeaconQueue:  # the analytics queue the collect route puts beacons on
     from svc_shared.domain.analytics.intake import BeaconQueue
 
     return BeaconQueue(lambda: s.aws.client("sqs"), s.settings.analytics_queue_url)
 
 
 @_service
-def known_sites(s: Services) -> KnownSites:
-    """Which sites exist, as the analytics aggregator remembers them for a few minutes."""
+def known_sites(s: Services) -> KnownSites:  # the sites the aggregator knows exist, for a few minutes
     from svc_shared.domain.analytics.intake import KnownSites
 
     return KnownSites(projects.of(s), s.clock)
