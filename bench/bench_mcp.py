@@ -22,6 +22,7 @@ from importlib import metadata
 from typing import Any
 
 from bench.bench_cold_import import _IMPORTTIME, function_env
+from bench.bench_round_trips import GateWrite
 from bench.harness import Context, Result, Target, benchmark, median, ms, percentile
 
 REQUESTS = 400  # per case and per server
@@ -495,30 +496,19 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             ConsistentRead=True,
         )["Item"]
         floor_key = {"pk": {"S": "USER#bench-floor"}, "sk": {"S": "MCP"}}
-        slots = {f"t{i}": {"N": f"{clock.now() - 3600 + i:.3f}"} for i in range(60)}
-        dynamodb.put_item(TableName=table_name, Item={**gate_item, **slots, **floor_key})
-        floor_turn = [0]
-        floor_base = round(clock.now(), 3)
+        floor_write = GateWrite(
+            dynamodb,
+            table_name,
+            floor_key,
+            f"TOKEN#{claims.grant_id}",
+            claims.token_id,
+            round(clock.now(), 3),
+        )
+        dynamodb.put_item(TableName=table_name, Item={**gate_item, **floor_write.item(), **floor_key})
 
         def floor() -> float:
-            floor_turn[0] += 1
-            slot = f"t{floor_turn[0] % 60}"
-            now = floor_base + floor_turn[0] * 2  # a slot comes round 120 s after it was written: free
             started = time.perf_counter()
-            dynamodb.update_item(
-                TableName=table_name,
-                Key=floor_key,
-                UpdateExpression=f"SET {slot} = :now",
-                ConditionExpression=f"#j = :token AND (attribute_not_exists({slot}) OR {slot} <= :cutoff)",
-                ExpressionAttributeNames={"#j": f"TOKEN#{claims.grant_id}"},
-                ExpressionAttributeValues={
-                    ":now": {"N": f"{now:.3f}"},
-                    ":cutoff": {"N": f"{now - 60:.3f}"},
-                    ":token": {"S": claims.token_id},
-                },
-                ReturnValues="NONE",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
+            floor_write()
             return time.perf_counter() - started
 
         namespace: dict[str, Any] = {}
@@ -852,19 +842,19 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         f"Ours: functions/mcp/app.py `handler`, its {TOOL} tool (returns the same constant).",
         "Ours per authenticated request: the signed access token is checked in memory (HMAC, expiry, "
         "resource), then ONE conditional UpdateItem on the user's gate item checks that the token is still "
-        "its grant's current one (revocation and rotation write there) and writes one slot of a sliding "
-        "window of 60 per 60 s; a grant's last use rides on that write at most once a minute per instance "
+        "its grant's current one (revocation and rotation write there) and rewrites one group of a sliding "
+        "log of 60 per 60 s (12 groups of 5 places); a grant's last use rides on that write at most once a minute per instance "
         "(svc_shared/oauth/mcpauth.py; here the first request of each instance after each 61 s move of the clock, "
         "so 1 request in 50). The peer makes two calls in a row; its fixed-window limit is weaker (up to 120 "
         "per 60 s across a minute boundary); it sees a revocation at once too, as revoking deletes the "
         "token's item and it reads that item on every request.",
-        "The floor: our gate's steady-state write (`SET t<k> = :now` under `TOKEN#<grant> = :token AND "
-        "(attribute_not_exists(t<k>) OR t<k> <= :cutoff)`, ReturnValues NONE) issued raw with the same botocore "
-        "client on a copy of the user's gate item with a full log of 60 slots, one right after each of our "
+        "The floor: our gate's steady-state write (`SET l<g> = :new` under `TOKEN#<grant> = :token AND "
+        "l<g> = :seen`, ReturnValues NONE; bench_round_trips.GateWrite) issued raw with the same botocore "
+        "client on a copy of the user's gate item with a full log, one right after each of our "
         "requests (interleaved request by request), so the ratio compares like with like in the same "
         "seconds. Two instances in turn: a second wiring of our function (svc_shared.wiring.services.Services: its "
         "own AWS clients, signing key and view of the user's log) serves every other request; each instance's "
-        "view then misses the other's last writes, so a slot it believes free may be taken: the write fails, "
+        "view then misses the other's last writes, so the group it picks may have changed: the write fails, "
         "brings the item back, and is sent again (the DynamoDB calls row counts them).",
         "The peer's DynamoDB calls are timed by the same botocore hooks as ours (`provide-client-params` to "
         "`after-call`, on its boto3 client); the target compares the peer's median with the median of that "

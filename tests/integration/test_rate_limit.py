@@ -107,3 +107,99 @@ def test_parallel_instances_accept_exactly_the_limit(clock):
 
     with ThreadPoolExecutor(8) as pool:
         assert sum(pool.map(instance, range(8))) == 20  # 40 attempts at once, from 8 instances
+
+
+def _log_item(scope: str, key: str, window: int) -> dict:
+    from svc_shared.storage import keys
+    from svc_shared.storage.ratelimit import RateLimiter
+    from svc_shared.wiring import services
+
+    return services.table().get(RateLimiter._pk(scope, key), keys.window(window), consistent=True) or {}
+
+
+def test_a_full_log_is_twelve_short_strings(clock, limiter):
+    # 60 places in 12 attributes of 5 times each (8 base-36 characters a time): the item stays well under 1 KB
+    # whatever the traffic, and no per-place attribute is left on it.
+    for _ in range(60):
+        clock.advance(0.5)
+        assert limiter.take("t", "shape", 60, 60)[0]
+    item = _log_item("t", "shape", 60)
+    groups = {name: value for name, value in item.items() if name[:1] == "l" and name[1:].isdigit()}
+    assert sorted(groups) == sorted(f"l{g}" for g in range(12))
+    assert {len(value) for value in groups.values()} == {40}
+    assert not any(name.startswith("t") and name[1:].isdigit() for name in item)
+    assert sum(len(name) + len(value) for name, value in groups.items()) < 520
+    assert item["lg"] == 12  # the mark that no place of the earlier format is left
+
+
+def test_a_log_of_the_earlier_format_is_folded_in_and_still_counts(clock, limiter):
+    # An item written before groups (one number per place, t0..t59) keeps its window: 50 events of the last
+    # minute stand there; the new code accepts 10 more, refuses the 61st with the honest wait, and the first
+    # write moves the old places into groups and removes them.
+    from svc_shared.storage import keys
+    from svc_shared.storage.ratelimit import RateLimiter
+    from svc_shared.wiring import services
+
+    first = round(clock.now(), 3)
+    old = {f"t{i}": round(first + i * 0.5, 3) for i in range(50)}
+    services.table().put(
+        {"pk": RateLimiter._pk("t", "legacy"), "sk": keys.window(60), **old, "expires_at": int(first) + 200}
+    )
+    clock.advance(25.0)
+    for i in range(10):
+        assert limiter.take("t", "legacy", 60, 60) == (True, 0), i
+    allowed, wait = limiter.take("t", "legacy", 60, 60)
+    assert (allowed, wait) == (False, math.ceil(first + 60 - clock.now()))
+    item = _log_item("t", "legacy", 60)
+    assert not any(name.startswith("t") and name[1:].isdigit() for name in item)
+    # A fresh instance (no view) sees the same: the folded log still holds the 60.
+    assert RateLimiter(services.table(), clock).take("t", "legacy", 60, 60)[0] is False
+
+
+def test_an_instance_that_never_saw_a_quiet_log_writes_it_in_one_round_trip(clock):
+    # A group whose places all left the window is taken without knowing it: the first write of a fresh
+    # instance succeeds at once on a log that has been quiet for a window.
+    from svc_shared.storage.ratelimit import RateLimiter, SlidingLog
+    from svc_shared.wiring import services
+
+    busy = RateLimiter(services.table(), clock)
+    for _ in range(60):
+        clock.advance(0.1)
+        assert busy.take("t", "quiet", 60, 60)[0]
+    clock.advance(61)
+    log = SlidingLog(60, 60)
+    sent = []
+
+    def send(sets, when, remove):
+        sent.append(sets)
+        return services.table().update(
+            RateLimiter._pk("t", "quiet"),
+            "W#60",
+            set=sets,
+            remove=remove,
+            when=when,
+            returns="NONE",
+            old_on_failure=True,
+        )
+
+    from svc_shared.storage import keys
+
+    assert keys.window(60) == "W#60"
+    assert log.admit("k", round(clock.now(), 3), 1, send) == (True, 0, False)
+    assert len(sent) == 1
+
+
+def test_group_strings_sort_as_their_newest_time():
+    # The blind write's condition (`l<g> < :cutoff~`) rests on this: a group sorts below the cutoff's string
+    # exactly when its newest place is at or before the cutoff.
+    import random
+
+    from svc_shared.storage.ratelimit import _decode, _encode
+
+    rng = random.Random(7)
+    for _ in range(500):
+        times = [rng.randrange(0, 36**8) for _ in range(5)]
+        cutoff = rng.choice([*times, rng.randrange(0, 36**8)])
+        text = _encode(times)
+        assert _decode(text) == sorted(times, reverse=True)
+        assert (text < _encode([cutoff]) + "~") == (max(times) <= cutoff)

@@ -6,12 +6,13 @@ computation: a malformed, forged, expired or other-resource token is refused wit
 
 Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
 token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
-the user's /mcp requests (slots t0..t59, see ratelimit.py). One conditional UpdateItem on that item admits a
-request: the condition requires the token to be its grant's current one and the log to have room; the update
-writes one slot of the log, nothing else, so it costs what a counter increment costs. "Last used" rides on
-the same write when this instance has not recorded it for the grant in the last USE_RESOLUTION seconds (so
-it is exact to within a minute, the workspace shows it to the minute). Issuing or rotating tokens sets `TOKEN#<grant>` in the same
-transaction that writes the tokens, and revoking a grant removes it, so a revoked or rotated-away access
+the user's /mcp requests (60 places in twelve string attributes `l0`..`l11`, see ratelimit.py). One conditional
+UpdateItem on that item admits a request: the condition requires the token to be its grant's current one and
+one group of the log to be as this instance last saw it; the update rewrites that group, nothing else, so it
+costs what a counter increment costs. "Last used" rides on the same write when this instance has not recorded
+it for the grant in the last USE_RESOLUTION seconds (so it is exact to within a minute, the workspace shows it
+to the minute). Issuing or rotating tokens sets `TOKEN#<grant>` in the same transaction that writes the
+tokens, and revoking a grant removes it, so a revoked or rotated-away access
 token is refused by the very next request, on every instance.
 
 The stored access-token hash items stay as they were (RFC 7009 revocation finds a token's grant by its hash).
@@ -136,7 +137,7 @@ class Gate:
         names = keys.gate_attributes(grant_id) if grant_id is not None else {}
         record_use = grant_id is not None and now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION
 
-        def send(sets: dict[str, Any], when: Cond | None) -> dict[str, Any]:
+        def send(sets: dict[str, Any], when: Cond | None, remove: list[str]) -> dict[str, Any]:
             if grant_id is not None:
                 if record_use:
                     sets = {**sets, names["used"]: now}
@@ -148,6 +149,7 @@ class Gate:
                         pk,
                         keys.MCP_GATE,
                         set=sets,
+                        remove=remove,
                         when=when,
                         returns="NONE",
                         old_on_failure=True,

@@ -1,17 +1,26 @@
 """Rate limits in DynamoDB, each decided by one conditional write (when the instance's view is current).
 
-`take` (and the /mcp gate, svc_shared.oauth.mcpauth) keep a sliding log: `limit` slots t0..t{limit-1} on one item,
-each holding the time of an accepted event. An event is accepted by writing its time into a slot whose time
-is at least `window` seconds old (or empty), under exactly that condition; so the log always holds every
-event accepted in the last `window` seconds, no span of `window` seconds ever accepts more than `limit` (a
-fixed calendar window lets twice the limit through across its boundary), and a refusal knows exactly when
-the next event will pass: when the oldest event in the window leaves it.
+`take` (and the /mcp gate, svc_shared.oauth.mcpauth) keep a sliding log: the times of the events accepted in the
+last `window` seconds, at most `limit` of them. An event is accepted by writing its time over one that is at least
+`window` seconds old (or over an empty place), so no span of `window` seconds ever accepts more than `limit` (a
+fixed calendar window lets twice the limit through across its boundary), and a refusal knows exactly when the next
+event will pass: when the oldest event in the window leaves it.
 
-Which slot to write is chosen from the item as this instance last saw it (its own writes, and the whole item
-whenever a write failed): a slot that was free then is free now unless another instance took it since. Then
-the write fails, its answer carries the item as it is (ReturnValuesOnConditionCheckFailure), and the next
-attempt uses it: one round trip when the view is current, two when another instance wrote in between. A
-refusal is always decided on the item as it is, never on a cached view.
+The log's places are held in a few string attributes, `l0`..`l<g-1>` (at most GROUPS of them, places dealt round
+robin), each the times of its places written as fixed-width base-36 milliseconds since 2020, newest first: a
+60-place log is twelve attributes of 40 characters. A write replaces one group under the condition that it is
+still what this instance last saw (`l3 = :seen`, or absent): the item stays small and the condition as lean as a
+counter's, and two instances writing the same log at once collide only when they pick the same group (they pick
+at random among the groups with room). A group whose newest time has left the window can be taken without
+knowing it (`l3 < :cutoff~`: its string sorts below the cutoff's), which is how an instance that has never seen
+the log writes first (on an item that carries `lg`, the mark that no place of the earlier format is left).
+
+Which group to write is chosen from the item as this instance last saw it (its own writes, and the whole item
+whenever a write failed). When another instance wrote that group since, the write fails, its answer carries the
+item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round trip when the view is
+current, two when another instance wrote the same group in between. A refusal is always decided on the item as
+it is, never on a cached view. Logs written before groups (one number attribute per place, `t<i>`) are folded into
+groups by their first write, under the condition that they are unchanged.
 
 `hit` and `count` are fixed-window counters (sign-in attempts per address). `backoff`, `fail` and `clear`
 keep a failure count with the time of the last failure, for an exponential backoff (sign-in failures per
@@ -23,6 +32,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from svc_shared.core.clock import Clock, system_clock
@@ -30,14 +40,19 @@ from svc_shared.core.tokens import hash_token
 from svc_shared.storage import keys
 from svc_shared.storage.dal import Cond, ConditionFailed, Table, all_of, attr, item_absent
 
-MAX_LOG = 100  # the most slots a log has (one attribute each)
-_ATTEMPTS = 10  # writes before giving up on a slot race (other requests taking the free slots each time)
+MAX_LOG = 100  # the most places a log has
+GROUPS = 12  # the most attributes a log's places are held in
+EPOCH_MS = 1_577_836_800_000  # 2020-01-01T00:00:00Z: log times are milliseconds since then
+WIDTH = 8  # base-36 digits a time takes: 36**8 ms is 89 years
+MARK = "lg"  # set by every write that knows the log holds no place of the earlier format: its group count
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # in the byte order DynamoDB compares strings in
+_ATTEMPTS = 10  # writes before giving up on a race (other requests taking the free places each time)
 _REMEMBERED = 10_000  # item views kept per instance
 
-# send(attributes to set, condition) performs the conditional UpdateItem (ReturnValues NONE: the log knows
-# what it wrote, and an answer with the item would cost the service more work); it raises ConditionFailed
-# carrying the item as it is.
-Send = Callable[[dict[str, Any], Cond | None], object]
+# send(attributes to set, condition, attributes to remove) performs the conditional UpdateItem (ReturnValues
+# NONE: the log knows what it wrote, and an answer with the item would cost the service more work); it raises
+# ConditionFailed carrying the item as it is.
+Send = Callable[[dict[str, Any], Cond | None, list[str]], object]
 
 
 def log_time(clock: Clock) -> float:
@@ -45,51 +60,113 @@ def log_time(clock: Clock) -> float:
     return round(clock.now(), 3)
 
 
-def _log_of(item: dict[str, Any] | None) -> dict[int, float]:
-    return {
-        int(name[1:]): float(value)
-        for name, value in (item or {}).items()
-        if name[:1] == "t" and name[1:].isdigit()
-    }
+def _ms(seconds: float) -> int:
+    return max(0, round(seconds * 1000) - EPOCH_MS)
+
+
+def _encode(times: list[int]) -> str:
+    out = []
+    for value in sorted(times, reverse=True):
+        digits = []
+        for _ in range(WIDTH):
+            value, digit = divmod(value, 36)
+            digits.append(_DIGITS[digit])
+        out.append("".join(reversed(digits)))
+    return "".join(out)
+
+
+def _decode(text: str) -> list[int]:
+    return [int(text[i : i + WIDTH], 36) for i in range(0, len(text) - WIDTH + 1, WIDTH)]
+
+
+@dataclass
+class _View:
+    """A log as this instance last saw it: each group's places (ms, newest first; absent groups None) and the
+    stored string each condition compares with, plus places of the earlier format still on the item."""
+
+    groups: list[list[int] | None]
+    stored: dict[int, str] = field(default_factory=dict)
+    legacy: dict[str, Any] = field(default_factory=dict)
+    marked: bool = False  # the item carries MARK: no place of the earlier format is left on it
+
+    def times(self) -> list[int]:
+        found = [t for places in self.groups if places for t in places]
+        return found + [_ms(float(v)) for v in self.legacy.values()]
 
 
 class SlidingLog:
-    """The slot choice and refusal arithmetic of one kind of sliding-log limit, with this instance's view
+    """The group choice and refusal arithmetic of one kind of sliding-log limit, with this instance's view
     of each log it has written."""
 
     def __init__(self, limit: int, window: int) -> None:
         if not 0 < limit <= MAX_LOG:
-            raise ValueError(f"a sliding log has 1 to {MAX_LOG} slots")
+            raise ValueError(f"a sliding log has 1 to {MAX_LOG} places")
         self.limit = limit
         self.window = window
-        self._seen: dict[str, dict[int, float]] = {}
+        self.sizes = [len(range(g, limit, min(limit, GROUPS))) for g in range(min(limit, GROUPS))]
+        self._seen: dict[str, _View] = {}
 
-    def _free(self, log: dict[int, float], cutoff: float) -> list[int]:
-        return [i for i in range(self.limit) if log.get(i, 0.0) <= cutoff]
+    def _view(self, item: dict[str, Any]) -> _View:
+        view = _View(groups=[None] * len(self.sizes))
+        for name, value in item.items():
+            if name[:1] == "l" and name[1:].isdigit() and int(name[1:]) < len(self.sizes):
+                g = int(name[1:])
+                places = _decode(str(value))[: self.sizes[g]]
+                view.groups[g] = places + [0] * (self.sizes[g] - len(places))
+                view.stored[g] = str(value)
+            elif name[:1] == "t" and name[1:].isdigit():
+                view.legacy[name] = value
+        view.marked = MARK in item
+        return view
 
-    def _choose(self, log: dict[int, float] | None, cutoff: float, amount: int) -> list[int]:
-        if log is None:  # never seen: any slot may be free
-            return random.sample(range(self.limit), amount)
-        free = self._free(log, cutoff)
-        if len(free) >= amount:
-            return random.sample(free, amount)  # at random: instances racing for one item rarely collide
-        # Full as far as this view goes (views are only ever behind): the write fails and brings the item
-        # as it is, so the refusal and its Retry-After rest on the item itself.
-        return sorted(range(self.limit), key=lambda i: log.get(i, 0.0))[:amount]
-
-    def _remember(self, key: str, log: dict[int, float]) -> None:
+    def _remember(self, key: str, view: _View) -> None:
         if len(self._seen) >= _REMEMBERED:
             self._seen.clear()
-        self._seen[key] = log
+        self._seen[key] = view
 
-    def retry_after(self, log: dict[int, float], now: float, amount: int) -> int:
+    def live(self, view: _View, cutoff: int) -> list[int]:
+        return sorted(t for t in view.times() if t > cutoff)
+
+    def retry_after(self, live: list[int], now: float, amount: int) -> int:
         """Whole seconds until `amount` events fit (at least 1): when enough of the window's events left."""
-        cutoff = round(now - self.window, 3)
-        busy = sorted(t for t in log.values() if t > cutoff)
-        need = amount - (self.limit - len(busy))
+        need = amount - (self.limit - len(live))
         if need <= 0:
             return 1
-        return max(1, math.ceil(busy[need - 1] + self.window - now))
+        return max(1, math.ceil((live[need - 1] + EPOCH_MS) / 1000 + self.window - now))
+
+    def _plan(self, view: _View, cutoff: int, stamp: int, amount: int) -> dict[int, list[int]] | None:
+        """The groups to write so that `amount` places hold `stamp` (and the earlier format's live places
+        move into groups): a random group with room first. None when the view has no room."""
+        pending = [_ms(float(v)) for v in view.legacy.values()]
+        pending = [t for t in pending if t > cutoff] + [stamp] * amount
+        changed: dict[int, list[int]] = {}
+        for g in random.sample(range(len(self.sizes)), len(self.sizes)):
+            places = list(view.groups[g] or [0] * self.sizes[g])
+            free = [i for i, t in enumerate(places) if t <= cutoff]
+            if not free or not pending:
+                continue
+            for i in free[: len(pending)]:
+                places[i] = pending.pop()
+            changed[g] = places
+            if not pending:
+                return changed
+        return None
+
+    def _blind(self, cutoff: int, stamp: int, amount: int) -> tuple[dict[int, list[int]], Cond | None]:
+        """Groups to take whole without knowing them: absent, or every place older than the window."""
+        groups: dict[int, list[int]] = {}
+        left = amount
+        for g in random.sample(range(len(self.sizes)), len(self.sizes)):
+            take = min(left, self.sizes[g])
+            groups[g] = [stamp] * take + [0] * (self.sizes[g] - take)
+            left -= take
+            if not left:
+                break
+        expired = _encode([cutoff]) + "~"  # sorts after every group whose newest place is <= cutoff
+        taken = all_of(attr(f"l{g}").missing() | attr(f"l{g}").lt(expired) for g in groups)
+        assert taken is not None
+        # An item of the earlier format has no MARK: the write fails and the next one folds its places in.
+        return groups, item_absent() | (attr(MARK).exists() & taken)
 
     def admit(
         self,
@@ -103,26 +180,50 @@ class SlidingLog:
         the caller's own part of the condition failed (`holds(item)` is false on the item as it is)."""
         if amount > self.limit:
             return False, self.window, False
-        cutoff = round(now - self.window, 3)
-        slots = self._choose(self._seen.get(key), cutoff, amount)
+        stamp, cutoff = _ms(now), _ms(now - self.window)
+        view = self._seen.get(key)
         for _ in range(_ATTEMPTS):
-            still_free = all_of(attr(f"t{i}").missing() | attr(f"t{i}").le(cutoff) for i in slots)
+            plan = self._plan(view, cutoff, stamp, amount) if view is not None else None
+            remove: list[str] = []
+            if plan is None:
+                # Never seen, or full as far as this view goes (views are only ever behind): take groups whose
+                # places all left the window; if there are none the write fails and brings the item as it is,
+                # so a refusal and its Retry-After rest on the item itself.
+                plan, when = self._blind(cutoff, stamp, amount)
+                mark = True
+            else:
+                assert view is not None
+                unchanged = [
+                    attr(f"l{g}").eq(view.stored[g]) if g in view.stored else attr(f"l{g}").missing()
+                    for g in plan
+                ]
+                remove = sorted(view.legacy)  # places of the earlier format move into groups, unchanged
+                when = all_of([*unchanged, *(attr(n).eq(v) for n, v in view.legacy.items())])
+                mark = not view.marked
+            sets: dict[str, Any] = {f"l{g}": _encode(places) for g, places in plan.items()}
+            if mark:
+                sets[MARK] = len(self.sizes)
             try:
-                send({f"t{i}": now for i in slots}, still_free)
+                send(sets, when, remove)
             except ConditionFailed as refused:
                 actual = refused.item or {}
                 if holds is not None and not holds(actual):
                     return False, 0, True
-                log = _log_of(actual)
-                self._remember(key, log)
-                free = self._free(log, cutoff)
-                if len(free) < amount:
-                    return False, self.retry_after(log, now, amount), False
-                slots = random.sample(free, amount)
+                view = self._view(actual)
+                self._remember(key, view)
+                live = self.live(view, cutoff)
+                if len(live) + amount > self.limit:
+                    return False, self.retry_after(live, now, amount), False
                 continue
-            self._remember(key, {**self._seen.get(key, {}), **dict.fromkeys(slots, now)})
+            known = view if view is not None else _View(groups=[None] * len(self.sizes))
+            for g, places in plan.items():
+                known.groups[g] = sorted(places, reverse=True)
+                known.stored[g] = _encode(places)
+            if remove or view is None or not view.legacy:
+                known.legacy, known.marked = {}, True
+            self._remember(key, known)
             return True, 0, False
-        return False, 1, False  # lost every race for a free slot: the client may try again at once
+        return False, 1, False  # lost every race for a free place: the client may try again at once
 
 
 class RateLimiter:
@@ -162,11 +263,12 @@ class RateLimiter:
         sk = keys.window(window)  # one log per scope, key and window length
         now = log_time(self._clock)
 
-        def send(sets: dict[str, Any], when: Cond | None) -> dict[str, Any]:
+        def send(sets: dict[str, Any], when: Cond | None, remove: list[str]) -> dict[str, Any]:
             return self._table.update(
                 pk,
                 sk,
                 set={**sets, "expires_at": int(now) + window + 60},
+                remove=remove,
                 when=when,
                 returns="NONE",
                 old_on_failure=True,
