@@ -310,8 +310,15 @@ def _replayed(dynamodb: Any, ours: Any, requests: int) -> dict[str, dict[str, li
     dynamodb.meta.events.register("after-call.dynamodb", record)
     try:
         for case, message in MESSAGES.items():
-            current.clear()
-            ours(message)
+            # A request whose view of the user's log was stale (the two-instance rows wrote it too) fails
+            # its first write and sends another: record one that took a single successful call.
+            for _ in range(10):
+                current.clear()
+                ours(message)
+                if all("Error" not in answer for _, _, answer in current):
+                    break
+            else:
+                raise RuntimeError(f"record: {case} never took one successful call in 10 requests")
             answers[case] = list(current)
     finally:
         dynamodb.meta.events.unregister("after-call.dynamodb", record)

@@ -18,7 +18,8 @@ the log writes first (on an item that carries `lg`, the mark that no place of th
 Which group to write is chosen from the item as this instance last saw it (its own writes, and the whole item
 whenever a write failed). When another instance wrote that group since, the write fails, its answer carries the
 item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round trip when the view is
-current, two when another instance wrote the same group in between. A refusal is always decided on the item as
+current, two when another instance wrote the same group in between. An instance writes the group it wrote last
+while that has room (it knows it best: another instance rarely picks it), then another at random. A refusal is always decided on the item as
 it is, never on a cached view. Logs written before groups (one number attribute per place, `t<i>`) are folded into
 groups by their first write, under the condition that they are unchanged.
 
@@ -88,6 +89,7 @@ class _View:
     stored: dict[int, str] = field(default_factory=dict)
     legacy: dict[str, Any] = field(default_factory=dict)
     marked: bool = False  # the item carries MARK: no place of the earlier format is left on it
+    last: int | None = None  # the group this instance wrote last: it knows that one best
 
     def times(self) -> list[int]:
         found = [t for places in self.groups if places for t in places]
@@ -140,7 +142,11 @@ class SlidingLog:
         pending = [_ms(float(v)) for v in view.legacy.values()]
         pending = [t for t in pending if t > cutoff] + [stamp] * amount
         changed: dict[int, list[int]] = {}
-        for g in random.sample(range(len(self.sizes)), len(self.sizes)):
+        order = random.sample(range(len(self.sizes)), len(self.sizes))
+        if view.last is not None:  # the group this instance wrote last first: it is the least likely changed
+            order.remove(view.last)
+            order.insert(0, view.last)
+        for g in order:
             places = list(view.groups[g] or [0] * self.sizes[g])
             free = [i for i, t in enumerate(places) if t <= cutoff]
             if not free or not pending:
@@ -219,6 +225,7 @@ class SlidingLog:
             for g, places in plan.items():
                 known.groups[g] = sorted(places, reverse=True)
                 known.stored[g] = _encode(places)
+                known.last = g
             if remove or view is None or not view.legacy:
                 known.legacy, known.marked = {}, True
             self._remember(key, known)
