@@ -209,13 +209,7 @@ def list_categories(db: Database) -> list[Row]:
 def create_category(db: Database, body: CategoryCreate) -> Row:
     data = body.model_dump(mode="python")
     data["slug"] = data["slug"] or slugify(body.name, "category")
-    row = db.one(
-        "INSERT INTO categories (parent_id, name, slug, description, position) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(parent_id)s, %(name)s, %(slug)s, %(description)s, %(position)s) RETURNING {CATEGORY_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "categories", data, CATEGORY_COLUMNS)
 
 
 def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
@@ -253,13 +247,7 @@ def list_attributes(db: Database) -> list[Row]:
 def create_attribute(db: Database, body: AttributeCreate) -> Row:
     data = body.model_dump(mode="python")
     data["slug"] = data["slug"] or slugify(body.name, "attribute")
-    row = db.one(
-        "INSERT INTO attributes (name, slug, kind, options, position) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(name)s, %(slug)s, %(kind)s, %(options)s, %(position)s) RETURNING {ATTRIBUTE_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "attributes", data, ATTRIBUTE_COLUMNS)
 
 
 def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:

@@ -9,7 +9,7 @@ from typing import Any
 
 from svc_backoffice import tenancy
 from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _update, selective, tsquery
+from svc_backoffice.catalog import _delete, _insert, _update, selective, tsquery
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import Conflict, Forbidden, NotFound
 from svc_backoffice.models import (
@@ -43,13 +43,7 @@ def _clear_default(db: Database, changes: dict[str, Any]) -> None:
 def create_location(db: Database, body: LocationCreate) -> Row:
     data = body.model_dump()
     _clear_default(db, data)
-    row = db.one(
-        "INSERT INTO stock_locations (name, code, address, is_default, active) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(name)s, %(code)s, %(address)s, %(is_default)s, %(active)s) RETURNING {LOCATION_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "stock_locations", data, LOCATION_COLUMNS)
 
 
 def update_location(db: Database, location_id: str, body: LocationUpdate) -> Row:

@@ -84,6 +84,19 @@ _lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", defau
 _request_context: ContextVar[dict[str, Any] | None] = ContextVar("backoffice_request_context", default=None)
 
 
+class _PerContext:
+    """An attribute kept in a context variable: each `contextvars` context reads what it set."""
+
+    def __init__(self, var: ContextVar[Any]) -> None:
+        self.var = var
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        return self.var.get()
+
+    def __set__(self, instance: object, value: Any) -> None:
+        self.var.set(value)
+
+
 class _RequestLocalResolver(APIGatewayRestResolver):
     """Powertools keeps the current event as a class attribute of its routers (one request per process on
     Lambda) and the request's context (`append_context`) on the resolver that last included a router; this
@@ -103,21 +116,8 @@ class _RequestLocalResolver(APIGatewayRestResolver):
     def context(self, value: dict[str, Any]) -> None:
         _request_context.set(value)
 
-    @property
-    def current_event(self) -> Any:
-        return _current_event.get()
-
-    @current_event.setter
-    def current_event(self, value: Any) -> None:
-        _current_event.set(value)
-
-    @property
-    def lambda_context(self) -> Any:
-        return _lambda_context.get()
-
-    @lambda_context.setter
-    def lambda_context(self, value: Any) -> None:
-        _lambda_context.set(value)
+    current_event = _PerContext(_current_event)
+    lambda_context = _PerContext(_lambda_context)
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         _request_context.set({})
