@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -186,11 +186,6 @@ def use_database(db: Database | None) -> None:
     _current.set(db)
 
 
-@contextmanager
-def serving(db: Database) -> Iterator[Database]:
+def serving(db: Database) -> AbstractContextManager[Database | None]:
     """Make `db` this request's database for the block, restored afterwards even on errors."""
-    token = _current.set(db)
-    try:
-        yield db
-    finally:
-        _current.reset(token)
+    return tenancy.bound(_current, db)
