@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -271,3 +272,22 @@ def editor(as_role) -> Client:
 @pytest.fixture
 def viewer(as_role) -> Client:
     return as_role("viewer")
+
+
+def wait_for_lock_waiters(database_url: str, function: str, count: int, timeout: float = 10) -> int:
+    """How many sessions wait on a lock in a query naming `function`, polled until `count` do (or `timeout`
+    seconds pass), from a separate autocommit connection: pg_stat_activity is a snapshot inside a
+    transaction."""
+    deadline = time.monotonic() + timeout
+    waiting = 0
+    with psycopg.connect(database_url, autocommit=True) as monitor:
+        while time.monotonic() < deadline:
+            waiting = monitor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE %s",
+                (f"%{function}%",),
+            ).fetchone()[0]
+            if waiting == count:
+                break
+            time.sleep(0.02)
+    return waiting

@@ -4,12 +4,11 @@ stock refuses it whole with 409, cancelling puts back exactly what it took, a re
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 import psycopg
 import pytest
-from bohelpers import Client
+from bohelpers import Client, wait_for_lock_waiters
 
 from svc_backoffice.db import Database, use_database
 
@@ -167,17 +166,7 @@ def test_two_orders_for_the_last_unit_one_wins(database_url, session_connection,
             threads = [threading.Thread(target=buy, args=(n,)) for n in ("a", "b")]
             for t in threads:
                 t.start()
-            deadline = time.monotonic() + 10
-            with psycopg.connect(database_url, autocommit=True) as monitor:
-                while time.monotonic() < deadline:
-                    waiting = monitor.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                        "AND wait_event_type = 'Lock' AND query LIKE '%order_take_stock%'"
-                    ).fetchone()[0]
-                    if waiting == 2:
-                        break
-                    time.sleep(0.02)
-            assert waiting == 2
+            assert wait_for_lock_waiters(database_url, "order_take_stock", 2) == 2
             holder.execute("COMMIT")
             for t in threads:
                 t.join(10)

@@ -4,12 +4,11 @@ notes, and status transitions ruled by the database (422 for illegal moves, seri
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 import psycopg
 import pytest
-from bohelpers import Client
+from bohelpers import Client, wait_for_lock_waiters
 
 from svc_backoffice.db import Database, use_database
 
@@ -231,18 +230,7 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
             threads = [threading.Thread(target=move, args=(n, t)) for n, t in (("a", "paid"), ("b", "paid"))]
             for t in threads:
                 t.start()
-            deadline = time.monotonic() + 10
-            # A separate autocommit connection: pg_stat_activity is a snapshot inside a transaction.
-            with psycopg.connect(database_url, autocommit=True) as monitor:
-                while time.monotonic() < deadline:
-                    waiting = monitor.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                        "AND wait_event_type = 'Lock' AND query LIKE '%order_transition%'"
-                    ).fetchone()[0]
-                    if waiting == 2:
-                        break
-                    time.sleep(0.02)
-            assert waiting == 2
+            assert wait_for_lock_waiters(database_url, "order_transition", 2) == 2
             holder.execute("COMMIT")
             for t in threads:
                 t.join(10)

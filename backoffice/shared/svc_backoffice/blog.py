@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalog import _delete, _insert, _reorder, _update, slugify
+from svc_backoffice.catalog import _delete, _insert, _match, _page, _reorder, _update, slugify
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -43,10 +43,7 @@ def list_posts(db: Database, q: BlogPostListQuery) -> dict[str, Any]:
     if q.q and (text := q.q.strip()):
         params["like"] = _like(text)
         where.append("title ILIKE %(like)s")
-    for name in ("status", "category_id"):
-        if (value := getattr(q, name)) is not None:
-            where.append(f"{name} = %({name})s")
-            params[name] = value
+    _match(q, ("status", "category_id"), where, params)
     rows = db.all(
         f"SELECT {POST_COLUMNS}, (SELECT count(*) FROM blog_comments c WHERE c.post_id = p.id) AS comment_count "  # noqa: S608
         "FROM blog_posts p"
@@ -54,14 +51,12 @@ def list_posts(db: Database, q: BlogPostListQuery) -> dict[str, Any]:
         + " ORDER BY coalesce(published_at, scheduled_for, updated_at) DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return {"items": rows[: q.limit], "offset": q.offset, "limit": q.limit, "has_more": len(rows) > q.limit}
+    return _page(rows, q.offset, q.limit)
 
 
 def get_post(db: Database, post_id: Any) -> Row:
     _publish_due(db)
-    row = db.one(f"SELECT {POST_COLUMNS}, body FROM blog_posts WHERE id = %s", (post_id,))  # noqa: S608
-    if row is None:
-        raise NotFound()
+    row = db.found(f"SELECT {POST_COLUMNS}, body FROM blog_posts WHERE id = %s", (post_id,))  # noqa: S608
     return row
 
 
@@ -165,17 +160,14 @@ STATUS_OF_ACTION = {"approve": "approved", "spam": "spam"}
 def list_comments(db: Database, q: BlogCommentListQuery) -> dict[str, Any]:
     where: list[str] = []
     params: dict[str, Any] = {"limit": q.limit + 1, "offset": q.offset}
-    for name in ("status", "post_id"):
-        if (value := getattr(q, name)) is not None:
-            where.append(f"{name} = %({name})s")
-            params[name] = value
+    _match(q, ("status", "post_id"), where, params)
     rows = db.all(
         f"SELECT {COMMENT_COLUMNS} FROM blog_comments"  # noqa: S608
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY created_at DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return {"items": rows[: q.limit], "offset": q.offset, "limit": q.limit, "has_more": len(rows) > q.limit}
+    return _page(rows, q.offset, q.limit)
 
 
 def update_comment(db: Database, comment_id: str, body: BlogCommentUpdate) -> Row:

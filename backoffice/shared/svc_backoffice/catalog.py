@@ -66,6 +66,19 @@ def _insert(db: Database, table: str, data: dict[str, Any], columns: str = "*") 
     return row
 
 
+def _match(q: Any, names: tuple[str, ...], where: list[str], params: dict[str, Any], alias: str = "") -> None:
+    """The list query's filters among `names` that are set, each an equality on its column."""
+    for name in names:
+        if (value := getattr(q, name)) is not None:
+            where.append(f"{alias}{name} = %({name})s")
+            params[name] = value
+
+
+def _page(rows: list[Row], offset: int, limit: int) -> dict[str, Any]:
+    """A page of a list read with `limit + 1` rows: the extra row only says there are more."""
+    return {"items": rows[:limit], "offset": offset, "limit": limit, "has_more": len(rows) > limit}
+
+
 def _delete(db: Database, table: str, row_id: str) -> None:
     if db.one(f"DELETE FROM {table} WHERE id = %s RETURNING id", (row_id,)) is None:  # noqa: S608
         raise NotFound()
@@ -117,10 +130,7 @@ def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
             where.append("(search @@ to_tsquery('simple', %(tsq)s) OR lower(sku) = %(sku)s)")
         else:
             where.append("lower(sku) = %(sku)s")
-    for name in ("status", "type", "category_id"):
-        if (value := getattr(q, name)) is not None:
-            where.append(f"{name} = %({name})s")
-            params[name] = value
+    _match(q, ("status", "type", "category_id"), where, params)
     if q.out_of_stock:
         where.append("stock_state = 'out'")
     if q.low_stock:
@@ -136,20 +146,11 @@ def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
         filtered = f"WITH hits AS MATERIALIZED ({filtered}) SELECT * FROM hits"  # noqa: S608
     sql = f"{filtered} ORDER BY {order} LIMIT %(limit)s OFFSET %(offset)s"
     rows = db.all(sql, {**params, "limit": q.limit + 1, "offset": q.offset})
-    return {
-        "items": rows[: q.limit],
-        "offset": q.offset,
-        "limit": q.limit,
-        "has_more": len(rows) > q.limit,
-        "sort": q.sort,
-        "dir": q.dir,
-    }
+    return {**_page(rows, q.offset, q.limit), "sort": q.sort, "dir": q.dir}
 
 
 def get_product(db: Database, product_id: str) -> Row:
-    row = db.one(PRODUCT_DETAIL, (product_id,))
-    if row is None:
-        raise NotFound()
+    row = db.found(PRODUCT_DETAIL, (product_id,))
     return row
 
 
@@ -209,13 +210,7 @@ def list_categories(db: Database) -> list[Row]:
 def create_category(db: Database, body: CategoryCreate) -> Row:
     data = body.model_dump(mode="python")
     data["slug"] = data["slug"] or slugify(body.name, "category")
-    row = db.one(
-        "INSERT INTO categories (parent_id, name, slug, description, position) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(parent_id)s, %(name)s, %(slug)s, %(description)s, %(position)s) RETURNING {CATEGORY_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "categories", data, CATEGORY_COLUMNS)
 
 
 def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
@@ -253,13 +248,7 @@ def list_attributes(db: Database) -> list[Row]:
 def create_attribute(db: Database, body: AttributeCreate) -> Row:
     data = body.model_dump(mode="python")
     data["slug"] = data["slug"] or slugify(body.name, "attribute")
-    row = db.one(
-        "INSERT INTO attributes (name, slug, kind, options, position) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(name)s, %(slug)s, %(kind)s, %(options)s, %(position)s) RETURNING {ATTRIBUTE_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "attributes", data, ATTRIBUTE_COLUMNS)
 
 
 def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:
@@ -285,7 +274,7 @@ def list_collections(db: Database) -> list[Row]:
 
 
 def get_collection(db: Database, collection_id: str) -> Row:
-    row = db.one(
+    row = db.found(
         f"SELECT {COLLECTION_COLUMNS}, coalesce((SELECT jsonb_agg(jsonb_build_object("  # noqa: S608
         "'id', p.id, 'title', p.title, 'slug', p.slug, 'status', p.status, 'price_cents', p.price_cents, "
         "'position', cp.position) ORDER BY cp.position) FROM collection_products cp "
@@ -293,8 +282,6 @@ def get_collection(db: Database, collection_id: str) -> Row:
         "FROM collections c WHERE c.id = %s",
         (collection_id,),
     )
-    if row is None:
-        raise NotFound()
     return row
 
 
@@ -331,7 +318,6 @@ def delete_collection(db: Database, collection_id: str) -> None:
 
 
 def reorder_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> Row:
-    if db.one("SELECT id FROM collections WHERE id = %s FOR UPDATE", (collection_id,)) is None:
-        raise NotFound()
+    db.found("SELECT id FROM collections WHERE id = %s FOR UPDATE", (collection_id,))
     _set_collection_products(db, collection_id, product_ids)
     return get_collection(db, collection_id)

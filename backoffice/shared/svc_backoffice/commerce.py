@@ -9,7 +9,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _insert, _update
+from svc_backoffice.catalog import _delete, _insert, _match, _page, _update
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -26,10 +26,6 @@ from svc_backoffice.models import (
     OrderUpdate,
 )
 from svc_backoffice.store import _like
-
-
-def _page(rows: list[Row], offset: int, limit: int) -> dict[str, Any]:
-    return {"items": rows[:limit], "offset": offset, "limit": limit, "has_more": len(rows) > limit}
 
 
 def _jsonb(data: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -64,10 +60,7 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
         params["like"] = _like(text)
         params["number"] = int(text.lstrip("#")) if text.lstrip("#").isdigit() and len(text) < 18 else None
         where.append("(o.number = %(number)s OR o.email ILIKE %(like)s)")
-    for name in ("status", "customer_id"):
-        if (value := getattr(q, name)) is not None:
-            where.append(f"o.{name} = %({name})s")
-            params[name] = value
+    _match(q, ("status", "customer_id"), where, params, alias="o.")
     sql = (
         f"SELECT {ORDER_COLUMNS}, (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) AS item_count "  # noqa: S608
         "FROM orders o"
@@ -78,9 +71,7 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
 
 
 def get_order(db: Database, order_id: Any) -> Row:
-    row = db.one(ORDER_DETAIL, (order_id,))
-    if row is None:
-        raise NotFound()
+    row = db.found(ORDER_DETAIL, (order_id,))
     return row
 
 
@@ -205,14 +196,12 @@ def transition_order(db: Database, order_id: str, body: OrderTransition, staff: 
 
 
 def add_order_note(db: Database, order_id: str, body: OrderNoteCreate, staff: Staff) -> Row:
-    row = db.one(
+    row = db.found(
         "INSERT INTO order_notes (order_id, staff_id, body, internal) "
         "SELECT id, %s, %s, %s FROM orders WHERE id = %s "
         "RETURNING id, order_id, staff_id, body, internal, created_at",
         (staff.id, body.body, body.internal, order_id),
     )
-    if row is None:
-        raise NotFound()
     return row
 
 
@@ -243,7 +232,7 @@ def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
 
 
 def get_customer(db: Database, customer_id: Any) -> Row:
-    row = db.one(
+    row = db.found(
         f"SELECT {CUSTOMER_COLUMNS}, {CUSTOMER_TOTALS}, "  # noqa: S608
         "coalesce((SELECT jsonb_agg(r ORDER BY r.placed_at DESC) FROM (SELECT o.id, o.number, o.status, "
         "o.total_cents, o.currency, o.placed_at FROM orders o WHERE o.customer_id = c.id "
@@ -251,8 +240,6 @@ def get_customer(db: Database, customer_id: Any) -> Row:
         "FROM customers c WHERE c.id = %s",
         (customer_id,),
     )
-    if row is None:
-        raise NotFound()
     return row
 
 
@@ -279,9 +266,7 @@ def list_coupons(db: Database) -> list[Row]:
 
 
 def get_coupon(db: Database, coupon_id: str) -> Row:
-    row = db.one(f"SELECT {COUPON_COLUMNS} FROM coupons WHERE id = %s", (coupon_id,))  # noqa: S608
-    if row is None:
-        raise NotFound()
+    row = db.found(f"SELECT {COUPON_COLUMNS} FROM coupons WHERE id = %s", (coupon_id,))  # noqa: S608
     return row
 
 
@@ -298,7 +283,7 @@ def delete_coupon(db: Database, coupon_id: str) -> None:
 
 
 def coupon_stats(db: Database, coupon_id: str) -> Row:
-    row = db.one(
+    row = db.found(
         "SELECT c.id AS coupon_id, c.code, c.kind, c.value, c.active, c.used_count, c.usage_limit, "
         "CASE WHEN c.usage_limit IS NULL THEN NULL ELSE c.usage_limit - c.used_count END AS remaining, "
         "count(r.order_id) AS redemptions, coalesce(sum(r.discount_cents), 0) AS discount_total_cents, "
@@ -309,8 +294,6 @@ def coupon_stats(db: Database, coupon_id: str) -> Row:
         "LEFT JOIN orders o ON o.id = r.order_id WHERE c.id = %s GROUP BY c.id",
         (coupon_id,),
     )
-    if row is None:
-        raise NotFound()
     now = datetime.now(UTC)
     coupon = get_coupon(db, coupon_id)
     row["live"] = bool(

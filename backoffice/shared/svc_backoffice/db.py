@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -17,7 +17,7 @@ from psycopg.rows import dict_row
 
 from svc_backoffice import config, tenancy
 from svc_backoffice.dberrors import translate
-from svc_backoffice.errors import Unavailable
+from svc_backoffice.errors import NotFound, Unavailable
 
 Row = dict[str, Any]
 
@@ -80,6 +80,13 @@ class Database:
     def one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Row | None:
         rows = self.all(sql, params)
         return rows[0] if rows else None
+
+    def found(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Row:
+        """The first row of `sql`; NotFound (404) when there is none."""
+        row = self.one(sql, params)
+        if row is None:
+            raise NotFound()
+        return row
 
     def close(self) -> None:
         if self._conn is not None:
@@ -179,11 +186,6 @@ def use_database(db: Database | None) -> None:
     _current.set(db)
 
 
-@contextmanager
-def serving(db: Database) -> Iterator[Database]:
+def serving(db: Database) -> AbstractContextManager[Database | None]:
     """Make `db` this request's database for the block, restored afterwards even on errors."""
-    token = _current.set(db)
-    try:
-        yield db
-    finally:
-        _current.reset(token)
+    return tenancy.bound(_current, db)

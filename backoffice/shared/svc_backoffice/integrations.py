@@ -22,7 +22,7 @@ from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete
 from svc_backoffice.config import Settings
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import InvalidInput, NotFound, Unprocessable
+from svc_backoffice.errors import InvalidInput, Unprocessable
 from svc_backoffice.models import IntegrationCreate, IntegrationUpdate
 from svc_backoffice.web import logger
 
@@ -50,9 +50,7 @@ def create_integration(db: Database, body: IntegrationCreate) -> Row:
 
 
 def update_integration(db: Database, integration_id: str, body: IntegrationUpdate) -> Row:
-    current = db.one("SELECT kind FROM integrations WHERE id = %s FOR UPDATE", (integration_id,))
-    if current is None:
-        raise NotFound()
+    current = db.found("SELECT kind FROM integrations WHERE id = %s FOR UPDATE", (integration_id,))
     changes = body.model_dump(exclude_unset=True)
     if "config" in changes:
         changes["config"] = Jsonb(changes["config"])

@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 from uuid import UUID
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     BeforeValidator,
@@ -16,6 +17,7 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -28,6 +30,22 @@ EMAIL = r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+$
 Role = Literal["viewer", "editor", "admin", "owner"]
 ProductStatus = Literal["draft", "active", "archived"]
 ProductType = Literal["physical", "digital", "service", "bundle"]
+
+
+def _distinct(values: list[Any], info: ValidationInfo) -> list[Any]:
+    if len(set(values)) != len(values):
+        raise ValueError(f"{info.field_name} must be unique")
+    return values
+
+
+def _not_blank(text: str, info: ValidationInfo) -> str:
+    if not text.strip():
+        raise ValueError(f"{info.field_name} must not be blank")
+    return text
+
+
+Distinct = AfterValidator(_distinct)  # a list without repeats: `Annotated[list[X], Distinct]`
+NotBlank = AfterValidator(_not_blank)  # text with more than white space: `Annotated[str, NotBlank]`
 
 
 def _storable(value: Any) -> Any:
@@ -195,14 +213,7 @@ class CategoryUpdate(Body):
 class ReorderBody(Body):
     """Ids in their new order (positions 0..n-1)."""
 
-    ids: list[UUID] = Field(min_length=1, max_length=1000)
-
-    @field_validator("ids")
-    @classmethod
-    def _unique(cls, ids: list[UUID]) -> list[UUID]:
-        if len(set(ids)) != len(ids):
-            raise ValueError("ids must be unique")
-        return ids
+    ids: Annotated[list[UUID], Distinct] = Field(min_length=1, max_length=1000)
 
 
 AttributeKind = Literal["text", "number", "boolean", "select"]
@@ -267,7 +278,7 @@ class InventoryAdjust(Body):
     product_id: UUID
     location_id: UUID | None = None
     delta: Annotated[StrictInt, Field(ge=-1_000_000, le=1_000_000)]
-    reason: str = Field(min_length=1, max_length=200)
+    reason: Annotated[str, NotBlank] = Field(min_length=1, max_length=200)
 
     @field_validator("delta")
     @classmethod
@@ -275,13 +286,6 @@ class InventoryAdjust(Body):
         if delta == 0:
             raise ValueError("delta must be a non-zero integer")
         return delta
-
-    @field_validator("reason")
-    @classmethod
-    def _not_blank(cls, reason: str) -> str:
-        if not reason.strip():
-            raise ValueError("reason must not be blank")
-        return reason
 
 
 # -- commerce -------------------------------------------------------------------------------------------------
@@ -356,15 +360,8 @@ class OrderTransition(Body):
 
 
 class OrderNoteCreate(Body):
-    body: str = Field(min_length=1, max_length=2000)
+    body: Annotated[str, NotBlank] = Field(min_length=1, max_length=2000)
     internal: StrictBool = True
-
-    @field_validator("body")
-    @classmethod
-    def _not_blank(cls, text: str) -> str:
-        if not text.strip():
-            raise ValueError("body must not be blank")
-        return text
 
 
 class CustomerListQuery(ListQuery):
@@ -438,20 +435,13 @@ class CouponUpdate(CouponFields):
 # -- shipping, payments --------------------------------------------------------------------------------------
 class ShippingZoneCreate(Body):
     name: str = Field(min_length=1, max_length=120)
-    countries: list[Country] = Field(default_factory=list, max_length=250)
+    countries: Annotated[list[Country], Distinct] = Field(default_factory=list, max_length=250)
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = 0
-
-    @field_validator("countries")
-    @classmethod
-    def _unique(cls, countries: list[str]) -> list[str]:
-        if len(set(countries)) != len(countries):
-            raise ValueError("countries must be unique")
-        return countries
 
 
 class ShippingZoneUpdate(ShippingZoneCreate):
     name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    countries: list[Country] = Field(default=None, max_length=250)  # type: ignore[arg-type]
+    countries: Annotated[list[Country], Distinct] = Field(default=None, max_length=250)  # type: ignore[arg-type]
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
 
 
@@ -598,15 +588,8 @@ class BlogCommentUpdate(Body):
 class BlogCommentBulk(Body):
     """Distinct comment ids and one action; unknown ids are reported per id (HTTP 207)."""
 
-    ids: list[UUID] = Field(min_length=1, max_length=500)
+    ids: Annotated[list[UUID], Distinct] = Field(min_length=1, max_length=500)
     action: Literal["approve", "spam", "delete"]
-
-    @field_validator("ids")
-    @classmethod
-    def _unique(cls, ids: list[UUID]) -> list[UUID]:
-        if len(set(ids)) != len(ids):
-            raise ValueError("ids must be unique")
-        return ids
 
 
 # -- integrations --------------------------------------------------------------------------------------------

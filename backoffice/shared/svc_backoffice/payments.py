@@ -19,7 +19,7 @@ from psycopg.types.json import Jsonb
 from svc_backoffice import sealing
 from svc_backoffice.catalog import _delete
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import NotFound, WebhookNotConfigured, WebhookRejected
+from svc_backoffice.errors import WebhookNotConfigured, WebhookRejected
 from svc_backoffice.models import INT32, PaymentProviderCreate, PaymentProviderUpdate, _storable
 
 PROVIDER_COLUMNS = (
@@ -49,9 +49,7 @@ def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
 
 
 def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate) -> Row:
-    current = db.one("SELECT kind FROM payment_providers WHERE id = %s FOR UPDATE", (provider_id,))
-    if current is None:
-        raise NotFound()
+    current = db.found("SELECT kind FROM payment_providers WHERE id = %s FOR UPDATE", (provider_id,))
     changes = body.model_dump(exclude_unset=True)
     if "public_config" in changes:
         changes["public_config"] = Jsonb(changes["public_config"])

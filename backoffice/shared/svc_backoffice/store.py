@@ -9,9 +9,9 @@ from typing import Any
 
 from svc_backoffice import tenancy
 from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _update, selective, tsquery
+from svc_backoffice.catalog import _delete, _insert, _update, selective, tsquery
 from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, Forbidden, NotFound
+from svc_backoffice.errors import Conflict, Forbidden
 from svc_backoffice.models import (
     InventoryAdjust,
     LocationCreate,
@@ -43,13 +43,7 @@ def _clear_default(db: Database, changes: dict[str, Any]) -> None:
 def create_location(db: Database, body: LocationCreate) -> Row:
     data = body.model_dump()
     _clear_default(db, data)
-    row = db.one(
-        "INSERT INTO stock_locations (name, code, address, is_default, active) "  # noqa: S608 - column lists are constants
-        f"VALUES (%(name)s, %(code)s, %(address)s, %(is_default)s, %(active)s) RETURNING {LOCATION_COLUMNS}",
-        data,
-    )
-    assert row is not None
-    return row
+    return _insert(db, "stock_locations", data, LOCATION_COLUMNS)
 
 
 def update_location(db: Database, location_id: str, body: LocationUpdate) -> Row:
@@ -64,14 +58,11 @@ def delete_location(db: Database, location_id: str) -> None:
 
 def adjust_inventory(db: Database, body: InventoryAdjust, staff: Staff) -> Row:
     """Record a delta; the database applies it to the stock level and refuses to go below zero (422)."""
-    if db.one("SELECT id FROM products WHERE id = %s FOR UPDATE", (body.product_id,)) is None:
-        raise NotFound()
-    location = db.one(
+    db.found("SELECT id FROM products WHERE id = %s FOR UPDATE", (body.product_id,))
+    location = db.found(
         "SELECT id FROM stock_locations WHERE " + ("id = %s" if body.location_id else "is_default"),  # noqa: S608 - column lists are constants
         (body.location_id,) if body.location_id else (),
     )
-    if location is None:
-        raise NotFound()
     row = db.one(
         "INSERT INTO inventory_adjustments (product_id, location_id, delta, reason, staff_id) "
         "VALUES (%s, %s, %s, %s, %s) RETURNING id, product_id, location_id, delta, reason, quantity_after, "
@@ -137,9 +128,7 @@ def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
 
 
 def _active_member(db: Database, staff_id: Any) -> Row:
-    row = db.one("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
-    if row is None:
-        raise NotFound()
+    row = db.found("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
     return row
 
 

@@ -7,12 +7,14 @@ field-sealing key, the paths the backoffice emits) read it from here. Imports no
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 from urllib.parse import urlsplit
 
+T = TypeVar("T")
 SESSION_KEY_MIN_BYTES = 32
 FIELD_KEY_BYTES = 32
 
@@ -64,13 +66,18 @@ def current_shop() -> Shop | None:
 
 
 @contextmanager
-def serving(shop: Shop) -> Iterator[Shop]:
-    """Make `shop` current for the duration of the block, restored afterwards even on errors."""
-    token = _shop.set(shop)
+def bound(var: ContextVar[T], value: T) -> Iterator[T]:
+    """`var` set to `value` for the duration of the block, restored afterwards even on errors."""
+    token = var.set(value)
     try:
-        yield shop
+        yield value
     finally:
-        _shop.reset(token)
+        var.reset(token)
+
+
+def serving(shop: Shop) -> AbstractContextManager[Shop | None]:
+    """Make `shop` current for the duration of the block, restored afterwards even on errors."""
+    return bound(_shop, shop)
 
 
 def path(local: str) -> str:

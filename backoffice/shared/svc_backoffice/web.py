@@ -8,6 +8,7 @@ import base64
 import binascii
 import functools
 import json
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -83,6 +84,19 @@ _lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", defau
 _request_context: ContextVar[dict[str, Any] | None] = ContextVar("backoffice_request_context", default=None)
 
 
+class _PerContext:
+    """An attribute kept in a context variable: each `contextvars` context reads what it set."""
+
+    def __init__(self, var: ContextVar[Any]) -> None:
+        self.var = var
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        return self.var.get()
+
+    def __set__(self, instance: object, value: Any) -> None:
+        self.var.set(value)
+
+
 class _RequestLocalResolver(APIGatewayRestResolver):
     """Powertools keeps the current event as a class attribute of its routers (one request per process on
     Lambda) and the request's context (`append_context`) on the resolver that last included a router; this
@@ -102,21 +116,8 @@ class _RequestLocalResolver(APIGatewayRestResolver):
     def context(self, value: dict[str, Any]) -> None:
         _request_context.set(value)
 
-    @property
-    def current_event(self) -> Any:
-        return _current_event.get()
-
-    @current_event.setter
-    def current_event(self, value: Any) -> None:
-        _current_event.set(value)
-
-    @property
-    def lambda_context(self) -> Any:
-        return _lambda_context.get()
-
-    @lambda_context.setter
-    def lambda_context(self, value: Any) -> None:
-        _lambda_context.set(value)
+    current_event = _PerContext(_current_event)
+    lambda_context = _PerContext(_lambda_context)
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         _request_context.set({})
@@ -132,6 +133,7 @@ M = TypeVar("M")
 # 200,000 characters, up to 800 KB of UTF-8).
 MAX_BODY_BYTES = 1024 * 1024
 SIGNED_OUT = "/auth/signed-out"
+OK = {"ok": True}
 INSUFFICIENT_ROLE = "/auth/signed-out?reason=insufficient_role"
 
 # The one table from domain error to HTTP status.
@@ -306,11 +308,14 @@ class ApiRouter(Router):
     """A Router for one resource under `prefix`. `api(...)` is where a route is declared, once: its method and
     rule, minimum role (None: no role gate), body and query models (by name in svc_backoffice.models), answers
     and summary. The route table (route_table.ROUTES), docs/routes.md, the OpenAPI document and the template
-    check are all read from these declarations."""
+    check are all read from these declarations. A resource's standard operations (`lists`, `reads`: the
+    `reader` role at least; `creates`, `updates`, `deletes`, `reorders`: the `writer` role) are declared by
+    one call each, served by the one handler of their kind."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, *, reader: str | None = None, writer: str | None = None) -> None:
         super().__init__()
         self.prefix = prefix
+        self.reader, self.writer = reader, writer
         self.declared: list[route_table.Route] = []
 
     def api(
@@ -339,6 +344,111 @@ class ApiRouter(Router):
 
     def staff(self) -> auth.Staff:
         return self.context["staff"]
+
+    # -- a resource's standard operations ------------------------------------------------------------------
+    # Each declares its route as api() does, behind the router's reader or writer role, with the answers every
+    # such route gives (its status, 302 behind the role gate, 400 for a body or query, 404 for an id, 500)
+    # plus `also`, and serves it with the one handler of its kind, which calls the domain `operation` with the
+    # database and what the route reads.
+    def lists(self, operation: Callable[..., Any], *, query: str | None = None, summary: str) -> None:
+        """GET `prefix`: `operation(db, query)` when the route has a query model (a page), else
+        `{"items": operation(db)}`."""
+        operation = _late(operation)
+
+        def handler() -> Response:
+            if query is None:
+                return json_response(200, {"items": operation(database())})
+            return json_response(200, operation(database(), _query(self)))
+
+        self._standard("GET", "/", handler, 200, role=self.reader, query=query, summary=summary)
+
+    def creates(self, operation: Callable[..., Any], *, body: str, also: str = "", summary: str) -> None:
+        """POST `prefix`: 201 with `operation(db, body)`."""
+        operation = _late(operation)
+
+        def handler() -> Response:
+            return json_response(201, operation(database(), _body(self)))
+
+        self._standard("POST", "/", handler, 201, role=self.writer, body=body, also=also, summary=summary)
+
+    def reads(self, operation: Callable[..., Any], *, summary: str) -> None:
+        """GET `prefix/<id>`: `operation(db, id)`."""
+        operation = _late(operation)
+
+        def handler(id: str) -> Response:
+            return json_response(200, operation(database(), path_id(id)))
+
+        self._standard("GET", "/<id>", handler, 200, role=self.reader, summary=summary)
+
+    def updates(self, operation: Callable[..., Any], *, body: str, also: str = "", summary: str) -> None:
+        """PATCH `prefix/<id>`: `operation(db, id, body)`."""
+        operation = _late(operation)
+
+        def handler(id: str) -> Response:
+            row_id = path_id(id)
+            return json_response(200, operation(database(), row_id, _body(self)))
+
+        self._standard(
+            "PATCH", "/<id>", handler, 200, role=self.writer, body=body, also=also, summary=summary
+        )
+
+    def deletes(self, operation: Callable[..., Any], *, also: str = "", summary: str) -> None:
+        """DELETE `prefix/<id>`: `operation(db, id)`, answered `{"ok": true}`."""
+        operation = _late(operation)
+
+        def handler(id: str) -> Response:
+            operation(database(), path_id(id))
+            return json_response(200, OK)
+
+        self._standard("DELETE", "/<id>", handler, 200, role=self.writer, also=also, summary=summary)
+
+    def reorders(self, operation: Callable[..., Any], *, summary: str) -> None:
+        """POST `prefix/reorder` with the ordered ids (ReorderBody): `operation(db, ids)`; 422 for an unknown
+        id."""
+        operation = _late(operation)
+
+        def handler() -> Response:
+            operation(database(), _body(self).ids)
+            return json_response(200, OK)
+
+        self._standard(
+            "POST",
+            "/reorder",
+            handler,
+            200,
+            role=self.writer,
+            body="ReorderBody",
+            also="422",
+            summary=summary,
+        )
+
+    def _standard(
+        self,
+        method: str,
+        rule: str,
+        handler: Callable[..., Response],
+        status: int,
+        *,
+        role: str | None,
+        body: str | None = None,
+        query: str | None = None,
+        also: str = "",
+        summary: str,
+    ) -> None:
+        if role is None:
+            raise LookupError(f"{method} {self.prefix}{rule}: the router names no role for this operation")
+        codes = {status, 302, 500, *(int(code) for code in also.split())}
+        codes |= {400} if body or query else set()
+        codes |= {404} if "<id>" in rule else set()
+        answers = " ".join(str(code) for code in sorted(codes))
+        self.api(method, rule, role=role, body=body, query=query, answers=answers, summary=summary)(handler)
+
+
+def _late(operation: Callable[..., Any]) -> Callable[..., Any]:
+    """`operation` looked up in its module on each call, as a handler naming `module.function` would: the
+    function a test puts in its place is the one called."""
+    module, name = sys.modules[operation.__module__], operation.__name__
+    return lambda *args: getattr(module, name)(*args)
 
 
 def _declare(route: route_table.Route) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response]:
@@ -408,6 +518,10 @@ def query(router: Router) -> Any:
         return _models()[name].model_validate(params)
     except ValidationError as exc:
         raise InvalidInput("Invalid query", flatten(exc)) from None
+
+
+# The same two, for ApiRouter's standard operations, whose parameters `body` and `query` name the models.
+_body, _query = body, query
 
 
 def raw_body(router: Router) -> bytes:

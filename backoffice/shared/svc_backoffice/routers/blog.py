@@ -6,22 +6,10 @@ from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice import blog
 from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, body, json_response, path_id, query
+from svc_backoffice.web import ApiRouter, body, json_response, path_id
 
-OK = {"ok": True}
-
-posts = ApiRouter("/api/blog/posts")
-
-
-@posts.api(
-    "GET",
-    role="viewer",
-    query="BlogPostListQuery",
-    answers="200 302 400 500",
-    summary="Blog posts with filters and paging",
-)
-def list_posts() -> Response:
-    return json_response(200, blog.list_posts(database(), query(posts)))
+posts = ApiRouter("/api/blog/posts", reader="viewer", writer="editor")
+posts.lists(blog.list_posts, query="BlogPostListQuery", summary="Blog posts with filters and paging")
 
 
 @posts.api(
@@ -35,60 +23,17 @@ def create_post() -> Response:
     return json_response(201, blog.create_post(database(), body(posts), posts.staff().id))
 
 
-@posts.api(
-    "GET",
-    "/<id>",
-    role="viewer",
-    answers="200 302 404 500",
-    summary="A blog post",
-)
-def get_post(id: str) -> Response:
-    return json_response(200, blog.get_post(database(), path_id(id)))
+posts.reads(blog.get_post, summary="A blog post")
+posts.updates(blog.update_post, body="BlogPostUpdate", also="409 422", summary="Update a blog post")
+posts.deletes(blog.delete_post, summary="Delete a blog post and its comments")
 
 
-@posts.api(
-    "PATCH",
-    "/<id>",
-    role="editor",
-    body="BlogPostUpdate",
-    answers="200 302 400 404 409 422 500",
-    summary="Update a blog post",
-)
-def update_post(id: str) -> Response:
-    post_id = path_id(id)
-    return json_response(200, blog.update_post(database(), post_id, body(posts)))
-
-
-@posts.api(
-    "DELETE",
-    "/<id>",
-    role="editor",
-    answers="200 302 404 500",
-    summary="Delete a blog post and its comments",
-)
-def delete_post(id: str) -> Response:
-    blog.delete_post(database(), path_id(id))
-    return json_response(200, OK)
-
-
-@posts.api(
-    "POST",
-    "/<id>/publish",
-    role="editor",
-    answers="200 302 404 422 500",
-    summary="Publish now",
-)
+@posts.api("POST", "/<id>/publish", role="editor", answers="200 302 404 422 500", summary="Publish now")
 def publish_post(id: str) -> Response:
     return json_response(200, blog.publish_post(database(), path_id(id)))
 
 
-@posts.api(
-    "POST",
-    "/<id>/unpublish",
-    role="editor",
-    answers="200 302 404 422 500",
-    summary="Back to draft",
-)
+@posts.api("POST", "/<id>/unpublish", role="editor", answers="200 302 404 422 500", summary="Back to draft")
 def unpublish_post(id: str) -> Response:
     return json_response(200, blog.unpublish_post(database(), path_id(id)))
 
@@ -106,93 +51,20 @@ def schedule_post(id: str) -> Response:
     return json_response(200, blog.schedule_post(database(), post_id, body(posts)))
 
 
-categories = ApiRouter("/api/blog/categories")
-
-
-@categories.api(
-    "GET",
-    role="viewer",
-    answers="200 302 500",
-    summary="Blog categories in display order",
+categories = ApiRouter("/api/blog/categories", reader="viewer", writer="editor")
+categories.lists(blog.list_categories, summary="Blog categories in display order")
+categories.creates(
+    blog.create_category, body="BlogCategoryCreate", also="409", summary="Create a blog category"
 )
-def list_categories() -> Response:
-    return json_response(200, {"items": blog.list_categories(database())})
-
-
-@categories.api(
-    "POST",
-    role="editor",
-    body="BlogCategoryCreate",
-    answers="201 302 400 409 500",
-    summary="Create a blog category",
+categories.updates(
+    blog.update_category, body="BlogCategoryUpdate", also="409", summary="Update a blog category"
 )
-def create_category() -> Response:
-    return json_response(201, blog.create_category(database(), body(categories)))
+categories.deletes(blog.delete_category, summary="Delete a blog category (posts keep no category)")
+categories.reorders(blog.reorder_categories, summary="Set blog category positions from an ordered id list")
 
-
-@categories.api(
-    "PATCH",
-    "/<id>",
-    role="editor",
-    body="BlogCategoryUpdate",
-    answers="200 302 400 404 409 500",
-    summary="Update a blog category",
-)
-def update_category(id: str) -> Response:
-    category_id = path_id(id)
-    return json_response(200, blog.update_category(database(), category_id, body(categories)))
-
-
-@categories.api(
-    "DELETE",
-    "/<id>",
-    role="editor",
-    answers="200 302 404 500",
-    summary="Delete a blog category (posts keep no category)",
-)
-def delete_category(id: str) -> Response:
-    blog.delete_category(database(), path_id(id))
-    return json_response(200, OK)
-
-
-@categories.api(
-    "POST",
-    "/reorder",
-    role="editor",
-    body="ReorderBody",
-    answers="200 302 400 422 500",
-    summary="Set blog category positions from an ordered id list",
-)
-def reorder_categories() -> Response:
-    blog.reorder_categories(database(), body(categories).ids)
-    return json_response(200, OK)
-
-
-comments = ApiRouter("/api/blog/comments")
-
-
-@comments.api(
-    "GET",
-    role="viewer",
-    query="BlogCommentListQuery",
-    answers="200 302 400 500",
-    summary="Comments with filters and paging",
-)
-def list_comments() -> Response:
-    return json_response(200, blog.list_comments(database(), query(comments)))
-
-
-@comments.api(
-    "PATCH",
-    "/<id>",
-    role="editor",
-    body="BlogCommentUpdate",
-    answers="200 302 400 404 500",
-    summary="Moderate one comment",
-)
-def update_comment(id: str) -> Response:
-    comment_id = path_id(id)
-    return json_response(200, blog.update_comment(database(), comment_id, body(comments)))
+comments = ApiRouter("/api/blog/comments", reader="viewer", writer="editor")
+comments.lists(blog.list_comments, query="BlogCommentListQuery", summary="Comments with filters and paging")
+comments.updates(blog.update_comment, body="BlogCommentUpdate", summary="Moderate one comment")
 
 
 @comments.api(
@@ -209,11 +81,7 @@ def bulk_comments() -> Response:
 
 
 @comments.api(
-    "POST",
-    "/approve-all",
-    role="editor",
-    answers="200 302 500",
-    summary="Approve every pending comment",
+    "POST", "/approve-all", role="editor", answers="200 302 500", summary="Approve every pending comment"
 )
 def approve_all() -> Response:
     return json_response(200, blog.approve_all(database()))

@@ -7,56 +7,15 @@ from aws_lambda_powertools.event_handler import Response
 from svc_backoffice import integrations as logic
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, body, json_response, path_id, redirect
+from svc_backoffice.web import ApiRouter, json_response, redirect
 
-integrations = ApiRouter("/api/integrations")
-
-
-@integrations.api(
-    "GET",
-    role="admin",
-    answers="200 302 500",
-    summary="Integrations (secrets are write-only)",
+integrations = ApiRouter("/api/integrations", reader="admin", writer="admin")
+integrations.lists(logic.list_integrations, summary="Integrations (secrets are write-only)")
+integrations.creates(
+    logic.create_integration, body="IntegrationCreate", also="409", summary="Add an integration"
 )
-def list_integrations() -> Response:
-    return json_response(200, {"items": logic.list_integrations(database())})
-
-
-@integrations.api(
-    "POST",
-    role="admin",
-    body="IntegrationCreate",
-    answers="201 302 400 409 500",
-    summary="Add an integration",
-)
-def create_integration() -> Response:
-    return json_response(201, logic.create_integration(database(), body(integrations)))
-
-
-@integrations.api(
-    "PATCH",
-    "/<id>",
-    role="admin",
-    body="IntegrationUpdate",
-    answers="200 302 400 404 500",
-    summary="Update an integration",
-)
-def update_integration(id: str) -> Response:
-    integration_id = path_id(id)
-    return json_response(200, logic.update_integration(database(), integration_id, body(integrations)))
-
-
-@integrations.api(
-    "DELETE",
-    "/<id>",
-    role="admin",
-    answers="200 302 404 500",
-    summary="Remove an integration",
-)
-def delete_integration(id: str) -> Response:
-    logic.delete_integration(database(), path_id(id))
-    return json_response(200, {"ok": True})
-
+integrations.updates(logic.update_integration, body="IntegrationUpdate", summary="Update an integration")
+integrations.deletes(logic.delete_integration, summary="Remove an integration")
 
 gsc = ApiRouter("/api/gsc")
 

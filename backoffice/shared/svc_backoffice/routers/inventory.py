@@ -6,57 +6,15 @@ from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice import store
 from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, body, json_response, path_id
+from svc_backoffice.web import ApiRouter, body, json_response
+
+locations = ApiRouter("/api/inventory/locations", reader="viewer", writer="admin")
+locations.lists(store.list_locations, summary="Stock locations")
+locations.creates(store.create_location, body="LocationCreate", also="409", summary="Create a stock location")
+locations.updates(store.update_location, body="LocationUpdate", also="409", summary="Update a stock location")
+locations.deletes(store.delete_location, also="409", summary="Delete an empty, non-default stock location")
 
 inventory = ApiRouter("/api/inventory")
-
-
-@inventory.api(
-    "GET",
-    "/locations",
-    role="viewer",
-    answers="200 302 500",
-    summary="Stock locations",
-)
-def list_locations() -> Response:
-    return json_response(200, {"items": store.list_locations(database())})
-
-
-@inventory.api(
-    "POST",
-    "/locations",
-    role="admin",
-    body="LocationCreate",
-    answers="201 302 400 409 500",
-    summary="Create a stock location",
-)
-def create_location() -> Response:
-    return json_response(201, store.create_location(database(), body(inventory)))
-
-
-@inventory.api(
-    "PATCH",
-    "/locations/<id>",
-    role="admin",
-    body="LocationUpdate",
-    answers="200 302 400 404 409 500",
-    summary="Update a stock location",
-)
-def update_location(id: str) -> Response:
-    location_id = path_id(id)
-    return json_response(200, store.update_location(database(), location_id, body(inventory)))
-
-
-@inventory.api(
-    "DELETE",
-    "/locations/<id>",
-    role="admin",
-    answers="200 302 404 409 500",
-    summary="Delete an empty, non-default stock location",
-)
-def delete_location(id: str) -> Response:
-    store.delete_location(database(), path_id(id))
-    return json_response(200, {"ok": True})
 
 
 @inventory.api(
@@ -72,4 +30,4 @@ def adjust() -> Response:
     return json_response(201, store.adjust_inventory(database(), adjustment, inventory.staff()))
 
 
-ROUTERS = (inventory,)
+ROUTERS = (locations, inventory)

@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
-from pydantic import TypeAdapter
 
 from svc_backoffice import store
-from svc_backoffice.db import database
-from svc_backoffice.models import AiSuggest
-from svc_backoffice.web import ApiRouter, body, json_response, query
+from svc_backoffice.web import ApiRouter, body, json_response
 
-search = ApiRouter("/api/search")
-
-
-@search.api(
-    "GET",
-    role="viewer",
-    query="SearchQuery",
-    answers="200 302 400 500",
-    summary="Command-palette search across entities",
-)
-def run_search() -> Response:
-    return json_response(200, store.search(database(), query(search)))
-
+search = ApiRouter("/api/search", reader="viewer")
+search.lists(store.search, query="SearchQuery", summary="Command-palette search across entities")
 
 ai = ApiRouter("/api/ai")
-_AI_SUGGEST: TypeAdapter = TypeAdapter(AiSuggest)
 
 
 @ai.api(

@@ -6,17 +6,12 @@ from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice import store
 from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, body, json_response
+from svc_backoffice.web import OK, ApiRouter, body, json_response
 
 settings = ApiRouter("/api/settings")
 
 
-@settings.api(
-    "GET",
-    role="viewer",
-    answers="200 302 500",
-    summary="Store settings",
-)
+@settings.api("GET", role="viewer", answers="200 302 500", summary="Store settings")
 def get_settings() -> Response:
     return json_response(200, store.get_settings_row(database()))
 
@@ -32,17 +27,10 @@ def update_settings() -> Response:
     return json_response(200, store.update_settings(database(), body(settings)))
 
 
-staff = ApiRouter("/api/staff")
-
-
-@staff.api(
-    "GET",
-    role="admin",
-    answers="200 302 500",
-    summary="Staff members and invitations, with their roles and status (invited or active)",
+staff = ApiRouter("/api/staff", reader="admin")
+staff.lists(
+    store.list_staff, summary="Staff members and invitations, with their roles and status (invited or active)"
 )
-def list_staff() -> Response:
-    return json_response(200, {"items": store.list_staff(database())})
 
 
 @staff.api(
@@ -76,7 +64,7 @@ def update_staff() -> Response:
 )
 def remove_staff() -> Response:
     store.remove_staff(database(), staff.staff(), body(staff))
-    return json_response(200, {"ok": True})
+    return json_response(200, OK)
 
 
 ROUTERS = (settings, staff)
