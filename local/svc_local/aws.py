@@ -28,7 +28,7 @@ from svc_local import s3presign
 from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
 from svc_local.state import StateDir, atomic_write
-from svc_local.template import LOCAL_REGION, FunctionSpec, Template
+from svc_local.template import LOCAL_REGION, FunctionSpec, StateMachineSpec, Template
 
 DEFAULT_PORT = 4566
 # The one key pair the local stack hands out (functions, CLI, tests): what S3 would check presigned URLs with.
@@ -47,6 +47,16 @@ log = logging.getLogger("svc_local.aws")
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+def create_state_machine(stepfunctions: Any, machine: StateMachineSpec) -> None:
+    """Create a template's state machine through a Step Functions client."""
+    stepfunctions.create_state_machine(
+        name=machine.name,
+        definition=json.dumps(machine.definition),
+        roleArn=machine.role_arn,
+        type=machine.type,
+    )
 
 
 def invoke_function(
@@ -487,12 +497,7 @@ class EmbeddedAws:
         self.refs.update(refs)
         template.refs.update(refs)
         for machine in template.state_machines():
-            self.client("stepfunctions").create_state_machine(
-                name=machine.name,
-                definition=json.dumps(machine.definition),
-                roleArn=machine.role_arn,
-                type=machine.type,
-            )
+            create_state_machine(self.client("stepfunctions"), machine)
             refs[machine.logical_id] = machine.arn
         return refs
 
