@@ -4,14 +4,11 @@ notes, and status transitions ruled by the database (422 for illegal moves, seri
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 import psycopg
 import pytest
-from bohelpers import Client
-
-from svc_backoffice.db import Database, use_database
+from bohelpers import Client, committed_editor, own_database, race_past_a_lock
 
 
 @pytest.fixture
@@ -202,10 +199,7 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
     """Two handlers on two connections move one committed order at once: exactly one wins, the other gets 422
     from order_transition(), and the history holds one move."""
     with psycopg.connect(database_url, autocommit=True) as setup:
-        editor_id = setup.execute(
-            "INSERT INTO staff (email, role) VALUES (%s, 'editor') RETURNING id::text",
-            (f"race-{uuid.uuid4().hex[:8]}@shop.example",),
-        ).fetchone()[0]
+        editor_id = committed_editor(setup)
         order_id = setup.execute(
             "INSERT INTO orders (email) VALUES ('race@shop.example') RETURNING id::text"
         ).fetchone()[0]
@@ -220,32 +214,12 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
             holder.execute("SELECT 1 FROM orders WHERE id = %s FOR UPDATE", (order_id,))
 
             def move(name: str, to: str) -> None:
-                own = Database(database_url)
-                use_database(own)
-                try:
+                with own_database(database_url):
                     answer = Client(cookie).post(f"/api/orders/{order_id}/transition", {"to": to})
                     results[name] = (answer.status, answer.json())
-                finally:
-                    own.close()
 
             threads = [threading.Thread(target=move, args=(n, t)) for n, t in (("a", "paid"), ("b", "paid"))]
-            for t in threads:
-                t.start()
-            deadline = time.monotonic() + 10
-            # A separate autocommit connection: pg_stat_activity is a snapshot inside a transaction.
-            with psycopg.connect(database_url, autocommit=True) as monitor:
-                while time.monotonic() < deadline:
-                    waiting = monitor.execute(
-                        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                        "AND wait_event_type = 'Lock' AND query LIKE '%order_transition%'"
-                    ).fetchone()[0]
-                    if waiting == 2:
-                        break
-                    time.sleep(0.02)
-            assert waiting == 2
-            holder.execute("COMMIT")
-            for t in threads:
-                t.join(10)
+            race_past_a_lock(database_url, holder, threads, "order_transition")
         statuses = sorted(status for status, _ in results.values())
         assert statuses == [200, 422]
         loser = next(body for status, body in results.values() if status == 422)
