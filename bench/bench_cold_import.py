@@ -91,9 +91,10 @@ def function_env(template: Any, spec: object) -> dict[str, str]:
     return env
 
 
-def _child(
-    probe: str, cwd: Path, env: dict[str, str], extra: tuple[str, ...] = ()
+def run_child(
+    probe: str, cwd: Path | str, env: dict[str, str], extra: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
+    """`python -c probe` (with the interpreter options `extra`) in a fresh interpreter, its output captured."""
     return subprocess.run(
         [sys.executable, *extra, "-c", probe],
         cwd=cwd,
@@ -105,8 +106,9 @@ def _child(
     )
 
 
-def _importtime_top(output: str, module: str, count: int = 5) -> list[tuple[str, int]]:
-    """The module's largest direct imports (cumulative microseconds) from `python -X importtime` output."""
+def importtime_entries(output: str, module: str) -> tuple[list[tuple[int, str, int]], int] | None:
+    """The lines of `python -X importtime` output as (depth, module, cumulative microseconds), and the index
+    of `module`'s top-level import among them (None when it was not imported at the top level)."""
     entries = []
     for line in output.splitlines():
         match = _IMPORTTIME.match(line)
@@ -115,7 +117,16 @@ def _importtime_top(output: str, module: str, count: int = 5) -> list[tuple[str,
     try:
         index = max(i for i, (depth, name, _) in enumerate(entries) if name == module and depth == 1)
     except ValueError:
+        return None
+    return entries, index
+
+
+def _importtime_top(output: str, module: str, count: int = 5) -> list[tuple[str, int]]:
+    """The module's largest direct imports (cumulative microseconds) from `python -X importtime` output."""
+    found = importtime_entries(output, module)
+    if found is None:
         return []
+    entries, index = found
     children = []
     for depth, name, cumulative in reversed(entries[:index]):
         if depth <= 1:
@@ -166,7 +177,9 @@ def cold_import(ctx: Context) -> Result:
             probe = PROBE.format(paths=paths, module=module_name, attribute=spec.attribute)
             module_path = (code_dir / f"{module_name}.py").relative_to(ctx.root)
             layer_names = ", ".join(str(layer.relative_to(ctx.root)) for layer in layers) or "-"
-            warm = _child(probe, code_dir, env)  # the first run writes the bytecode caches; it is not counted
+            warm = run_child(
+                probe, code_dir, env
+            )  # the first run writes the bytecode caches; it is not counted
             if warm.returncode != 0:
                 result.rows.append(
                     [label, str(module_path), layer_names, "0", "-", "-", "-", "-", "import failed"]
@@ -188,7 +201,7 @@ def cold_import(ctx: Context) -> Result:
     for _ in range(runs):
         for label, _module, code_dir, env, probe, _layers, _targeted in probes:
             started = time.perf_counter()
-            done = _child(probe, code_dir, env)
+            done = run_child(probe, code_dir, env)
             processes[label].append(time.perf_counter() - started)
             if done.returncode != 0:
                 raise RuntimeError(f"{label}: {done.stderr.strip()}")
@@ -201,7 +214,7 @@ def cold_import(ctx: Context) -> Result:
         top = (
             []
             if ctx.quick
-            else _importtime_top(_child(probe, code_dir, env, ("-X", "importtime")).stderr, module_name)
+            else _importtime_top(run_child(probe, code_dir, env, ("-X", "importtime")).stderr, module_name)
         )
         over = " **over target**" if targeted and median(took) * 1000 > TARGET_MS else ""
         result.rows.append(
@@ -230,11 +243,11 @@ def cold_import(ctx: Context) -> Result:
     # makes (pydantic's BaseModel), so that runs on days when the shared machine is slower can be told apart.
     reference = PROBE.format(paths=[], module="pydantic.main", attribute="BaseModel")
     ref_env = {k: v for k, v in first_env.items() if k in ("PATH", "HOME", "LANG", "TZ")}
-    _child(reference, ctx.root, ref_env)
+    run_child(reference, ctx.root, ref_env)
     ref_imports, ref_processes = [], []
     for _ in range(runs):
         started = time.perf_counter()
-        done = _child(reference, ctx.root, ref_env)
+        done = run_child(reference, ctx.root, ref_env)
         ref_processes.append(time.perf_counter() - started)
         if done.returncode != 0:
             raise RuntimeError(f"reference import: {done.stderr.strip()}")

@@ -7,8 +7,6 @@ measure accepted requests."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import math
 import os
 import re
@@ -20,7 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from bench.harness import Context, Result, Target, benchmark, median, ms, percentile
 
@@ -36,6 +34,7 @@ def _token(gateway: str, email: str, password: str, source: str) -> str:
     """An access token of the user through the real OAuth flow over HTTP, from its own loopback address (the
     sign-in attempts and registrations are limited per address)."""
     import httpx
+    from oauthflow import authorize_query, code_grant, pkce_pair  # tests/e2e, on sys.path for this benchmark
 
     transport = httpx.HTTPTransport(local_address=source)
     with httpx.Client(base_url=gateway, transport=transport, timeout=60) as http:
@@ -45,32 +44,14 @@ def _token(gateway: str, email: str, password: str, source: str) -> str:
         signed_in = http.post("/login", data={"email": email, "password": password})
         if signed_in.status_code != 303:
             raise RuntimeError(f"sign-in answered {signed_in.status_code}")
-        verifier = secrets.token_urlsafe(48)
-        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-        query = {
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "state": "s",
-        }
-        page = http.get("/oauth/authorize?" + urlencode(query))
+        verifier, challenge = pkce_pair()
+        page = http.get("/oauth/authorize?" + authorize_query(client_id, challenge, REDIRECT))
         consent = re.search(r'name="consent_token" value="([^"]+)"', page.text)
         if not consent:
             raise RuntimeError(f"no consent form: {page.status_code}")
         allowed = http.post("/oauth/authorize", data={"consent_token": consent.group(1), "decision": "allow"})
         code = parse_qs(urlsplit(allowed.headers["location"]).query)["code"][0]
-        tokens = http.post(
-            "/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "redirect_uri": REDIRECT,
-                "code_verifier": verifier,
-                "client_id": client_id,
-            },
-        ).json()
+        tokens = http.post("/oauth/token", data=code_grant(client_id, code, verifier, REDIRECT)).json()
         return str(tokens["access_token"])
 
 

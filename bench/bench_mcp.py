@@ -14,14 +14,12 @@ import importlib
 import inspect
 import json
 import logging
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-from bench.bench_cold_import import _IMPORTTIME, function_env
+from bench.bench_cold_import import function_env, importtime_entries, run_child
 from bench.bench_round_trips import GateWrite
 from bench.harness import Context, Result, Target, benchmark, median, ms, percentile
 
@@ -261,15 +259,7 @@ def _child(
     script: str, env: dict[str, str], cwd: str, extra: tuple[str, ...] = ()
 ) -> tuple[float, dict[str, Any], str]:
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, *extra, "-c", script],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_child(script, cwd, env, extra)
     took = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"cold-start child failed: {done.stderr.strip()[-1500:]}")
@@ -279,17 +269,32 @@ def _child(
 def _imports_after(importtime: str, module: str, count: int = 6) -> list[tuple[str, int]]:
     """From `python -X importtime` output: the largest top-level imports made after `module` was imported,
     i.e. those the first request made lazily (cumulative microseconds)."""
-    entries = []
-    for line in importtime.splitlines():
-        match = _IMPORTTIME.match(line)
-        if match:
-            entries.append((len(match.group(3)), match.group(4), int(match.group(2))))
-    try:
-        index = max(i for i, (depth, name, _) in enumerate(entries) if name == module and depth == 1)
-    except ValueError:
+    found = importtime_entries(importtime, module)
+    if found is None:
         return []
+    entries, index = found
     late = [(name, us) for depth, name, us in entries[index + 1 :] if depth == 1]
     return sorted(late, key=lambda item: -item[1])[:count]
+
+
+class _CallMarks(list[float]):
+    """The times at which each call of the DynamoDB clients it watches starts (botocore's first event of a
+    call, provide-client-params) and ends (after-call), in pairs, appended as calls are made."""
+
+    def mark(self, **_: Any) -> None:
+        self.append(time.perf_counter())
+
+    def watch(self, dynamodb: Any) -> None:
+        dynamodb.meta.events.register("provide-client-params.dynamodb", self.mark)
+        dynamodb.meta.events.register("after-call.dynamodb", self.mark)
+
+    def unwatch(self, dynamodb: Any) -> None:
+        dynamodb.meta.events.unregister("provide-client-params.dynamodb", self.mark)
+        dynamodb.meta.events.unregister("after-call.dynamodb", self.mark)
+
+    def inside(self) -> float:
+        """Seconds spent inside the calls marked."""
+        return sum(self[1::2]) - sum(self[0::2])
 
 
 def _replayed(dynamodb: Any, ours: Any, requests: int) -> dict[str, dict[str, list[float]]]:
@@ -445,13 +450,8 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         # after-call: parameter validation, serialisation, signing, the loopback round trip to moto and the
         # parsing of the answer), to split our per-request time into the handler's own work and its storage.
         dynamodb = services.current().aws.client("dynamodb")
-        marks: list[float] = []
-
-        def mark(**_: Any) -> None:
-            marks.append(time.perf_counter())
-
-        dynamodb.meta.events.register("provide-client-params.dynamodb", mark)
-        dynamodb.meta.events.register("after-call.dynamodb", mark)
+        marks = _CallMarks()
+        marks.watch(dynamodb)
         in_dynamodb: dict[str, list[float]] = {}
         round_trips: dict[str, list[int]] = {}
 
@@ -466,7 +466,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             if case:
                 if len(marks) % 2:
                     raise RuntimeError(f"unpaired DynamoDB call marks for {case}")
-                in_dynamodb.setdefault(f"{label} {case}", []).append(sum(marks[1::2]) - sum(marks[0::2]))
+                in_dynamodb.setdefault(f"{label} {case}", []).append(marks.inside())
                 round_trips.setdefault(f"{label} {case}", []).append(len(marks) // 2)
             return took
 
@@ -475,8 +475,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         first_instance = services.current()
         second_instance = services.Services(clock=clock)
         second_dynamodb = second_instance.aws.client("dynamodb")
-        second_dynamodb.meta.events.register("provide-client-params.dynamodb", mark)
-        second_dynamodb.meta.events.register("after-call.dynamodb", mark)
+        marks.watch(second_dynamodb)
 
         def raced(message: dict[str, Any], case: str, turn: int) -> float:
             services._Container.services = (first_instance, second_instance)[turn % 2]
@@ -530,13 +529,8 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         auth_app = auth_namespace["app"]
         peer_dynamodb = auth_namespace["dynamodb"]
         # The peer's storage calls, timed by the same hooks as ours
-        peer_marks: list[float] = []
-
-        def peer_mark(**_: Any) -> None:
-            peer_marks.append(time.perf_counter())
-
-        peer_dynamodb.meta.events.register("provide-client-params.dynamodb", peer_mark)
-        peer_dynamodb.meta.events.register("after-call.dynamodb", peer_mark)
+        peer_marks = _CallMarks()
+        peer_marks.watch(peer_dynamodb)
         peer_in_dynamodb: dict[str, list[float]] = {}
         # The peer's verifier timed whole (its two calls and its own Python): what the SDK around it adds is
         # the peer's time minus this.
@@ -583,9 +577,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
                         peer_in_verifier.setdefault(case, []).append(sum(verifier_times))
                         if len(peer_marks) != 4:
                             raise RuntimeError(f"the peer made {len(peer_marks) // 2} DynamoDB calls, not 2")
-                        peer_in_dynamodb.setdefault(case, []).append(
-                            sum(peer_marks[1::2]) - sum(peer_marks[0::2])
-                        )
+                        peer_in_dynamodb.setdefault(case, []).append(peer_marks.inside())
                     return took
 
                 for message in MESSAGES.values():  # warm-up, not counted
@@ -632,10 +624,8 @@ def mcp_vs_sdk(ctx: Context) -> Result:
 
         samples = asyncio.run(measure())
         for client in (dynamodb, second_dynamodb):
-            client.meta.events.unregister("provide-client-params.dynamodb", mark)
-            client.meta.events.unregister("after-call.dynamodb", mark)
-        peer_dynamodb.meta.events.unregister("provide-client-params.dynamodb", peer_mark)
-        peer_dynamodb.meta.events.unregister("after-call.dynamodb", peer_mark)
+            marks.unwatch(client)
+        peer_marks.unwatch(peer_dynamodb)
 
         # ---- (c) DynamoDB calls of one authenticated get_me tools/call (and of the two measured requests),
         # before the replay below: that one answers the gate from a recording, so the instance's view of the

@@ -4,12 +4,8 @@ install (recorded, not asserted)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from bench.harness import Context, Result, Target, benchmark, median
@@ -18,37 +14,15 @@ TARGET_S = 5.0
 
 
 def _start(root: Path, state: Path) -> float:
-    env = {
-        **os.environ,
-        "SVC_STATE_DIR": str(state),
-        "SVC_PORT": "0",
-        "SVC_AWS_PORT": "0",
-        "SVC_SANDBOX_PORT": "0",
-        "SVC_BACKOFFICE_PORT": "0",
-    }
-    for name in ("DATABASE_URL", "AWS_ENDPOINT_URL", "MOTO_PORT", "TABLE_NAME"):
-        env.pop(name, None)
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "svc_local"],
-        cwd=root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    took = -1.0
-    for line in process.stdout:
-        if line.strip() == "ready":
-            took = time.monotonic() - started
-            break
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=60)
-    process.stdout.close()
-    if took < 0:
-        raise RuntimeError(f"the stack exited with {process.returncode} before ready")
-    return took
+    """Seconds from process start to `ready` (embedded PostgreSQL), then Ctrl-C."""
+    helpers = str(root / "tests" / "e2e")
+    if helpers not in sys.path:
+        sys.path.insert(0, helpers)
+    from stackproc import start_stack
+
+    stack = start_stack(state, database_url=None)
+    stack.interrupt()
+    return stack.seconds_to_ready
 
 
 @benchmark("stack-start", "Local stack: start to `ready` (make dev)")

@@ -162,6 +162,52 @@ def authorize_client(api: ApiClient, email: str, password: str) -> dict[str, Any
     return {**tokens, "client_id": client_id}
 
 
+def refresh_tokens(api: ApiClient, tokens: dict[str, Any]) -> ApiResponse:
+    """The refresh grant of a token response from `authorize_client` (its refresh token and client)."""
+    return api.post(
+        "/oauth/token",
+        form={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": tokens["client_id"],
+        },
+    )
+
+
+def mcp_status(api: ApiClient, access_token: str) -> int:
+    """The status of a tools/list on /mcp with this access token."""
+    return api.post(
+        "/mcp",
+        json_body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={
+            "Authorization": f"Bearer {access_token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-06-18",
+        },
+    ).status
+
+
+def create_repo(api: ApiClient, project_id: str, name: Any) -> ApiResponse:
+    """The workspace's connect-repo call creating a repository `name` for the project."""
+    return api.post(
+        "/api/repo-host/connect-repo", json_body={"projectId": project_id, "mode": "create", "name": name}
+    )
+
+
+def link_repo(api: ApiClient, project_id: str, existing: Any) -> ApiResponse:
+    """The workspace's connect-repo call linking the project to the repository `existing` (owner/name)."""
+    return api.post(
+        "/api/repo-host/connect-repo",
+        json_body={"projectId": project_id, "mode": "link", "existingRepo": existing},
+    )
+
+
+def push_files(api: ApiClient, project_id: str, files: dict[str, str]) -> ApiResponse:
+    """The workspace's push of `files` (path: text) to the project's repository."""
+    listed = [{"path": path, "content": content} for path, content in files.items()]
+    return api.post("/api/repo-host/push", json_body={"projectId": project_id, "files": listed})
+
+
 def call_tool(api: ApiClient, bearer: dict[str, str], name: str, **arguments: Any) -> dict[str, Any]:
     """tools/call through POST /mcp; the JSON-RPC result."""
     reply = api.post(
@@ -218,3 +264,17 @@ def connect_provider(api: ApiClient, provider: str) -> None:
     params = dict(httpx.URL(httpx.get(url).headers["location"]).params)
     answer = api.get("/api/oauth/callback", params=params)
     assert answer.status == 200, answer.text
+
+
+PUBLISH_PROVIDERS = ("repo_host", "db_host", "static_host")
+
+
+def connected_project(api: ApiClient, user: Any, prompt: str, name: str | None = None) -> Any:
+    """The signed-in `user` connects the three providers a publish needs, then has a project of `prompt`."""
+    from svc_shared.wiring import services
+
+    for provider in PUBLISH_PROVIDERS:
+        connect_provider(api, provider)
+    return services.projects().create(
+        owner_id=user.id, workspace_id=user.default_workspace_id, prompt=prompt, name=name
+    )

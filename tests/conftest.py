@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ TEMPLATE = ROOT / "template.yaml"
 def moto_endpoint() -> Iterator[str]:
     """The local stack's embedded AWS (moto behind our middleware) on a free port, shared by the session;
     each test gets fresh tables."""
-    from svc_local.aws import EmbeddedAws
+    from svc_local.aws import EmbeddedAws, create_state_machine
 
     os.environ.update(
         {
@@ -42,12 +41,7 @@ def moto_endpoint() -> Iterator[str]:
     server.start()
     endpoint = server.endpoint_url
     for machine in template.state_machines():
-        server.client("stepfunctions").create_state_machine(
-            name=machine.name,
-            definition=json.dumps(machine.definition),
-            roleArn=machine.role_arn,
-            type=machine.type,
-        )
+        create_state_machine(server.client("stepfunctions"), machine)
         os.environ["PUBLISH_STATE_MACHINE_ARN"] = machine.arn
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     from svc_shared.wiring import services
@@ -75,6 +69,7 @@ def table_specs():
 @pytest.fixture
 def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """A fresh app table (from template.yaml), session secret and settings for the functions."""
+    from svc_local.aws import create_state_machine
     from svc_shared.wiring import services
 
     # moto's state is global to the process: another embedded AWS started by a test resets it, so the state
@@ -83,12 +78,7 @@ def app_env(moto_endpoint: str, table_specs, monkeypatch: pytest.MonkeyPatch) ->
     existing = {m["name"] for m in sfn.list_state_machines()["stateMachines"]}
     for machine in _state_machines():
         if machine.name not in existing:
-            sfn.create_state_machine(
-                name=machine.name,
-                definition=json.dumps(machine.definition),
-                roleArn=machine.role_arn,
-                type=machine.type,
-            )
+            create_state_machine(sfn, machine)
     suffix = uuid.uuid4().hex[:8]
     names = {logical: f"{spec.table_name}-{suffix}" for logical, spec in table_specs.items()}
     table_name = names["AppTable"]

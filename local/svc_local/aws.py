@@ -27,8 +27,9 @@ from svc_local import iam as local_iam
 from svc_local import s3presign
 from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
+from svc_local.serving import StartStop
 from svc_local.state import StateDir, atomic_write
-from svc_local.template import LOCAL_REGION, FunctionSpec, Template
+from svc_local.template import LOCAL_REGION, FunctionSpec, StateMachineSpec, Template
 
 DEFAULT_PORT = 4566
 # The one key pair the local stack hands out (functions, CLI, tests): what S3 would check presigned URLs with.
@@ -47,6 +48,16 @@ log = logging.getLogger("svc_local.aws")
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+def create_state_machine(stepfunctions: Any, machine: StateMachineSpec) -> None:
+    """Create a template's state machine through a Step Functions client."""
+    stepfunctions.create_state_machine(
+        name=machine.name,
+        definition=json.dumps(machine.definition),
+        roleArn=machine.role_arn,
+        type=machine.type,
+    )
 
 
 def invoke_function(
@@ -236,30 +247,26 @@ def _is_write(environ: dict[str, Any]) -> bool:
 # ---- DynamoDB JSON <-> plain JSON (binary values as base64)
 
 
-def _encode_value(value: dict[str, Any]) -> dict[str, Any]:
+def _map_binary(value: dict[str, Any], convert: Callable[[Any], Any]) -> dict[str, Any]:
+    """A DynamoDB JSON value with `convert` applied to every binary in it (B, BS, inside M and L)."""
     ((kind, inner),) = value.items()
     if kind == "B":
-        return {"B": base64.b64encode(inner).decode("ascii")}
+        return {"B": convert(inner)}
     if kind == "BS":
-        return {"BS": [base64.b64encode(v).decode("ascii") for v in inner]}
+        return {"BS": [convert(v) for v in inner]}
     if kind == "M":
-        return {"M": {k: _encode_value(v) for k, v in inner.items()}}
+        return {"M": {k: _map_binary(v, convert) for k, v in inner.items()}}
     if kind == "L":
-        return {"L": [_encode_value(v) for v in inner]}
+        return {"L": [_map_binary(v, convert) for v in inner]}
     return value
+
+
+def _encode_value(value: dict[str, Any]) -> dict[str, Any]:
+    return _map_binary(value, lambda raw: base64.b64encode(raw).decode("ascii"))
 
 
 def _decode_value(value: dict[str, Any]) -> dict[str, Any]:
-    ((kind, inner),) = value.items()
-    if kind == "B":
-        return {"B": base64.b64decode(inner)}
-    if kind == "BS":
-        return {"BS": [base64.b64decode(v) for v in inner]}
-    if kind == "M":
-        return {"M": {k: _decode_value(v) for k, v in inner.items()}}
-    if kind == "L":
-        return {"L": [_decode_value(v) for v in inner]}
-    return value
+    return _map_binary(value, base64.b64decode)
 
 
 def _create_kwargs(table: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +298,7 @@ def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
         yield items[start : start + size]
 
 
-class EmbeddedAws:
+class EmbeddedAws(StartStop):
     """moto's server on a threaded werkzeug server in this process.
     One per process at a time: moto's state is global, and start() resets it."""
 
@@ -441,13 +448,6 @@ class EmbeddedAws:
             os.environ["MOTO_PORT"] = self._saved_moto_port
         moto_api_backend.reset()
 
-    def __enter__(self) -> EmbeddedAws:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def client(self, service: str) -> Any:
         """A boto3 client for this endpoint (cached; boto3 clients are thread-safe)."""
         with self._clients_lock:
@@ -487,12 +487,7 @@ class EmbeddedAws:
         self.refs.update(refs)
         template.refs.update(refs)
         for machine in template.state_machines():
-            self.client("stepfunctions").create_state_machine(
-                name=machine.name,
-                definition=json.dumps(machine.definition),
-                roleArn=machine.role_arn,
-                type=machine.type,
-            )
+            create_state_machine(self.client("stepfunctions"), machine)
             refs[machine.logical_id] = machine.arn
         return refs
 

@@ -15,13 +15,13 @@ import traceback
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from svc_local.runtime import FunctionRegistry, LambdaContext
-from svc_local.serving import BackgroundServer
+from svc_local.serving import BackgroundServer, DispatchingHandler
 from svc_local.template import LOCAL_ACCOUNT_ID, Route, Template
 
 DEFAULT_PORT = 3000
@@ -311,26 +311,15 @@ class _RequestTooLarge(Exception):
     pass
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(DispatchingHandler):
     server_version = "svc-local-gateway"
-    timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
     # Headers and body go out in separate writes; with Nagle's algorithm on, the body waits for the
     # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
     disable_nagle_algorithm = True
     server: _Server
 
-    def do_GET(self) -> None:
-        self._dispatch()
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """Requests are logged once, with timing, by _dispatch."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Protocol errors (malformed request lines, timeouts)."""
-        self.server.gateway.log(f"{self.client_address[0]} {format % args}")
+    def log_line(self, line: str) -> None:
+        self.server.gateway.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
@@ -449,13 +438,6 @@ class Gateway(BackgroundServer):
     def authority(self) -> str:
         """host:port of the API as its events name it (requestContext.domainName of an HTTP API's routes)."""
         return urlsplit(self.url).netloc
-
-    def __enter__(self) -> Gateway:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def log(self, line: str) -> None:
         stream = self.log_stream or sys.stderr

@@ -13,12 +13,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.gateway import match_resource
-from svc_local.serving import BackgroundServer
+from svc_local.serving import BackgroundServer, DispatchingHandler
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -173,22 +173,12 @@ class _Drop(Exception):
     """Close the connection without answering."""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(DispatchingHandler):
     server_version = "svc-local-sandbox"
-    timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
     server: _Server
 
-    def do_GET(self) -> None:
-        self._dispatch()
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
-
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """Requests are logged once, with timing, by _dispatch."""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        self.server.sandbox.log(f"{self.client_address[0]} {format % args}")
+    def log_line(self, line: str) -> None:
+        self.server.sandbox.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
@@ -313,13 +303,6 @@ class Sandbox(BackgroundServer):
                     stop()
                 except Exception as exc:  # noqa: BLE001 - stop every provider whatever one does
                     self.log(f"error stopping provider {provider.name}: {exc!r}")
-
-    def __enter__(self) -> Sandbox:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def log(self, line: str) -> None:
         if self.quiet:

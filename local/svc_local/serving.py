@@ -1,13 +1,57 @@
-"""A threaded HTTP server running in a background thread: what the gateway and the sandbox share."""
+"""A threaded HTTP server running in a background thread: what the gateway and the sandbox share (the server
+and its request handler), and the with-block of what starts and stops (the embedded AWS too)."""
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
 
 
-class BackgroundServer(ABC):
+class StartStop(ABC):
+    """Started on entering a with block, stopped on leaving it."""
+
+    @abstractmethod
+    def start(self) -> None: ...
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class DispatchingHandler(BaseHTTPRequestHandler):
+    """A request handler that sends every method to `_dispatch`, which logs each request once (with its
+    timing); protocol errors (malformed request lines, timeouts) go to `log_line`."""
+
+    protocol_version = "HTTP/1.1"
+    timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Requests are logged once, with timing, by _dispatch."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        self.log_line(f"{self.client_address[0]} {format % args}")
+
+    def _dispatch(self) -> None:
+        raise NotImplementedError
+
+    def log_line(self, line: str) -> None:
+        raise NotImplementedError
+
+
+class BackgroundServer(StartStop):
     """Bind, start, stop, port and URL of one ThreadingHTTPServer. Port 0 picks a free port."""
 
     thread_name = "svc-server"
@@ -61,5 +105,5 @@ class BackgroundServer(ABC):
         self._server = None
         self.stopped()
 
-    def stopped(self) -> None:  # noqa: B027 - an optional hook, empty by default
+    def stopped(self) -> None:
         """Called once the server has stopped serving."""

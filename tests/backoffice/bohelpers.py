@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import re
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -274,20 +275,50 @@ def viewer(as_role) -> Client:
     return as_role("viewer")
 
 
-def wait_for_lock_waiters(database_url: str, function: str, count: int, timeout: float = 10) -> int:
-    """How many sessions wait on a lock in a query naming `function`, polled until `count` do (or `timeout`
-    seconds pass), from a separate autocommit connection: pg_stat_activity is a snapshot inside a
-    transaction."""
-    deadline = time.monotonic() + timeout
-    waiting = 0
+# -- concurrent requests ---------------------------------------------------------------------------------------
+def committed_editor(connection: psycopg.Connection) -> str:
+    """The id of a new editor, committed through an autocommit `connection` so that concurrent requests,
+    each on a connection of its own, see it."""
+    row = connection.execute(
+        "INSERT INTO staff (email, role) VALUES (%s, 'editor') RETURNING id::text",
+        (f"race-{uuid.uuid4().hex[:8]}@shop.example",),
+    ).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+@contextmanager
+def own_database(database_url: str) -> Iterator[None]:
+    """A request thread's own database connection (as each Lambda instance has its own), closed after."""
+    own = Database(database_url)
+    use_database(own)
+    try:
+        yield
+    finally:
+        own.close()
+
+
+def race_past_a_lock(
+    database_url: str, holder: psycopg.Connection, threads: list[threading.Thread], statement: str
+) -> None:
+    """Start the request `threads`, wait until each is blocked on a lock in a statement naming `statement`
+    (the lock `holder`'s open transaction holds: they are provably in the database at once), then commit
+    that transaction and wait for the threads to finish."""
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 10
+    # A separate autocommit connection: pg_stat_activity is a snapshot inside a transaction.
     with psycopg.connect(database_url, autocommit=True) as monitor:
         while time.monotonic() < deadline:
             waiting = monitor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                 "AND wait_event_type = 'Lock' AND query LIKE %s",
-                (f"%{function}%",),
+                (f"%{statement}%",),
             ).fetchone()[0]
-            if waiting == count:
+            if waiting == len(threads):
                 break
             time.sleep(0.02)
-    return waiting
+    assert waiting == len(threads)
+    holder.execute("COMMIT")
+    for t in threads:
+        t.join(10)

@@ -8,9 +8,7 @@ import uuid
 
 import psycopg
 import pytest
-from bohelpers import Client, wait_for_lock_waiters
-
-from svc_backoffice.db import Database, use_database
+from bohelpers import Client, committed_editor, own_database, race_past_a_lock
 
 
 def stock(editor, product, delta, location=None):
@@ -128,10 +126,7 @@ def test_two_orders_for_the_last_unit_one_wins(database_url, session_connection,
     """Two handlers on two connections order the last unit of a committed product at once: one gets 201, the
     other 409, and the stock ends at zero, never below."""
     with psycopg.connect(database_url, autocommit=True) as setup:
-        editor_id = setup.execute(
-            "INSERT INTO staff (email, role) VALUES (%s, 'editor') RETURNING id::text",
-            (f"race-{uuid.uuid4().hex[:8]}@shop.example",),
-        ).fetchone()[0]
+        editor_id = committed_editor(setup)
         product_id = setup.execute(
             "INSERT INTO products (title, slug, price_cents) VALUES ('Last mug', %s, 900) RETURNING id::text",
             (f"last-mug-{uuid.uuid4().hex[:8]}",),
@@ -152,24 +147,15 @@ def test_two_orders_for_the_last_unit_one_wins(database_url, session_connection,
             holder.execute("SELECT 1 FROM stock_levels WHERE product_id = %s FOR UPDATE", (product_id,))
 
             def buy(name: str) -> None:
-                own = Database(database_url)
-                use_database(own)
-                try:
+                with own_database(database_url):
                     body = {
                         "email": f"{name}@shop.example",
                         "items": [{"product_id": product_id, "quantity": 1}],
                     }
                     results[name] = Client(cookie).post("/api/orders", body).status
-                finally:
-                    own.close()
 
             threads = [threading.Thread(target=buy, args=(n,)) for n in ("a", "b")]
-            for t in threads:
-                t.start()
-            assert wait_for_lock_waiters(database_url, "order_take_stock", 2) == 2
-            holder.execute("COMMIT")
-            for t in threads:
-                t.join(10)
+            race_past_a_lock(database_url, holder, threads, "order_take_stock")
         assert sorted(results.values()) == [201, 409]
         with psycopg.connect(database_url, autocommit=True) as check:
             total = check.execute("SELECT stock_total FROM products WHERE id = %s", (product_id,)).fetchone()

@@ -8,9 +8,7 @@ import uuid
 
 import psycopg
 import pytest
-from bohelpers import Client, wait_for_lock_waiters
-
-from svc_backoffice.db import Database, use_database
+from bohelpers import Client, committed_editor, own_database, race_past_a_lock
 
 
 @pytest.fixture
@@ -201,10 +199,7 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
     """Two handlers on two connections move one committed order at once: exactly one wins, the other gets 422
     from order_transition(), and the history holds one move."""
     with psycopg.connect(database_url, autocommit=True) as setup:
-        editor_id = setup.execute(
-            "INSERT INTO staff (email, role) VALUES (%s, 'editor') RETURNING id::text",
-            (f"race-{uuid.uuid4().hex[:8]}@shop.example",),
-        ).fetchone()[0]
+        editor_id = committed_editor(setup)
         order_id = setup.execute(
             "INSERT INTO orders (email) VALUES ('race@shop.example') RETURNING id::text"
         ).fetchone()[0]
@@ -219,21 +214,12 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
             holder.execute("SELECT 1 FROM orders WHERE id = %s FOR UPDATE", (order_id,))
 
             def move(name: str, to: str) -> None:
-                own = Database(database_url)
-                use_database(own)
-                try:
+                with own_database(database_url):
                     answer = Client(cookie).post(f"/api/orders/{order_id}/transition", {"to": to})
                     results[name] = (answer.status, answer.json())
-                finally:
-                    own.close()
 
             threads = [threading.Thread(target=move, args=(n, t)) for n, t in (("a", "paid"), ("b", "paid"))]
-            for t in threads:
-                t.start()
-            assert wait_for_lock_waiters(database_url, "order_transition", 2) == 2
-            holder.execute("COMMIT")
-            for t in threads:
-                t.join(10)
+            race_past_a_lock(database_url, holder, threads, "order_transition")
         statuses = sorted(status for status, _ in results.values())
         assert statuses == [200, 422]
         loser = next(body for status, body in results.values() if status == 422)

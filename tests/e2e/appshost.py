@@ -8,13 +8,11 @@ import json
 import os
 import subprocess
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
 
-from authproxy import AuthProxy
+from authproxy import AuthProxy, LoopbackServer
 from stackproc import ROOT
 
 HERE = Path(__file__).resolve().parent / "apps_host"
@@ -60,7 +58,7 @@ def build_host_bundle() -> bytes:
         return (Path(out) / "host.bundle.js").read_bytes()
 
 
-class SandboxServer:
+class SandboxServer(LoopbackServer):
     """The sandbox proxy's origin: sandbox.html?csp=<json> answers with that CSP as a header."""
 
     def __init__(self) -> None:
@@ -84,23 +82,11 @@ class SandboxServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     def url(self) -> str:
         """The sandbox page; the host adds the view's declared csp as the `csp` query parameter."""
         return f"http://127.0.0.1:{self.port}/sandbox.html"
-
-    def __enter__(self) -> SandboxServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def host_relay(gateway: str, token: str, bundle: bytes) -> AuthProxy:

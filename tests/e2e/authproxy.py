@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Self
 from urllib.parse import urlsplit
 
 import httpx
@@ -19,7 +20,27 @@ import httpx
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-length", "host"}
 
 
-class AuthProxy:
+class LoopbackServer:
+    """A threaded HTTP server with `handler` on a free loopback port, serving while used as a context
+    manager."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class AuthProxy(LoopbackServer):
     def __init__(self, upstream: str, token: str, static: dict[str, tuple[str, bytes]] | None = None) -> None:
         """`static`: pages this proxy serves itself on GET, by path: (content type, body) (a test host's page)."""
         self.upstream = upstream.rstrip("/")
@@ -70,9 +91,7 @@ class AuthProxy:
 
             do_GET = do_POST = do_DELETE = do_OPTIONS = _forward
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     def rewrite_host(self, host: str) -> str:
         name, _, port = host.rpartition(":")
@@ -89,13 +108,8 @@ class AuthProxy:
     def url(self, host: str = "localhost") -> str:
         return f"http://{host}:{self.port}"
 
-    def __enter__(self) -> AuthProxy:
-        self._thread.start()
-        return self
-
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__exit__(kind, exc, tb)
         self._client.close()

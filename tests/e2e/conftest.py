@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from docserver import TestAuthority
-from stackproc import DATABASE_URL, RunningStack, start_stack
+from stackproc import DATABASE_URL, RunningStack, launch_chromium, start_stack
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,3 +53,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory, tls_authority: TestAuthority
 @pytest.fixture(scope="session")
 def gateway(stack: RunningStack) -> str:
     return stack.services["gateway"]
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """Headless Chromium, one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()

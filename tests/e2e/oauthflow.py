@@ -7,11 +7,45 @@ import base64
 import hashlib
 import re
 import secrets
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
 import httpx
 
 REDIRECT = "http://127.0.0.1:33418/callback"
+
+
+def public_client(name: str) -> dict[str, Any]:
+    """The registration metadata of a public MCP client (no secret; code and refresh grants) that receives
+    its codes on the loopback REDIRECT."""
+    return {
+        "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "client_name": name,
+    }
+
+
+class MemoryStorage:
+    """An MCP SDK client's token storage (the SDK's TokenStorage protocol, 1.x and 2.x) kept in memory: the
+    tokens and the client's registration."""
+
+    def __init__(self) -> None:
+        self.tokens: Any = None
+        self.client_info: Any = None
+
+    async def get_tokens(self) -> Any:
+        return self.tokens
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> Any:
+        return self.client_info
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self.client_info = client_info
 
 
 class ScriptedBrowser:
@@ -59,6 +93,42 @@ class ScriptedBrowser:
             self.callback = answer.headers["location"]
 
 
+def pkce_pair() -> tuple[str, str]:
+    """A PKCE verifier and its S256 challenge."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+def authorize_query(client_id: str, challenge: str, redirect: str = REDIRECT, **extra: str) -> str:
+    """The query of an authorization request for a code, with the PKCE challenge."""
+    return urlencode(
+        {
+            "response_type": "code",
+            "client_id": client_id,
+            "redirect_uri": redirect,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": "s",
+            **extra,
+        }
+    )
+
+
+def code_grant(
+    client_id: str, code: str, verifier: str, redirect: str = REDIRECT, **extra: str
+) -> dict[str, str]:
+    """The token request's form exchanging a code for tokens."""
+    return {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": redirect,
+        "code_verifier": verifier,
+        "client_id": client_id,
+        **extra,
+    }
+
+
 def access_token(gateway: str, email: str, password: str, name: str) -> str:
     """An MCP client authorizing itself the OAuth way (registration, consent, PKCE code exchange)."""
     client_id = httpx.post(
@@ -66,35 +136,16 @@ def access_token(gateway: str, email: str, password: str, name: str) -> str:
         timeout=10,
         json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none", "client_name": name},
     ).json()["client_id"]
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    verifier, challenge = pkce_pair()
     browser = ScriptedBrowser(email, password)
     browser.visit(
-        f"{gateway}/oauth/authorize?"
-        + urlencode(
-            {
-                "response_type": "code",
-                "client_id": client_id,
-                "redirect_uri": REDIRECT,
-                "code_challenge": challenge,
-                "code_challenge_method": "S256",
-                "state": "s",
-                "resource": f"{gateway}/mcp",
-            }
-        )
+        f"{gateway}/oauth/authorize?" + authorize_query(client_id, challenge, resource=f"{gateway}/mcp")
     )
     code = parse_qs(urlsplit(browser.callback or "").query)["code"][0]
     tokens = httpx.post(
         f"{gateway}/oauth/token",
         timeout=10,
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": REDIRECT,
-            "code_verifier": verifier,
-            "client_id": client_id,
-            "resource": f"{gateway}/mcp",
-        },
+        data=code_grant(client_id, code, verifier, resource=f"{gateway}/mcp"),
     )
     assert tokens.status_code == 200, tokens.text
     return str(tokens.json()["access_token"])

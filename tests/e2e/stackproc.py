@@ -110,6 +110,12 @@ def create_user(stack: RunningStack, email: str, password: str, plan: str = "pai
     assert created.returncode == 0, created.stderr
 
 
+def new_merchant(stack: RunningStack, email: str, password: str) -> dict[str, str]:
+    """A merchant's account on the stack, and the URLs of the stack the merchant's browser uses."""
+    create_user(stack, email, password)
+    return {"gateway": stack.services["gateway"], "sandbox": stack.services["sandbox"]}
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -125,3 +131,26 @@ CHROMIUM_ARGS = [
 def launch_chromium(playwright: Any) -> Any:
     """Debian's headless Chromium driven by Playwright (no browser download)."""
     return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def browser_sign_in(
+    email: str,
+    password: str,
+    chromium: Any,
+    gateway: str,
+    path: str = "/",
+    *,
+    width: int = 1100,
+    script: bool = True,
+) -> tuple[Any, Any]:
+    """A browser of its own (a new context) opening `path`, sent to the login form and signed in there, back
+    on `path`: (context, page)."""
+    context = chromium.new_context(viewport={"width": width, "height": 900}, java_script_enabled=script)
+    page = context.new_page()
+    page.goto(f"{gateway}{path}")
+    assert page.url.startswith(f"{gateway}/login")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{gateway}{path}")
+    return context, page

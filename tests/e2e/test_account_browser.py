@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 import pytest
 from oauthflow import access_token
-from stackproc import create_user
-from test_workspace_browser import chromium, mcp  # noqa: F401 - the module's browser fixture
+from stackproc import browser_sign_in, create_user
+from test_workspace_browser import mcp
 
 EMAIL, PASSWORD, NEW = "account@example.com", "account-pass-1", "account-pass-2"
 
@@ -19,18 +19,11 @@ def account(stack, gateway):
     return gateway
 
 
-def sign_in(chromium, gateway: str, password: str, path: str = "/"):  # noqa: F811
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    page.goto(f"{gateway}{path}")
-    page.fill("#email", EMAIL)
-    page.fill("#password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{gateway}{path}")
-    return context, page
+def sign_in(chromium, gateway: str, password: str, path: str = "/"):
+    return browser_sign_in(EMAIL, password, chromium, gateway, path)
 
 
-def test_change_the_password_then_delete_the_account_by_clicking(chromium, account):  # noqa: F811
+def test_change_the_password_then_delete_the_account_by_clicking(chromium, account):
     gateway = account
     token = access_token(gateway, EMAIL, PASSWORD, "Account Test Client")
     other, other_page = sign_in(chromium, gateway, PASSWORD)  # another browser

@@ -17,27 +17,9 @@ from docserver import DocumentServer
 from mcp import Client
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from oauthflow import REDIRECT, ScriptedBrowser
+from mcp.shared.auth import OAuthClientMetadata
+from oauthflow import REDIRECT, MemoryStorage, ScriptedBrowser, public_client
 from stackproc import DATABASE_URL, create_user
-
-
-class MemoryStorage:
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 def provider_for(
@@ -53,14 +35,7 @@ def provider_for(
             code=query["code"][0], state=query["state"][0], iss=query.get("iss", [None])[0]
         )
 
-    metadata = OAuthClientMetadata(
-        redirect_uris=[REDIRECT],
-        token_endpoint_auth_method="none",
-        grant_types=["authorization_code", "refresh_token"],
-        response_types=["code"],
-        client_name="SDK end-to-end",
-        scope="mcp:all",
-    )
+    metadata = OAuthClientMetadata(**public_client("SDK end-to-end"), scope="mcp:all")
     return OAuthClientProvider(
         server_url=f"{gateway}/mcp",
         client_metadata=metadata,

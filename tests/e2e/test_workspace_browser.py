@@ -5,17 +5,17 @@ refused, and open the project page from the URL create_project returns."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
 from oauthflow import access_token
-from stackproc import ROOT, create_user, launch_chromium
+from stackproc import ROOT, browser_sign_in, create_user, new_merchant
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "workspace@example.com", "workspace-pass-1"
@@ -43,33 +43,11 @@ def tool(gateway: str, token: str, name: str, **arguments) -> dict:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
+def merchant(stack):
+    return new_merchant(stack, EMAIL, PASSWORD)
 
 
-@pytest.fixture(scope="module")
-def merchant(stack, gateway):
-    create_user(stack, EMAIL, PASSWORD)
-    return {"gateway": gateway, "sandbox": stack.services["sandbox"]}
-
-
-def signed_in_page(chromium, gateway: str, path: str = "/", width: int = 1100):
-    context = chromium.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.goto(f"{gateway}{path}")
-    assert page.url.startswith(f"{gateway}/login")
-    page.fill("#email", EMAIL)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{gateway}{path}")
-    return context, page
+signed_in_page = functools.partial(browser_sign_in, EMAIL, PASSWORD)
 
 
 def shot(page, name: str) -> None:

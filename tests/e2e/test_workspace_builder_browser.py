@@ -7,41 +7,21 @@ script through Refresh, browse files (text, binary, too large), compare two refs
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from stackproc import ROOT, create_user, launch_chromium
+from stackproc import ROOT, browser_sign_in, create_user
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "builder-merchant@example.com", "builder-pass-1"
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def sign_in(chromium, gateway: str, path: str = "/", width: int = 1100, script: bool = True):
-    context = chromium.new_context(viewport={"width": width, "height": 900}, java_script_enabled=script)
-    page = context.new_page()
-    page.goto(f"{gateway}{path}")
-    page.fill("#email", EMAIL)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{gateway}{path}")
-    return context, page
+sign_in = functools.partial(browser_sign_in, EMAIL, PASSWORD)
 
 
 def shot(page, name: str) -> None:

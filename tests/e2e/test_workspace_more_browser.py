@@ -6,33 +6,27 @@ and a failed same-tab (GitHub) connection comes back to its card."""
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from oauthflow import access_token
-from stackproc import create_user
-from test_workspace_browser import chromium, shot, tool  # noqa: F401 - the module's browser fixture
+from stackproc import browser_sign_in, new_merchant
+from test_workspace_browser import shot, tool
 
 EMAIL, PASSWORD = "more-workspace@example.com", "more-workspace-pass-1"
 
 
 @pytest.fixture(scope="module")
-def merchant(stack, gateway):
-    create_user(stack, EMAIL, PASSWORD)
-    return {"gateway": gateway, "sandbox": stack.services["sandbox"]}
+def merchant(stack):
+    return new_merchant(stack, EMAIL, PASSWORD)
 
 
-def signed_in_page(chromium, gateway: str, path: str = "/", width: int = 1100):  # noqa: F811
-    context = chromium.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.goto(f"{gateway}{path}")
-    page.fill("#email", EMAIL)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{gateway}{path}")
-    return context, page
+signed_in_page = functools.partial(browser_sign_in, EMAIL, PASSWORD)
 
 
 def connect_all(page, gateway: str) -> None:
@@ -59,7 +53,19 @@ def new_shop(page, gateway: str, template: str) -> str:
     return page.url.rsplit("/", 1)[1]
 
 
-def test_a_failed_same_tab_connection_comes_back_to_its_card(chromium, merchant):  # noqa: F811
+@contextmanager
+def shop_page(chromium, gateway: str, template: str) -> Iterator[tuple[object, str]]:
+    """The merchant signed in with every provider connected and a new shop of `template`: (its page, its
+    project id); the browser is closed afterwards."""
+    context, page = signed_in_page(chromium, gateway, "/")
+    try:
+        connect_all(page, gateway)
+        yield page, new_shop(page, gateway, template)
+    finally:
+        context.close()
+
+
+def test_a_failed_same_tab_connection_comes_back_to_its_card(chromium, merchant):
     gateway, sandbox = merchant["gateway"], merchant["sandbox"]
     context, page = signed_in_page(chromium, gateway, "/workspace/connections")
     httpx.post(
@@ -77,7 +83,7 @@ def test_a_failed_same_tab_connection_comes_back_to_its_card(chromium, merchant)
         context.close()
 
 
-def test_publish_completes_the_page_without_a_reload_and_no_page_misses_its_icon(chromium, merchant):  # noqa: F811
+def test_publish_completes_the_page_without_a_reload_and_no_page_misses_its_icon(chromium, merchant):
     gateway, sandbox = merchant["gateway"], merchant["sandbox"]
     httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
     context, page = signed_in_page(chromium, gateway, "/")
@@ -106,12 +112,9 @@ def test_publish_completes_the_page_without_a_reload_and_no_page_misses_its_icon
         context.close()
 
 
-def test_traffic_shows_beacons_from_the_queue_in_a_server_drawn_chart(chromium, merchant):  # noqa: F811
+def test_traffic_shows_beacons_from_the_queue_in_a_server_drawn_chart(chromium, merchant):
     gateway = merchant["gateway"]
-    context, page = signed_in_page(chromium, gateway, "/")
-    try:
-        connect_all(page, gateway)
-        project_id = new_shop(page, gateway, "Independent bookshop")
+    with shop_page(chromium, gateway, "Independent bookshop") as (page, project_id):
         # The shop's visitors: beacons through the collect route and the queue, as the live site sends them.
         with httpx.Client(timeout=30) as client:
             for n in range(24):
@@ -173,11 +176,9 @@ def test_traffic_shows_beacons_from_the_queue_in_a_server_drawn_chart(chromium, 
         page.set_viewport_size({"width": 375, "height": 800})
         page.reload()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    finally:
-        context.close()
 
 
-def test_top_up_through_the_hosted_checkout_shows_pending_then_the_credit(chromium, merchant):  # noqa: F811
+def test_top_up_through_the_hosted_checkout_shows_pending_then_the_credit(chromium, merchant):
     gateway, sandbox = merchant["gateway"], merchant["sandbox"]
     webhook = httpx.get(f"{sandbox}/__admin/stripe/webhook").json()
     context, page = signed_in_page(chromium, gateway, "/")
@@ -210,12 +211,9 @@ def test_top_up_through_the_hosted_checkout_shows_pending_then_the_credit(chromi
         context.close()
 
 
-def test_visibility_and_remix_by_clicking(chromium, merchant):  # noqa: F811
+def test_visibility_and_remix_by_clicking(chromium, merchant):
     gateway = merchant["gateway"]
-    context, page = signed_in_page(chromium, gateway, "/")
-    try:
-        connect_all(page, gateway)
-        new_shop(page, gateway, "Outdoor gear")
+    with shop_page(chromium, gateway, "Outdoor gear") as (page, _project_id):
         page.get_by_role("link", name="Settings").click()
         assert page.locator("#visibility-now").inner_text() == "Private"
         assert page.get_by_label("Public").is_disabled()
@@ -228,5 +226,3 @@ def test_visibility_and_remix_by_clicking(chromium, merchant):  # noqa: F811
         page.wait_for_url(f"{gateway}/workspace/projects/*?done=remixed")
         assert page.locator("h1").inner_text() == "Outdoor gear (remix)"
         assert "Not published" in page.locator("#publish-words").inner_text()
-    finally:
-        context.close()

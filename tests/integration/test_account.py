@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from test_oauth import authorize_params, exchange, pkce, register, sign_in
 
-from apiclient import authorize_client, connect_provider
+from apiclient import authorize_client, connect_provider, mcp_status, refresh_tokens
 from svc_shared.storage import keys
 from svc_shared.wiring import cli, services
 
@@ -39,18 +39,6 @@ def _change(api, current, new, again=None, **extra):
         **extra,
     }
     return api.post("/workspace/account/password", form=form, headers={"Origin": OWN})
-
-
-def _mcp_status(api, access_token):
-    return api.post(
-        "/mcp",
-        json_body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={
-            "Authorization": f"Bearer {access_token}",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2025-06-18",
-        },
-    ).status
 
 
 def _code(api) -> tuple[str, str, str]:
@@ -96,15 +84,8 @@ def test_a_password_change_ends_every_other_session_and_grant_and_keeps_this_bro
     stolen = type(api)(api.template_path)
     stolen.cookies = {"svc_ws_session": old_cookie}
     assert stolen.get("/api/me").status == 401  # this browser's old session ended too
-    assert _mcp_status(api, tokens["access_token"]) == 401
-    refreshed = api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": tokens["client_id"],
-        },
-    )
+    assert mcp_status(api, tokens["access_token"]) == 401
+    refreshed = refresh_tokens(api, tokens)
     assert refreshed.json()["error"] == "invalid_grant"
     fresh = type(api)(api.template_path)
     assert fresh.post("/login", form=DEMO).status == 401
@@ -181,7 +162,7 @@ def test_sign_out_everywhere_is_on_the_account_page(api, demo_user):
     out = api.post("/logout", form={"everywhere": "yes", "csrf": _csrf(api)}, headers={"Origin": OWN})
     assert out.status == 303
     assert api.get("/api/me").status == other.get("/api/me").status == 401
-    assert _mcp_status(api, tokens["access_token"]) == 401
+    assert mcp_status(api, tokens["access_token"]) == 401
 
 
 # -- 2. authorization codes die with the sessions they came from -----------------------------------------------
@@ -270,15 +251,8 @@ def test_deleting_the_account_ends_everything_and_forgets_the_user(api, demo_use
     )
 
     assert api.get("/api/me").status == other.get("/api/me").status == 401
-    assert _mcp_status(api, tokens["access_token"]) == 401
-    refreshed = api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": tokens["client_id"],
-        },
-    )
+    assert mcp_status(api, tokens["access_token"]) == 401
+    refreshed = refresh_tokens(api, tokens)
     assert refreshed.json()["error"] == "invalid_grant"
     # Signing in with the address fails exactly as for an address nobody has.
     known = type(api)(api.template_path).post("/login", form=DEMO)

@@ -112,23 +112,19 @@ def test_top_pages_are_the_five_most_viewed(clock, api, bearer, project, drain):
 
 
 def test_date_range_of_90_days_is_accepted_and_91_refused(api, bearer, project):
-    good = call_tool(
-        api,
-        bearer,
-        "get_project_analytics",
-        project_id=project.id,
-        start_date="2026-01-01",
-        end_date="2026-03-31",
-    )
+    def report(end_date: str) -> dict:
+        return call_tool(
+            api,
+            bearer,
+            "get_project_analytics",
+            project_id=project.id,
+            start_date="2026-01-01",
+            end_date=end_date,
+        )
+
+    good = report("2026-03-31")
     assert good["isError"] is False
-    bad = call_tool(
-        api,
-        bearer,
-        "get_project_analytics",
-        project_id=project.id,
-        start_date="2026-01-01",
-        end_date="2026-04-01",
-    )
+    bad = report("2026-04-01")
     assert bad["isError"] is True
     assert "90 days" in bad["content"][0]["text"]
 

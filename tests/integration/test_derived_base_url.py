@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from apiclient import connect_provider
+from apiclient import connected_project
 from svc_local.template import Template
 from svc_shared.core.config import get_settings
 from svc_shared.storage import keys
@@ -100,14 +100,7 @@ def test_an_execution_started_by_hand_learns_the_url_from_the_sign_in(derived, d
     assert _recorded() is None
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
     assert _recorded() == BASE
-    for provider in ("repo_host", "db_host", "static_host"):
-        connect_provider(api, provider)
-    project = services.projects().create(
-        owner_id=demo_user.id,
-        workspace_id=demo_user.default_workspace_id,
-        prompt="Loose-leaf teas for curious drinkers, calm tone",
-        name="Tea Shop",
-    )
+    project = connected_project(api, demo_user, "Loose-leaf teas for curious drinkers, calm tone", "Tea Shop")
     baseurl.bind({})
     services.wire(clock=services.clock())  # a fresh container: what a publish-steps function starts with
     # An operator starts the state machine with the project id only.
@@ -124,14 +117,7 @@ def test_an_execution_started_by_hand_learns_the_url_from_the_sign_in(derived, d
 def test_a_publish_through_the_api_records_the_url_for_its_steps(derived, demo_user):
     api, env = derived["api"], derived["env"]
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host", "static_host"):
-        connect_provider(api, provider)
-    project = services.projects().create(
-        owner_id=demo_user.id,
-        workspace_id=demo_user.default_workspace_id,
-        prompt="Handmade soaps for sensitive skin, gentle tone",
-        name="Soap Shop",
-    )
+    project = connected_project(api, demo_user, "Handmade soaps for sensitive skin, gentle tone", "Soap Shop")
     _forget_recorded()
     services.wire(clock=services.clock())  # forget what this container wrote
     started = api.post(f"/api/projects/{project.id}/provision", json_body={"action": "start"})

@@ -169,39 +169,26 @@ def test_the_views_tools_answer_a_ui_client(shop):  # noqa: F811 - the fixture i
         None,
     )
 
-    daily = ui_call(
-        api,
-        bearer,
-        session,
-        "get_project_traffic_daily",
-        project_id=project_id,
-        start_date="2026-01-30",
-        end_date="2026-02-01",
-    )
+    def traffic_daily(start_date: str, end_date: str) -> dict:
+        return ui_call(
+            api,
+            bearer,
+            session,
+            "get_project_traffic_daily",
+            project_id=project_id,
+            start_date=start_date,
+            end_date=end_date,
+        )
+
+    daily = traffic_daily("2026-01-30", "2026-02-01")
     assert daily["isError"] is False
     assert daily["structuredContent"]["days"] == [
         {"date": day, "pageviews": 0, "unique_visitors": 0}
         for day in ("2026-01-30", "2026-01-31", "2026-02-01")
     ]
-    ninety = ui_call(
-        api,
-        bearer,
-        session,
-        "get_project_traffic_daily",
-        project_id=project_id,
-        start_date="2026-01-01",
-        end_date="2026-03-31",
-    )
+    ninety = traffic_daily("2026-01-01", "2026-03-31")
     assert ninety["isError"] is False and len(ninety["structuredContent"]["days"]) == 90
-    over = ui_call(
-        api,
-        bearer,
-        session,
-        "get_project_traffic_daily",
-        project_id=project_id,
-        start_date="2026-01-01",
-        end_date="2026-04-01",
-    )
+    over = traffic_daily("2026-01-01", "2026-04-01")
     assert over["isError"] is True
     assert "the date range is at most 90 days" in over["content"][0]["text"]
 

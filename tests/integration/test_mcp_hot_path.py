@@ -181,19 +181,12 @@ def test_revoke_refuses_another_users_grant(api, warm):
 
 
 def test_a_rotated_away_access_token_is_refused_at_once(api, bearer):
-    from apiclient import authorize_client
+    from apiclient import authorize_client, refresh_tokens
 
     tokens = authorize_client(api, "demo@example.com", "demo-password-1")
     old = with_token(bearer, tokens["access_token"])
     assert rpc(api, old, call("ping")).status == 200
-    fresh = api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": tokens["client_id"],
-        },
-    ).json()
+    fresh = refresh_tokens(api, tokens).json()
     assert rpc(api, old, call("ping")).status == 401
     assert rpc(api, with_token(bearer, fresh["access_token"]), call("ping")).status == 200
 
@@ -289,7 +282,7 @@ def test_tokens_of_the_earlier_format_still_work_until_revoked(api, clock, warm,
 
 
 def test_revoking_one_access_token_keeps_its_grant(api, bearer):
-    from apiclient import authorize_client
+    from apiclient import authorize_client, refresh_tokens
 
     tokens = authorize_client(api, "demo@example.com", "demo-password-1")
     headers = with_token(bearer, tokens["access_token"])
@@ -298,12 +291,5 @@ def test_revoking_one_access_token_keeps_its_grant(api, bearer):
     assert rpc(api, headers, call("ping")).status == 401
     assert services.grants().gate.revoke_access_token(claims) is False  # already refused
     assert claims.grant_id in [c.grant_id for c in services.mcp_clients().list(claims.user_id)]
-    fresh = api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": tokens["client_id"],
-        },
-    ).json()
+    fresh = refresh_tokens(api, tokens).json()
     assert rpc(api, with_token(bearer, fresh["access_token"]), call("ping")).status == 200

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from apiclient import call_tool
+from apiclient import call_tool, create_repo, push_files
 from apiclient import connect_provider as connect
 from apiclient import tool_error as error_text
 from apiclient import tool_ok as ok
@@ -26,23 +26,8 @@ def shop(api, bearer, provider_env, demo_user):
     )
     project_id = created["project_id"]
     assert created["workspace_url"].endswith(f"/projects/{project_id}")
-    assert (
-        api.post(
-            "/api/repo-host/connect-repo",
-            json_body={"projectId": project_id, "mode": "create", "name": f"shop-{project_id[:8]}"},
-        ).status
-        == 200
-    )
-    first = api.post(
-        "/api/repo-host/push",
-        json_body={
-            "projectId": project_id,
-            "files": [
-                {"path": "src/app.txt", "content": "hello\n"},
-                {"path": "docs/readme.md", "content": "# Shop\n"},
-            ],
-        },
-    ).json()
+    assert create_repo(api, project_id, f"shop-{project_id[:8]}").status == 200
+    first = push_files(api, project_id, {"src/app.txt": "hello\n", "docs/readme.md": "# Shop\n"}).json()
     return {
         "api": api,
         "bearer": bearer,
@@ -72,16 +57,8 @@ def test_list_and_read_files_at_head(shop):
 
 def test_read_file_refuses_files_over_1_mb_and_reads_exactly_1_mb(shop):
     api = shop["api"]
-    api.post(
-        "/api/repo-host/push",
-        json_body={
-            "projectId": shop["project_id"],
-            "files": [
-                {"path": "big/ok.txt", "content": "x" * (1024 * 1024)},
-                {"path": "big/too.txt", "content": "x" * (1024 * 1024 + 1)},
-            ],
-        },
-    )
+    mb = 1024 * 1024
+    push_files(api, shop["project_id"], {"big/ok.txt": "x" * mb, "big/too.txt": "x" * (mb + 1)})
     exact = ok(call_tool(api, shop["bearer"], "read_file", project_id=shop["project_id"], path="big/ok.txt"))
     assert exact["size"] == 1024 * 1024
     assert "1 MB" in error_text(
@@ -91,16 +68,8 @@ def test_read_file_refuses_files_over_1_mb_and_reads_exactly_1_mb(shop):
 
 def test_diff_between_two_refs_and_truncation_over_256_kb(shop):
     api = shop["api"]
-    api.post(
-        "/api/repo-host/push",
-        json_body={
-            "projectId": shop["project_id"],
-            "files": [
-                {"path": "src/app.txt", "content": "hello\nworld\n"},
-                {"path": "huge.txt", "content": "".join(f"line {i}\n" for i in range(40000))},
-            ],
-        },
-    )
+    huge = "".join(f"line {i}\n" for i in range(40000))
+    push_files(api, shop["project_id"], {"src/app.txt": "hello\nworld\n", "huge.txt": huge})
     diff = ok(
         call_tool(api, shop["bearer"], "get_diff", project_id=shop["project_id"], base=shop["first_sha"])
     )
@@ -242,18 +211,18 @@ def test_paid_plan_deploys_and_status_follows_the_build(shop):
 
 
 def test_upload_url_is_a_presigned_put_capped_at_10_mb(shop):
-    api = shop["api"]
-    upload = ok(
-        call_tool(
-            api,
+    def upload_url(filename: str, content_type: str, size_bytes: int) -> dict:
+        return call_tool(
+            shop["api"],
             shop["bearer"],
             "get_file_upload_url",
             project_id=shop["project_id"],
-            filename="hero.jpg",
-            content_type="image/jpeg",
-            size_bytes=5,
+            filename=filename,
+            content_type=content_type,
+            size_bytes=size_bytes,
         )
-    )
+
+    upload = ok(upload_url("hero.jpg", "image/jpeg", 5))
     put = httpx.put(upload["upload_url"], content=b"12345", headers=upload["headers"])
     assert put.status_code == 200, put.text
     assert "X-Amz-Expires=3600" in upload["upload_url"]
@@ -265,28 +234,9 @@ def test_upload_url_is_a_presigned_put_capped_at_10_mb(shop):
     )
     assert oversized.status_code == 403
     assert "SignatureDoesNotMatch" in oversized.text
-    assert "size_bytes" in error_text(
-        call_tool(
-            api,
-            shop["bearer"],
-            "get_file_upload_url",
-            project_id=shop["project_id"],
-            filename="x.bin",
-            content_type="application/octet-stream",
-            size_bytes=10 * 1024 * 1024 + 1,
-        )
-    )
-    assert ok(
-        call_tool(
-            api,
-            shop["bearer"],
-            "get_file_upload_url",
-            project_id=shop["project_id"],
-            filename="x.bin",
-            content_type="application/octet-stream",
-            size_bytes=10 * 1024 * 1024,
-        )
-    )["upload_url"]
+    ten_mb = 10 * 1024 * 1024
+    assert "size_bytes" in error_text(upload_url("x.bin", "application/octet-stream", ten_mb + 1))
+    assert ok(upload_url("x.bin", "application/octet-stream", ten_mb))["upload_url"]
 
 
 @pytest.mark.parametrize(
@@ -501,10 +451,7 @@ def test_refs_that_are_not_git_refs_are_refused(shop, tool, field, ref):
 def test_path_segments_are_url_encoded_so_odd_names_read_as_themselves(shop):
     api = shop["api"]
     odd = "docs/50% off #1?.md"
-    pushed = api.post(
-        "/api/repo-host/push",
-        json_body={"projectId": shop["project_id"], "files": [{"path": odd, "content": "sale\n"}]},
-    )
+    pushed = push_files(api, shop["project_id"], {odd: "sale\n"})
     assert pushed.status == 200, pushed.text
     read = ok(call_tool(api, shop["bearer"], "read_file", project_id=shop["project_id"], path=odd))
     assert (read["path"], read["content"]) == (odd, "sale\n")

@@ -15,6 +15,7 @@ from svc_shared.wiring import services
 
 BASE = "http://127.0.0.1:3000"
 REDIRECT = "http://127.0.0.1:33418/callback"
+CODE_UNUSABLE = {"error": "invalid_grant", "error_description": "code is invalid, expired, or already used"}
 
 
 def pkce() -> tuple[str, str]:
@@ -62,8 +63,16 @@ def get_code(api, client_id, challenge, **extra):
     return parse_qs(urlsplit(answer.header("location")).query)["code"][0]
 
 
-def exchange(api, client_id, code, verifier, **extra):
-    form = {
+def signed_in_code(api, client_id):
+    """Sign in as the demo user and allow `client_id`: (the code, its PKCE verifier)."""
+    sign_in(api)
+    verifier, challenge = pkce()
+    return get_code(api, client_id, challenge), verifier
+
+
+def code_grant(client_id, code, verifier, **extra):
+    """The token request exchanging a code, with its verifier and the redirect URI it was issued for."""
+    return {
         "grant_type": "authorization_code",
         "code": code,
         "redirect_uri": REDIRECT,
@@ -71,7 +80,10 @@ def exchange(api, client_id, code, verifier, **extra):
         "client_id": client_id,
         **extra,
     }
-    return api.post("/oauth/token", form=form)
+
+
+def exchange(api, client_id, code, verifier, **extra):
+    return api.post("/oauth/token", form=code_grant(client_id, code, verifier, **extra))
 
 
 def refresh(api, client_id, refresh_token):
@@ -88,9 +100,8 @@ def client_id(api):
 
 @pytest.fixture
 def tokens(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    answer = exchange(api, client_id, get_code(api, client_id, challenge), verifier)
+    code, verifier = signed_in_code(api, client_id)
+    answer = exchange(api, client_id, code, verifier)
     assert answer.status == 200, answer.text
     return answer.json()
 
@@ -362,20 +373,8 @@ def test_resource_other_than_this_server_is_invalid_target(api, demo_user, clien
 
 
 def test_resource_at_the_token_endpoint_must_be_the_one_authorized(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
-    answer = api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "authorization_code",
-            "code": code,
-            "code_verifier": verifier,
-            "client_id": client_id,
-            "redirect_uri": REDIRECT,
-            "resource": "https://other.example/mcp",
-        },
-    )
+    code, verifier = signed_in_code(api, client_id)
+    answer = exchange(api, client_id, code, verifier, resource="https://other.example/mcp")
     assert (answer.status, answer.json()["error"]) == (400, "invalid_target")
 
 
@@ -421,9 +420,8 @@ def test_consent_token_expires_after_ten_minutes(clock, api, demo_user, client_i
 
 # -- token endpoint ---------------------------------------------------------------------------------------
 def test_code_exchange_gives_a_bearer_pair_for_24_hours(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    answer = exchange(api, client_id, get_code(api, client_id, challenge), verifier)
+    code, verifier = signed_in_code(api, client_id)
+    answer = exchange(api, client_id, code, verifier)
     assert answer.status == 200
     assert answer.header("cache-control") == "no-store"
     body = answer.json()
@@ -435,36 +433,24 @@ def test_code_exchange_gives_a_bearer_pair_for_24_hours(api, demo_user, client_i
 
 
 def test_code_works_at_59_seconds(clock, api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
+    code, verifier = signed_in_code(api, client_id)
     clock.advance(59)
     assert exchange(api, client_id, code, verifier).status == 200
 
 
 def test_code_fails_at_61_seconds(clock, api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
+    code, verifier = signed_in_code(api, client_id)
     clock.advance(61)
     answer = exchange(api, client_id, code, verifier)
     assert answer.status == 400
-    assert answer.json() == {
-        "error": "invalid_grant",
-        "error_description": "code is invalid, expired, or already used",
-    }
+    assert answer.json() == CODE_UNUSABLE
 
 
 def test_reused_code_is_rejected_and_revokes_what_it_issued(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
+    code, verifier = signed_in_code(api, client_id)
     first = exchange(api, client_id, code, verifier).json()
     again = exchange(api, client_id, code, verifier)
-    assert again.json() == {
-        "error": "invalid_grant",
-        "error_description": "code is invalid, expired, or already used",
-    }
+    assert again.json() == CODE_UNUSABLE
     assert not live(first["access_token"])
     assert refresh(api, client_id, first["refresh_token"]).status == 400
 
@@ -481,18 +467,14 @@ def test_wrong_verifier_is_a_pkce_mismatch(api, demo_user, client_id):
 
 
 def test_code_of_another_client_is_refused(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
+    code, verifier = signed_in_code(api, client_id)
     other = register(api).json()["client_id"]
     assert exchange(api, other, code, verifier).json()["error"] == "invalid_grant"
 
 
 def test_redirect_uri_must_match_the_authorization_request(api, demo_user):
     client = register(api, redirect_uris=[REDIRECT, "http://127.0.0.1:33418/other"]).json()["client_id"]
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client, challenge)
+    code, verifier = signed_in_code(api, client)
     answer = exchange(api, client, code, verifier, redirect_uri="http://127.0.0.1:33418/other")
     assert answer.json()["error"] == "invalid_grant"
 
@@ -533,19 +515,8 @@ def test_a_json_token_request_with_a_wrong_field_names_it(api, client_id, body, 
 
 
 def test_token_request_as_json_is_accepted(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
-    answer = api.post(
-        "/oauth/token",
-        json_body={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": REDIRECT,
-            "code_verifier": verifier,
-            "client_id": client_id,
-        },
-    )
+    code, verifier = signed_in_code(api, client_id)
+    answer = api.post("/oauth/token", json_body=code_grant(client_id, code, verifier))
     assert answer.status == 200
 
 
@@ -558,9 +529,7 @@ def test_token_request_with_other_content_type_is_invalid_request(api):
 @pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
 def test_confidential_client_must_authenticate_by_its_method(api, demo_user, method):
     client = register(api, token_endpoint_auth_method=method).json()
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client["client_id"], challenge)
+    code, verifier = signed_in_code(api, client["client_id"])
     form = {
         "grant_type": "authorization_code",
         "code": code,
@@ -678,9 +647,7 @@ def test_verification_costs_one_storage_read(tokens):
 
 # -- concurrency ------------------------------------------------------------------------------------------
 def test_twenty_parallel_exchanges_of_one_code_give_exactly_one_pair(api, demo_user, client_id):
-    sign_in(api)
-    verifier, challenge = pkce()
-    code = get_code(api, client_id, challenge)
+    code, verifier = signed_in_code(api, client_id)
     with ThreadPoolExecutor(max_workers=20) as pool:
         answers = list(pool.map(lambda _: exchange(api, client_id, code, verifier), range(20)))
     winners = [a.json() for a in answers if a.status == 200]

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from apiclient import connect_provider as connect
+from apiclient import connected_project
 from svc_shared.core.config import get_settings
 from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
 from svc_shared.wiring import services
@@ -20,14 +21,7 @@ from svc_shared.wiring import services
 @pytest.fixture
 def merchant(api, provider_env, demo_user):
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host", "static_host"):
-        connect(api, provider)
-    project = services.projects().create(
-        owner_id=demo_user.id,
-        workspace_id=demo_user.default_workspace_id,
-        prompt="Handmade candles for cosy homes, warm tone",
-        name="Candle Shop",
-    )
+    project = connected_project(api, demo_user, "Handmade candles for cosy homes, warm tone", "Candle Shop")
     return {"api": api, "project": project, "user": demo_user, "env": provider_env}
 
 

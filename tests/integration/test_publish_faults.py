@@ -16,7 +16,7 @@ import httpx
 import psycopg
 import pytest
 
-from apiclient import connect_provider as connect
+from apiclient import connected_project
 from svc_shared.domain.publish_state import (
     BUSY_AT_START,
     DB_NOT_READY,
@@ -35,13 +35,7 @@ def merchant(api, provider_env, demo_user):
     sandbox = provider_env["sandbox"].url
     httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0})
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host", "static_host"):
-        connect(api, provider)
-    project = services.projects().create(
-        owner_id=demo_user.id,
-        workspace_id=demo_user.default_workspace_id,
-        prompt="Handmade candles for cosy homes, warm tone",
-    )
+    project = connected_project(api, demo_user, "Handmade candles for cosy homes, warm tone")
     yield {"api": api, "project": project, "user": demo_user, "env": provider_env, "sandbox": sandbox}
     httpx.delete(f"{sandbox}/__admin/faults")
     httpx.post(f"{sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
@@ -59,15 +53,20 @@ def provision(api, project_id: str, action: str = "start") -> dict:
     return answer.json()
 
 
-def run_to_end(api, project_id: str, timeout: float = 90.0) -> dict:
-    provision(api, project_id)
+def wait_for_end(api, project_id: str, timeout: float = 60.0) -> dict:
+    """Status polls (as the workspace page makes them) until the publish is ready or failed."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         report = provision(api, project_id, "status")
         if report["status"] in ("ready", "failed"):
             return report
         time.sleep(0.3)
-    pytest.fail("publish did not finish")
+    pytest.fail(f"publish did not finish: {report}")
+
+
+def run_to_end(api, project_id: str, timeout: float = 90.0) -> dict:
+    provision(api, project_id)
+    return wait_for_end(api, project_id, timeout)
 
 
 def assert_published_once(merchant) -> None:
@@ -240,17 +239,6 @@ def test_two_provision_calls_at_the_same_moment_start_one_execution(merchant, ap
 def emf_lines(captured: str) -> list[dict]:
     """The embedded-metric-format lines a run printed (what CloudWatch Logs turns into metrics)."""
     return [json.loads(line) for line in captured.splitlines() if line.startswith('{"_aws"')]
-
-
-def wait_for_end(api, project_id: str, timeout: float = 60.0) -> dict:
-    """Status polls (as the workspace page makes them) until the publish is ready or failed."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        report = provision(api, project_id, "status")
-        if report["status"] in ("ready", "failed"):
-            return report
-        time.sleep(0.3)
-    pytest.fail(f"publish did not finish: {report}")
 
 
 def _runs(arn: str, project_id: str, *, settle: float = 10.0) -> list[tuple[str, str]]:

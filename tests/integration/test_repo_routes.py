@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from apiclient import connect_provider as connect
+from apiclient import create_repo, link_repo
 from svc_shared.wiring import services
 
 
@@ -38,30 +39,21 @@ def git(target, *args: str) -> str:
 
 @pytest.mark.parametrize("name", ["a/b", "..", ".", "", "x" * 101, "with space", None, 42])
 def test_create_mode_refuses_names_that_are_not_one_segment(workspace, name):
-    answer = workspace["api"].post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": workspace["project"].id, "mode": "create", "name": name},
-    )
+    answer = create_repo(workspace["api"], workspace["project"].id, name)
     assert answer.status == 400
     assert answer.json()["message"] == "name invalide"
 
 
 @pytest.mark.parametrize("existing", ["nope", "a/b/c", "/x", "owner/", "-bad/x", 7])
 def test_link_mode_refuses_malformed_owner_name(workspace, existing):
-    answer = workspace["api"].post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": workspace["project"].id, "mode": "link", "existingRepo": existing},
-    )
+    answer = link_repo(workspace["api"], workspace["project"].id, existing)
     assert answer.status == 400
     assert answer.json()["message"] == "existingRepo invalide"
 
 
 def test_create_then_manual_push_lands_as_one_commit_without_env_files(workspace, tmp_path):
     api, project = workspace["api"], workspace["project"]
-    connected = api.post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": project.id, "mode": "create", "name": "candle-shop"},
-    ).json()
+    connected = create_repo(api, project.id, "candle-shop").json()
     assert connected["repo"].endswith("/candle-shop")
     assert connected["branch"] == "main"
     files = [
@@ -95,30 +87,18 @@ def test_create_then_manual_push_lands_as_one_commit_without_env_files(workspace
 
 def test_creating_a_name_that_exists_reuses_the_repository(workspace):
     api, project = workspace["api"], workspace["project"]
-    first = api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "twice"}
-    )
-    second = api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "twice"}
-    )
+    first = create_repo(api, project.id, "twice")
+    second = create_repo(api, project.id, "twice")
     assert first.json()["repo"] == second.json()["repo"]
 
 
 def test_link_mode_verifies_the_repository_exists(workspace):
     api, project = workspace["api"], workspace["project"]
-    made = api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "linked"}
-    ).json()
-    linked = api.post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": project.id, "mode": "link", "existingRepo": made["repo"]},
-    )
+    made = create_repo(api, project.id, "linked").json()
+    linked = link_repo(api, project.id, made["repo"])
     assert linked.json()["repo"] == made["repo"]
     owner = made["repo"].split("/")[0]
-    missing = api.post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": project.id, "mode": "link", "existingRepo": f"{owner}/does-not-exist"},
-    )
+    missing = link_repo(api, project.id, f"{owner}/does-not-exist")
     assert missing.status == 404
 
 
@@ -163,9 +143,7 @@ def test_push_before_a_repo_is_linked(workspace):
 
 def test_push_without_repo_host_connection(workspace):
     api, project = workspace["api"], workspace["project"]
-    api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "gone"}
-    )
+    create_repo(api, project.id, "gone")
     api.post("/api/oauth/disconnect", json_body={"provider": "repo_host"})
     answer = api.post(
         "/api/repo-host/push",
@@ -176,9 +154,7 @@ def test_push_without_repo_host_connection(workspace):
 
 def test_push_limits_500_files_and_5_mb(workspace):
     api, project = workspace["api"], workspace["project"]
-    api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "limits"}
-    )
+    create_repo(api, project.id, "limits")
     ok = api.post(
         "/api/repo-host/push",
         json_body={
@@ -229,9 +205,7 @@ def test_push_limits_500_files_and_5_mb(workspace):
 )
 def test_push_refuses_unsafe_paths(workspace, path):
     api, project = workspace["api"], workspace["project"]
-    api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "paths"}
-    )
+    create_repo(api, project.id, "paths")
     answer = api.post(
         "/api/repo-host/push", json_body={"projectId": project.id, "files": [{"path": path, "content": "x"}]}
     )
@@ -243,9 +217,7 @@ def test_push_refuses_unsafe_paths(workspace, path):
 def test_eleventh_push_in_five_minutes_is_refused(clock, workspace):
     api, project = workspace["api"], workspace["project"]
     clock.advance(300 - clock.now() % 300)
-    api.post(
-        "/api/repo-host/connect-repo", json_body={"projectId": project.id, "mode": "create", "name": "often"}
-    )
+    create_repo(api, project.id, "often")
     for i in range(10):
         assert (
             api.post(
@@ -266,20 +238,8 @@ def test_eleventh_connect_in_a_minute_is_refused(clock, workspace):
     api, project = workspace["api"], workspace["project"]
     clock.advance(60 - clock.now() % 60)
     for _ in range(10):
-        assert (
-            api.post(
-                "/api/repo-host/connect-repo",
-                json_body={"projectId": project.id, "mode": "create", "name": "same"},
-            ).status
-            == 200
-        )
-    assert (
-        api.post(
-            "/api/repo-host/connect-repo",
-            json_body={"projectId": project.id, "mode": "create", "name": "same"},
-        ).status
-        == 429
-    )
+        assert create_repo(api, project.id, "same").status == 200
+    assert create_repo(api, project.id, "same").status == 429
 
 
 def test_repo_listing_is_limited_to_20_per_minute(clock, workspace):
@@ -298,9 +258,7 @@ def test_another_users_project_is_not_found(workspace):
         workspace_id=other.default_workspace_id,
         prompt="Someone else's shop selling things",
     )
-    answer = workspace["api"].post(
-        "/api/repo-host/connect-repo", json_body={"projectId": theirs.id, "mode": "create", "name": "x"}
-    )
+    answer = create_repo(workspace["api"], theirs.id, "x")
     assert answer.status == 404
 
 

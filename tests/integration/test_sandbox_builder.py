@@ -17,11 +17,6 @@ from svc_shared.providers.repo_host import RepoHost
 
 
 @pytest.fixture(scope="module")
-def creds() -> SandboxCredentials:
-    return SandboxCredentials.generate()
-
-
-@pytest.fixture(scope="module")
 def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
     with Sandbox("127.0.0.1", 0, build_providers(None, creds, builder_delay=0.2), quiet=True) as running:
         yield running

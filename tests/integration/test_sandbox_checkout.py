@@ -49,11 +49,6 @@ class Receiver:
 
 
 @pytest.fixture(scope="module")
-def creds() -> SandboxCredentials:
-    return SandboxCredentials.generate()
-
-
-@pytest.fixture(scope="module")
 def receiver() -> Iterator[Receiver]:
     running = Receiver()
     yield running

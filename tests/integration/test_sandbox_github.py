@@ -19,11 +19,6 @@ REDIRECT = "http://127.0.0.1:9/callback/github"
 
 
 @pytest.fixture(scope="module")
-def creds() -> SandboxCredentials:
-    return SandboxCredentials.generate()
-
-
-@pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory, creds: SandboxCredentials) -> Iterator[Sandbox]:
     state = tmp_path_factory.mktemp("sandbox-github")
     with Sandbox("127.0.0.1", 0, build_providers(state, creds), quiet=True) as running:

@@ -19,11 +19,6 @@ REDIRECT = "http://127.0.0.1:9/callback/netlify"
 
 
 @pytest.fixture(scope="module")
-def creds() -> SandboxCredentials:
-    return SandboxCredentials.generate()
-
-
-@pytest.fixture(scope="module")
 def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
     with Sandbox("127.0.0.1", 0, build_providers(None, creds, build_delay=0.4), quiet=True) as running:
         yield running

@@ -34,11 +34,6 @@ def _reachable(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def creds() -> SandboxCredentials:
-    return SandboxCredentials.generate()
-
-
-@pytest.fixture(scope="module")
 def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
     database_url = DATABASE_URL if _reachable(DATABASE_URL) else None
     providers = build_providers(None, creds, database_url=database_url, project_ready_delay=0.3)

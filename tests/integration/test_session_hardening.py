@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from apiclient import authorize_client, connect_provider
+from apiclient import authorize_client, connect_provider, mcp_status, refresh_tokens
 from svc_shared.core.errors import RateLimited, Unauthenticated
 from svc_shared.wiring import cli, services
 
@@ -137,35 +137,12 @@ def test_every_session_write_refuses_text_plain_and_other_origins(connected, pat
 
 
 # -- 3. sessions and MCP grants end with a password change and "sign out everywhere" -------------------------
-def _mcp_status(api, access_token):
-    return api.post(
-        "/mcp",
-        json_body={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={
-            "Authorization": f"Bearer {access_token}",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2025-06-18",
-        },
-    ).status
-
-
-def _refresh(api, tokens):
-    return api.post(
-        "/oauth/token",
-        form={
-            "grant_type": "refresh_token",
-            "refresh_token": tokens["refresh_token"],
-            "client_id": tokens["client_id"],
-        },
-    )
-
-
 def test_a_password_change_ends_every_session_and_mcp_grant(api, demo_user):
     tokens = authorize_client(api, DEMO["email"], DEMO["password"])  # signs `api` in too
     other = type(api)(api.template_path)  # a second browser
     other.post("/login", form=DEMO)
     assert api.get("/api/me").status == other.get("/api/me").status == 200
-    assert _mcp_status(api, tokens["access_token"]) == 200
+    assert mcp_status(api, tokens["access_token"]) == 200
 
     table = services.table().name
     assert (
@@ -186,8 +163,8 @@ def test_a_password_change_ends_every_session_and_mcp_grant(api, demo_user):
 
     assert api.get("/api/me").status == 401
     assert other.get("/api/me").status == 401
-    assert _mcp_status(api, tokens["access_token"]) == 401
-    assert _refresh(api, tokens).json()["error"] == "invalid_grant"
+    assert mcp_status(api, tokens["access_token"]) == 401
+    assert refresh_tokens(api, tokens).json()["error"] == "invalid_grant"
     assert api.post("/login", form={**DEMO, "password": "new-password-2"}).status == 303
     assert api.get("/api/me").status == 200
 
@@ -208,8 +185,8 @@ def test_sign_out_everywhere_ends_every_session_and_mcp_grant(api, demo_user):
     assert out.status == 303
     assert api.get("/api/me").status == 401
     assert other.get("/api/me").status == 401
-    assert _mcp_status(api, tokens["access_token"]) == 401
-    assert _refresh(api, tokens).json()["error"] == "invalid_grant"
+    assert mcp_status(api, tokens["access_token"]) == 401
+    assert refresh_tokens(api, tokens).json()["error"] == "invalid_grant"
     assert api.post("/login", form=DEMO).status == 303  # the password still works
 
 

@@ -12,7 +12,7 @@ import time
 import httpx
 import pytest
 
-from apiclient import call_tool
+from apiclient import call_tool, create_repo
 from apiclient import connect_provider as connect
 from apiclient import tool_ok as ok
 from svc_shared.wiring import services
@@ -44,10 +44,7 @@ def shop(api, bearer, provider_env, demo_user):
         call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
     )
     project_id = created["project_id"]
-    answer = api.post(
-        "/api/repo-host/connect-repo",
-        json_body={"projectId": project_id, "mode": "create", "name": f"shop-{project_id[:8]}"},
-    )
+    answer = create_repo(api, project_id, f"shop-{project_id[:8]}")
     assert answer.status == 200, answer.text
     first = api.post(
         "/api/repo-host/push",

@@ -272,6 +272,14 @@ class OAuthApp:
         self.state.save()
         return redirect(with_query(redirect_uri, {"code": code, **extra}))
 
+    def authorize_code(self, request: SandboxRequest) -> SandboxResponse:
+        """The authorize step of a provider that answers only `response_type=code`."""
+
+        def check(client_id: str, redirect_uri: str) -> str | None:
+            return None if request.arg("response_type") == "code" else "response_type must be code"
+
+        return self.authorize(request, check)
+
     def redeem(self, code: str, redirect_uri: str | None) -> tuple[dict[str, Any] | None, str]:
         """Use a code up: (its grant, "") or (None, why: "bad_code" | "redirect_uri_mismatch")."""
         with self.state.lock:

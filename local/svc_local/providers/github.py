@@ -5,11 +5,12 @@ repositories, commits, Git Data API, contents, compare) over real bare git repos
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -47,6 +48,45 @@ NOT_FOUND = 404
 
 def _not_found() -> SandboxResponse:
     return _error(NOT_FOUND, "Not Found")
+
+
+_Route = Callable[["GitHub", SandboxRequest], SandboxResponse]
+Record = dict[str, Any]
+# A route's handler given the repository's record and its git storage.
+_RepoHandler = Callable[["GitHub", SandboxRequest, Record, GitRepo], SandboxResponse]
+
+
+def _signed_in(handler: Callable[[GitHub, SandboxRequest, Record], SandboxResponse]) -> _Route:
+    """A route of the signed-in account: the handler is given the token's account, or GitHub's 401 is the
+    answer."""
+
+    @functools.wraps(handler)
+    def route(self: GitHub, request: SandboxRequest) -> SandboxResponse:
+        account = self._authenticated(request)
+        if isinstance(account, SandboxResponse):
+            return account
+        return handler(self, request, account)
+
+    return route
+
+
+def _repository(*, git_data: bool = True) -> Callable[[_RepoHandler], _Route]:
+    """A route of one repository (owner and repo in the path) that the token's account may see: the handler
+    is given the repository's record and its git storage, or the answer is GitHub's error (401, 404, 409 when
+    `git_data` and the repository is empty)."""
+
+    def wrap(handler: _RepoHandler) -> _Route:
+        @functools.wraps(handler)
+        def route(self: GitHub, request: SandboxRequest) -> SandboxResponse:
+            opened = self._open(request, git_data=git_data)
+            if isinstance(opened, SandboxResponse):
+                return opened
+            _account, meta, repo = opened
+            return handler(self, request, meta, repo)
+
+        return route
+
+    return wrap
 
 
 class GitHub(BaseProvider):
@@ -335,12 +375,16 @@ class GitHub(BaseProvider):
             item["url"] = f"{self.api_url}/repos/{meta['full_name']}/git/{kind}s/{entry.sha}"
         return item
 
+    def _tree_json(
+        self, meta: dict[str, Any], sha: str, entries: list[dict[str, Any]], *, truncated: bool
+    ) -> dict[str, Any]:
+        url = f"{self.api_url}/repos/{meta['full_name']}/git/trees/{sha}"
+        return {"sha": sha, "url": url, "tree": entries, "truncated": truncated}
+
     # ---- account
 
-    def get_user(self, request: SandboxRequest) -> SandboxResponse:
-        account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
+    @_signed_in
+    def get_user(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         return json_response(
             {
                 "login": account["login"],
@@ -353,20 +397,16 @@ class GitHub(BaseProvider):
             }
         )
 
-    def get_emails(self, request: SandboxRequest) -> SandboxResponse:
-        account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
+    @_signed_in
+    def get_emails(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         return json_response(
             [{"email": account["email"], "primary": True, "verified": True, "visibility": "private"}]
         )
 
     # ---- repositories
 
-    def create_repo(self, request: SandboxRequest) -> SandboxResponse:
-        account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
+    @_signed_in
+    def create_repo(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         body = json_body(request)
         if not isinstance(body, dict):
             return _error(400, "Problems parsing JSON")
@@ -418,11 +458,9 @@ class GitHub(BaseProvider):
         self.state.save()
         return json_response(self._repo_json(meta), 201)
 
-    def list_repos(self, request: SandboxRequest) -> SandboxResponse:
+    @_signed_in
+    def list_repos(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         """GET /user/repos: the account's repositories, most recently created first, paginated like GitHub."""
-        account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
         try:
             per_page = min(max(int(request.arg("per_page", "30") or "30"), 1), 100)
             page = max(int(request.arg("page", "1") or "1"), 1)
@@ -433,17 +471,12 @@ class GitHub(BaseProvider):
         mine.sort(key=lambda m: m["id"], reverse=True)
         return json_response([self._repo_json(m) for m in mine[(page - 1) * per_page : page * per_page]])
 
-    def get_repo(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request, git_data=False)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        return json_response(self._repo_json(opened[1]))
+    @_repository(git_data=False)
+    def get_repo(self, request: SandboxRequest, meta: Record, _repo: GitRepo) -> SandboxResponse:
+        return json_response(self._repo_json(meta))
 
-    def get_rest_commit(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def get_rest_commit(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         ref = request.params["ref"]
         sha = repo.resolve(ref)
         if sha is None:
@@ -452,11 +485,8 @@ class GitHub(BaseProvider):
 
     # ---- Git Data API
 
-    def create_blob(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def create_blob(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("content"), str):
             return _error(422, 'Invalid request.\n\n"content" wasn\'t supplied.')
@@ -475,11 +505,8 @@ class GitHub(BaseProvider):
             {"sha": sha, "url": f"{self.api_url}/repos/{meta['full_name']}/git/blobs/{sha}"}, 201
         )
 
-    def get_blob(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, _meta, repo = opened
+    @_repository()
+    def get_blob(self, request: SandboxRequest, _meta: Record, repo: GitRepo) -> SandboxResponse:
         try:
             kind, data = repo.read(request.params["sha"])
         except GitError:
@@ -495,11 +522,8 @@ class GitHub(BaseProvider):
             }
         )
 
-    def create_tree(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def create_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("tree"), list):
             return _error(422, 'Invalid request.\n\n"tree" wasn\'t supplied.')
@@ -545,21 +569,10 @@ class GitHub(BaseProvider):
                     return _error(422, "Must supply either tree.sha or tree.content.")
             sha = repo.apply(base, changes)
         entries = [self._entry_json(meta, repo, e.name, e) for e in repo.tree_entries(sha)]
-        return json_response(
-            {
-                "sha": sha,
-                "url": f"{self.api_url}/repos/{meta['full_name']}/git/trees/{sha}",
-                "tree": entries,
-                "truncated": False,
-            },
-            201,
-        )
+        return json_response(self._tree_json(meta, sha, entries, truncated=False), 201)
 
-    def get_tree(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def get_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         wanted = request.params["sha"]
         sha = wanted if SHA_RE.match(wanted) else repo.resolve(wanted)
         kind = repo.kind(sha) if sha else None
@@ -572,14 +585,7 @@ class GitHub(BaseProvider):
         listed = repo.flatten(sha) if recursive else [(e.name, e) for e in repo.tree_entries(sha)]
         truncated = len(listed) > self.tree_limit
         entries = [self._entry_json(meta, repo, path, e) for path, e in listed[: self.tree_limit]]
-        return json_response(
-            {
-                "sha": sha,
-                "url": f"{self.api_url}/repos/{meta['full_name']}/git/trees/{sha}",
-                "tree": entries,
-                "truncated": truncated,
-            }
-        )
+        return json_response(self._tree_json(meta, sha, entries, truncated=truncated))
 
     def create_commit(self, request: SandboxRequest) -> SandboxResponse:
         opened = self._open(request)
@@ -607,11 +613,8 @@ class GitHub(BaseProvider):
         sha = repo.write_commit(tree, list(parents), body["message"], author, committer)
         return json_response(self._git_commit_json(meta, repo.commit(sha)), 201)
 
-    def get_commit(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def get_commit(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         sha = request.params["sha"]
         if repo.kind(sha) != "commit":
             return _not_found()
@@ -626,22 +629,16 @@ class GitHub(BaseProvider):
             "object": {"sha": sha, "type": "commit", "url": f"{base}/commits/{sha}"},
         }
 
-    def get_ref(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def get_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         ref = f"refs/{request.params['ref']}"
         sha = repo.ref(ref)
         if sha is None:
             return _not_found()
         return json_response(self._ref_json(meta, ref, sha))
 
-    def create_ref(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def create_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
         if (
             not isinstance(body, dict)
@@ -660,11 +657,8 @@ class GitHub(BaseProvider):
             repo.set_ref(ref, sha)
         return json_response(self._ref_json(meta, ref, sha), 201)
 
-    def update_ref(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def update_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("sha"), str):
             return _error(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
@@ -682,11 +676,8 @@ class GitHub(BaseProvider):
 
     # ---- reading
 
-    def get_contents(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request, git_data=False)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository(git_data=False)
+    def get_contents(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         if repo.is_empty():
             return _error(404, "This repository is empty.")
         ref = request.arg("ref") or meta["default_branch"]
@@ -732,11 +723,8 @@ class GitHub(BaseProvider):
             }
         )
 
-    def compare(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        _account, meta, repo = opened
+    @_repository()
+    def compare(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         base_ref, dots, head_ref = request.params["spec"].partition("...")
         if not dots:
             return _not_found()

@@ -74,7 +74,7 @@ class Netlify(BaseProvider):
     def routes(self) -> Iterable[SandboxRoute]:
         api = "/netlify/api/v1"
         return [
-            SandboxRoute("GET", "/netlify/authorize", self.authorize),
+            SandboxRoute("GET", "/netlify/authorize", self.oauth.authorize_code),
             SandboxRoute("POST", "/netlify/oauth/token", self.token),
             SandboxRoute("GET", f"{api}/user", self.user),
             SandboxRoute("GET", f"{api}/accounts", self.accounts),
@@ -98,12 +98,6 @@ class Netlify(BaseProvider):
         ]
 
     # ---- OAuth
-
-    def authorize(self, request: SandboxRequest) -> SandboxResponse:
-        def check(client_id: str, redirect_uri: str) -> str | None:
-            return None if request.arg("response_type") == "code" else "response_type must be code"
-
-        return self.oauth.authorize(request, check)
 
     def token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)
@@ -477,25 +471,29 @@ class Netlify(BaseProvider):
             "created_at": iso(deploy["created_at_ts"]),
         }
 
-    def get_build(self, request: SandboxRequest) -> SandboxResponse:
+    def _of_own_site(self, request: SandboxRequest, kind: str) -> dict[str, Any] | SandboxResponse:
+        """The build or deploy (`kind`: "build" | "deploy") the path names when its site is the token's
+        account's, or the error Netlify answers."""
         account = self._account(request)
         if isinstance(account, SandboxResponse):
             return account
-        build = self.data["builds"].get(request.params["build_id"])
-        site = self.data["sites"].get(build["site_id"]) if build else None
-        if build is None or site is None or site["account_id"] != account:
+        record = self.data[f"{kind}s"].get(request.params[f"{kind}_id"])
+        site = self.data["sites"].get(record["site_id"]) if record else None
+        if record is None or site is None or site["account_id"] != account:
             return _error(404, "Not Found")
+        return record
+
+    def get_build(self, request: SandboxRequest) -> SandboxResponse:
+        build = self._of_own_site(request, "build")
+        if isinstance(build, SandboxResponse):
+            return build
         self._advance(build["deploy_id"])
         return json_response(self._build_json(build))
 
     def get_deploy(self, request: SandboxRequest) -> SandboxResponse:
-        account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
-        deploy = self.data["deploys"].get(request.params["deploy_id"])
-        site = self.data["sites"].get(deploy["site_id"]) if deploy else None
-        if deploy is None or site is None or site["account_id"] != account:
-            return _error(404, "Not Found")
+        deploy = self._of_own_site(request, "deploy")
+        if isinstance(deploy, SandboxResponse):
+            return deploy
         return json_response(self._deploy_json(self._advance(deploy["id"])))
 
     # ---- the live site

@@ -175,7 +175,7 @@ class Supabase(BaseProvider):
         v1 = "/supabase/v1"
         project = f"{v1}/projects/{{ref}}"
         return [
-            SandboxRoute("GET", f"{v1}/oauth/authorize", self.authorize),
+            SandboxRoute("GET", f"{v1}/oauth/authorize", self.oauth.authorize_code),
             SandboxRoute("POST", f"{v1}/oauth/token", self.token),
             SandboxRoute("GET", f"{v1}/organizations", self.organizations),
             SandboxRoute("GET", f"{v1}/projects", self.list_projects),
@@ -197,12 +197,6 @@ class Supabase(BaseProvider):
         ]
 
     # ---- OAuth
-
-    def authorize(self, request: SandboxRequest) -> SandboxResponse:
-        def check(client_id: str, redirect_uri: str) -> str | None:
-            return None if request.arg("response_type") == "code" else "response_type must be code"
-
-        return self.oauth.authorize(request, check)
 
     def token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)

@@ -15,30 +15,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from mcp import ClientSession
-from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamablehttp_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import OAuthClientMetadata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from oauthflow import REDIRECT, ScriptedBrowser
-
-
-class Memory(TokenStorage):
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
+from oauthflow import MemoryStorage, ScriptedBrowser, public_client
 
 
 async def main(url: str, email: str, password: str) -> dict:
@@ -53,14 +35,8 @@ async def main(url: str, email: str, password: str) -> dict:
 
     provider = OAuthClientProvider(
         server_url=url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=[REDIRECT],
-            token_endpoint_auth_method="none",
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
-            client_name="SDK 1.x end-to-end",
-        ),
-        storage=Memory(),
+        client_metadata=OAuthClientMetadata(**public_client("SDK 1.x end-to-end")),
+        storage=MemoryStorage(),
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
     )
