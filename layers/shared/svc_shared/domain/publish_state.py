@@ -1,5 +1,6 @@
 """The publish sequence's record on a project: its stages in order, the typed state read from the project's
-`publish_*` attributes, the errors a step raises, and the messages a run leaves for the merchant."""
+`publish_*` attributes, the errors a step raises, and the words a failed run leaves for the merchant (the
+texts themselves are in the message catalogue, under `publishing.`)."""
 
 from __future__ import annotations
 
