@@ -5,9 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from svc_shared.domain.connections import STATE_EXPIRED, STATE_NOT_VERIFIED
+from svc_shared.core.catalogue import say
 from svc_shared.wiring import services
 
+STATE_EXPIRED = "La session OAuth a expiré (plus de 10 minutes). Veuillez relancer la connexion."
 PROVIDERS = ("repo_host", "db_host", "static_host")
 
 
@@ -108,7 +109,7 @@ def test_tampered_state_is_refused_with_the_spec_message(signed_in):
     params["state"] = params["state"][:-4] + "AAAA"
     answer = signed_in.get("/api/oauth/callback", params=params)
     assert answer.status == 400
-    assert STATE_NOT_VERIFIED in answer.text
+    assert say("connections.state_not_verified") in answer.text
     assert signed_in.get("/api/oauth/check-connections").json()["connections"]["repo_host"] is False
 
 
@@ -116,7 +117,7 @@ def test_replayed_callback_is_refused(signed_in):
     params = connect(signed_in, "static_host")
     replay = signed_in.get("/api/oauth/callback", params=params)
     assert replay.status == 400
-    assert STATE_NOT_VERIFIED in replay.text
+    assert say("connections.state_not_verified") in replay.text
 
 
 def test_state_older_than_ten_minutes_gets_the_expiry_message(clock, signed_in):
@@ -135,7 +136,7 @@ def test_state_of_another_user_is_refused(api, provider_env, demo_user):
     params = authorize_at_provider(url)
     api.post("/logout")
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    assert STATE_NOT_VERIFIED in api.get("/api/oauth/callback", params=params).text
+    assert say("connections.state_not_verified") in api.get("/api/oauth/callback", params=params).text
 
 
 def test_rejected_code_gets_the_exchange_failure_and_stores_nothing(signed_in):
@@ -181,7 +182,7 @@ def test_expired_db_host_token_is_refreshed_once(signed_in, provider_env, clock)
 
 
 def test_db_host_refresh_refused_asks_to_reconnect(clock, signed_in, provider_env):
-    from svc_shared.domain.connections import DB_HOST_NOT_CONNECTED, ReconnectRequired
+    from svc_shared.domain.connections import ReconnectRequired
 
     connect(signed_in, "db_host")
     user_id = signed_in.get("/api/me").json()["id"]
@@ -193,4 +194,4 @@ def test_db_host_refresh_refused_asks_to_reconnect(clock, signed_in, provider_en
     )
     with pytest.raises(ReconnectRequired) as refused:
         services.connections().token(user_id, "db_host")
-    assert refused.value.message == DB_HOST_NOT_CONNECTED
+    assert refused.value.message == say("connections.db_host_not_connected")

@@ -17,9 +17,8 @@ import psycopg
 import pytest
 
 from apiclient import connected_project
+from svc_shared.core.catalogue import say
 from svc_shared.domain.publish_state import (
-    BUSY_AT_START,
-    DB_NOT_READY,
     LEASE_SECONDS,
     RATE_LIMIT_BUDGET_SECONDS,
     READY_BUDGET_SECONDS,
@@ -269,7 +268,7 @@ def test_a_run_stopped_at_its_first_step_says_why_and_the_next_press_starts_a_ne
     assert provision(api, project.id)["status"] == "starting"
     stopped = wait_for_end(api, project.id)
     assert (stopped["status"], stopped["stage"], stopped["success"]) == ("failed", "db_creating", False)
-    assert stopped["error"] == BUSY_AT_START
+    assert stopped["error"] == say("publishing.busy_at_start")
     assert _runs(machine, project.id) == [(f"{project.id}-1", "FAILED")]
     page = api.get(f"/workspace/projects/{project.id}")
     assert "Publish failed" in page.text and "Another publish run still holds this project" in page.text
@@ -364,7 +363,7 @@ def test_a_resume_after_the_readiness_timeout_gets_ten_minutes_of_polls_again(cl
     assert (timed_out["status"], timed_out["stage"], timed_out["error"]) == (
         "failed",
         "db_waiting_ready",
-        DB_NOT_READY,
+        say("publishing.db_not_ready"),
     )
 
     first_run = record()["publish_execution"]

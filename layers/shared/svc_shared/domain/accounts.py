@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock, system_clock
 from svc_shared.core.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
 from svc_shared.core.passwords import DUMMY_HASH, hash_password, verify_password
@@ -16,7 +17,6 @@ Plan = Literal["free", "paid"]
 PLANS: tuple[str, ...] = ("free", "paid")
 WorkspaceRole = Literal["owner", "admin", "member"]
 WORKSPACE_ROLES: tuple[str, ...] = ("owner", "admin", "member")
-INVALID_CREDENTIALS = "Invalid email or password."
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
 # Read in place of an unknown address's records, so sign-in does the same work whether an email exists.
@@ -78,7 +78,7 @@ def normalize_email(email: str) -> str:
     value = email.strip().lower()
     local, at, domain = value.partition("@")
     if not at or not local or "." not in domain or len(value) > 254 or any(c.isspace() for c in value):
-        raise InvalidInput("email must be a valid email address")
+        raise InvalidInput(say("accounts.email_invalid"))
     return value
 
 
@@ -109,9 +109,11 @@ class Accounts:
         """A user with a personal workspace, created atomically; AlreadyExists when the email is taken."""
         email = normalize_email(email)
         if plan not in PLANS:
-            raise InvalidInput(f"plan must be one of {', '.join(PLANS)}")
+            raise InvalidInput(say("accounts.plan_invalid", plans=", ".join(PLANS)))
         if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-            raise InvalidInput(f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters")
+            raise InvalidInput(
+                say("accounts.password_length", minimum=MIN_PASSWORD_LENGTH, maximum=MAX_PASSWORD_LENGTH)
+            )
         name = (display_name or email.split("@")[0]).strip()[:100] or email
         user_id, workspace_id = str(uuid.uuid4()), str(uuid.uuid4())
         now = int(self._clock.now())
@@ -157,14 +159,14 @@ class Accounts:
             )
         except TransactionConflict as exc:
             if exc.reasons and exc.reasons[0] == "ConditionalCheckFailed":
-                raise AlreadyExists(f"a user with email {email} already exists") from exc
+                raise AlreadyExists(say("accounts.email_taken", email=email)) from exc
             raise
         return self.get_user(user_id)
 
     def get_user(self, user_id: str) -> User:
         item = self._table.get(keys.user(user_id), keys.PROFILE)
         if item is None:
-            raise NotFound("user not found")
+            raise NotFound(say("accounts.user_not_found"))
         return _user(item)
 
     def find_user_id(self, email: str) -> str | None:
@@ -178,7 +180,7 @@ class Accounts:
     def get_user_by_email(self, email: str) -> User:
         user_id = self.find_user_id(email)
         if user_id is None:
-            raise NotFound(f"no user with email {email}")
+            raise NotFound(say("accounts.no_user_with_email", email=email))
         return self.get_user(user_id)
 
     def authenticate(self, email: str, password: str) -> User:
@@ -195,12 +197,12 @@ class Accounts:
         item = self._table.get(keys.user(owner["user_id"] if owner else _NO_USER), keys.PROFILE)
         stored = item["password_hash"] if item else DUMMY_HASH
         if not verify_password(password[:MAX_PASSWORD_LENGTH], stored) or item is None or not valid:
-            raise Unauthenticated(INVALID_CREDENTIALS, code="invalid_credentials")
+            raise Unauthenticated(say("accounts.invalid_credentials"), code="invalid_credentials")
         return _user(item)
 
     def set_plan(self, user_id: str, plan: str) -> User:
         if plan not in PLANS:
-            raise InvalidInput(f"plan must be one of {', '.join(PLANS)}")
+            raise InvalidInput(say("accounts.plan_invalid", plans=", ".join(PLANS)))
         from svc_shared.storage.dal import ConditionFailed
 
         try:
@@ -211,13 +213,15 @@ class Accounts:
                 when=item_exists(),
             )
         except ConditionFailed as exc:
-            raise NotFound("user not found") from exc
+            raise NotFound(say("accounts.user_not_found")) from exc
         return _user(item)
 
     def set_password(self, user_id: str, password: str) -> None:
         """A new password; every session of the user ends (the session epoch is raised in the same write)."""
         if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-            raise InvalidInput(f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters")
+            raise InvalidInput(
+                say("accounts.password_length", minimum=MIN_PASSWORD_LENGTH, maximum=MAX_PASSWORD_LENGTH)
+            )
         from svc_shared.storage.dal import ConditionFailed
 
         try:
@@ -229,7 +233,7 @@ class Accounts:
                 when=item_exists(),
             )
         except ConditionFailed as exc:
-            raise NotFound("user not found") from exc
+            raise NotFound(say("accounts.user_not_found")) from exc
 
     def end_sessions(self, user_id: str) -> None:
         """End every workspace session of the user (svc_shared.domain.sessions): raise the session epoch."""
@@ -243,7 +247,7 @@ class Accounts:
                 when=item_exists(),
             )
         except ConditionFailed as exc:
-            raise NotFound("user not found") from exc
+            raise NotFound(say("accounts.user_not_found")) from exc
 
     def set_repo_host(self, user_id: str, *, connected: bool, username: str | None) -> None:
         """The profile flags that say whether (and as whom) a repo_host account is connected."""
@@ -257,12 +261,12 @@ class Accounts:
                 when=item_exists(),
             )
         except ConditionFailed as exc:
-            raise NotFound("user not found") from exc
+            raise NotFound(say("accounts.user_not_found")) from exc
 
     def workspace_knowledge(self, workspace_id: str) -> str:
         item = self._table.get(keys.workspace(workspace_id), keys.META)
         if item is None:
-            raise NotFound("workspace not found")
+            raise NotFound(say("accounts.workspace_not_found"))
         return str(item.get("knowledge", ""))
 
     def set_workspace_knowledge(self, workspace_id: str, text: str) -> None:
@@ -278,7 +282,7 @@ class Accounts:
                 when=item_exists(),
             )
         except ConditionFailed as exc:
-            raise NotFound("workspace not found") from exc
+            raise NotFound(say("accounts.workspace_not_found")) from exc
 
     # -- workspaces ---------------------------------------------------------------------------------------
     @staticmethod
@@ -297,9 +301,9 @@ class Accounts:
     def add_collaborator(self, workspace_id: str, user_id: str, role: str = "member") -> None:
         """Join `user_id` to a workspace with a role (idempotent: a second call updates the role)."""
         if role not in WORKSPACE_ROLES or role == "owner":
-            raise InvalidInput("role must be admin or member")
+            raise InvalidInput(say("accounts.role_invalid"))
         if self._table.get(keys.workspace(workspace_id), keys.META) is None:
-            raise NotFound("workspace not found")
+            raise NotFound(say("accounts.workspace_not_found"))
         self.get_user(user_id)
         self._table.put(self._membership(user_id, workspace_id, role, int(self._clock.now())))
 
@@ -333,7 +337,7 @@ class Accounts:
         member = self._table.get(keys.user(user.id), keys.member(wanted))
         meta = self._table.get(keys.workspace(wanted), keys.META) if member else None
         if member is None or meta is None:
-            raise NotFound("workspace not found")
+            raise NotFound(say("accounts.workspace_not_found"))
         return Workspace(
             id=wanted,
             name=meta["name"],

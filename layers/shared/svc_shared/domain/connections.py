@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.crypto import DecryptionFailed, Envelope
 from svc_shared.core.errors import Conflict, DomainError, InvalidInput, UpstreamError
@@ -23,18 +24,8 @@ if TYPE_CHECKING:
 Provider = Literal["repo_host", "db_host", "static_host"]
 PROVIDERS: tuple[str, ...] = ("repo_host", "db_host", "static_host")
 STATE_TTL = 600
-NEEDS_CONNECTIONS = (
-    "Connect your GitHub account (repo_host) and your Supabase account (db_host) in the workspace before "
-    "creating a project: the project's code and database live in your own accounts."
-)
 REFRESH_MARGIN = 120
 _PURPOSE = "provider-oauth-state"
-
-STATE_NOT_VERIFIED = "OAuth state could not be verified. Please retry the connection."
-STATE_EXPIRED = "La session OAuth a expiré (plus de 10 minutes). Veuillez relancer la connexion."
-EXCHANGE_FAILED = "L'échange du code d'autorisation avec le fournisseur a échoué. Veuillez réessayer."
-DB_HOST_NOT_CONNECTED = "Supabase not connected. Reconnect Supabase to continue."
-REPO_HOST_NOT_CONNECTED = "GitHub non connecte"
 
 
 class ConnectionFailed(DomainError):
@@ -86,7 +77,9 @@ def _expiry(now: int, expires_in: object) -> int | None:
 
 def check_provider(provider: object) -> str:
     if provider not in PROVIDERS:
-        raise InvalidInput(f"provider must be one of {', '.join(PROVIDERS)}", code="invalid_provider")
+        raise InvalidInput(
+            say("connections.provider_invalid", providers=", ".join(PROVIDERS)), code="invalid_provider"
+        )
     return str(provider)
 
 
@@ -134,12 +127,12 @@ class Connections:
         try:
             data = unsign(state or "", self._state_key, _PURPOSE)
         except BadSignature:
-            raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_invalid") from None
+            raise ConnectionFailed(say("connections.state_not_verified"), code="state_invalid") from None
         provider, nonce = data.get("p"), data.get("n")
         if data.get("u") != user_id or provider not in PROVIDERS or not isinstance(nonce, str):
-            raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_invalid")
+            raise ConnectionFailed(say("connections.state_not_verified"), code="state_invalid")
         if not isinstance(data.get("exp"), int) or data["exp"] <= self._clock.now():
-            raise ConnectionFailed(STATE_EXPIRED, code="state_expired")
+            raise ConnectionFailed(say("connections.state_expired"), code="state_expired")
         return str(provider), nonce
 
     def provider_of(self, user_id: str, state: str | None) -> str | None:
@@ -166,9 +159,13 @@ class Connections:
                 when=item_absent(),
             )
         except ConditionFailed:
-            raise ConnectionFailed(STATE_NOT_VERIFIED, code="state_replayed", provider=provider) from None
+            raise ConnectionFailed(
+                say("connections.state_not_verified"), code="state_replayed", provider=provider
+            ) from None
         if not code:
-            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed", provider=provider)
+            raise ConnectionFailed(
+                say("connections.exchange_failed"), code="exchange_failed", provider=provider
+            )
         app = self._apps[provider]
         try:
             grant = app.oauth.exchange(
@@ -179,7 +176,9 @@ class Connections:
             )
             account = self._account(provider, grant["access_token"])
         except (ProviderError, UpstreamError, KeyError, TypeError) as exc:
-            raise ConnectionFailed(EXCHANGE_FAILED, code="exchange_failed", provider=provider) from exc
+            raise ConnectionFailed(
+                say("connections.exchange_failed"), code="exchange_failed", provider=provider
+            ) from exc
         self._store(user_id, provider, grant, account, version=None)
         if provider == "repo_host":
             self._accounts.set_repo_host(user_id, connected=True, username=account)
@@ -223,7 +222,7 @@ class Connections:
         """A project's code and database live in the user's own accounts: both must be connected first."""
         connected = self.summary(user_id)["connections"]
         if not (connected["repo_host"] and connected["db_host"]):
-            raise Conflict(NEEDS_CONNECTIONS, code="connections_required")
+            raise Conflict(say("connections.required_for_projects"), code="connections_required")
 
     def details(self, user_id: str) -> dict[str, dict[str, Any]]:
         """Per provider: connected or not, the connected account where known, and since when."""
@@ -246,7 +245,9 @@ class Connections:
     def token(self, user_id: str, provider: str, *, missing_message: str | None = None) -> StoredToken:
         """A usable token: decrypted, and for db_host refreshed first when it is about to expire."""
         message = missing_message or (
-            DB_HOST_NOT_CONNECTED if provider == "db_host" else REPO_HOST_NOT_CONNECTED
+            say("connections.db_host_not_connected")
+            if provider == "db_host"
+            else say("connections.repo_host_not_connected")
         )
         row = self._tokens.get(user_id, check_provider(provider), consistent=True)
         if row is None:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import InvalidInput
 from svc_shared.storage import keys
@@ -46,9 +47,9 @@ def next_renewal(created_at: int, now: float) -> str:
 
 def top_up_cents(amount: Decimal) -> int:
     if amount != amount.quantize(Decimal("0.01")):
-        raise InvalidInput("amount has at most two decimals (cents)")
+        raise InvalidInput(say("credits.amount_cents"))
     if not MIN_TOP_UP <= amount <= MAX_TOP_UP:
-        raise InvalidInput(f"amount must be between ${MIN_TOP_UP} and ${MAX_TOP_UP}")
+        raise InvalidInput(say("credits.amount_range", minimum=MIN_TOP_UP, maximum=MAX_TOP_UP))
     return int((amount * 100).to_integral_value(rounding=ROUND_HALF_UP))
 
 

@@ -9,6 +9,7 @@ import uuid
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import Conflict, NotFound
 from svc_shared.domain.accounts import Accounts, User
@@ -32,7 +33,7 @@ class NotPublished(Conflict):
     code = "backoffice_not_published"
 
     def __init__(self, project: Project) -> None:
-        super().__init__("This shop's backoffice opens once the shop is published.")
+        super().__init__(say("handoff.not_published"))
         self.project = project
 
 
@@ -82,7 +83,7 @@ class Handoffs:
         audience = project.extra.get("backoffice_url")
         if not audience:
             if role == INVITEE:
-                raise NotFound("project not found")
+                raise NotFound(say("projects.not_found"))
             raise NotPublished(project)
         kid, private_key = self._keys.signer()
         now = int(self._clock.now())

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import Conflict
@@ -206,9 +207,7 @@ class HandoffKeys:
             self._put(keyring, attr("version").eq(found.version))
         except ConditionFailed:
             self._cached = None
-            raise Conflict(
-                "The hand-off keys changed while rotating (another rotation?): run it again."
-            ) from None
+            raise Conflict(say("handoff.keys_changed")) from None
         return key
 
     # -- using -----------------------------------------------------------------------------------------------

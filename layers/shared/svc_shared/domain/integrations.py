@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import InvalidInput, NotFound, PayloadTooLarge, RateLimited
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
     from svc_shared.providers.db_host import DbHost
     from svc_shared.providers.repo_host import RepoHost
 
-NAME_INVALID = "name invalide"
-EXISTING_REPO_INVALID = "existingRepo invalide"
-NO_REPO = "Aucun repo GitHub connecte"
-REPO_HOST_NOT_CONNECTED = "GitHub non connecte"
 MAX_PUSH_FILES = 500
 MAX_PUSH_BYTES = 5 * 1024 * 1024
 PUSHES_PER_WINDOW, PUSH_WINDOW = 10, 300
@@ -78,14 +75,17 @@ class Integrations:
     def _limit(self, scope: str, user_id: str, limit: int, window: int) -> None:
         allowed, wait = self._limiter.take(scope, user_id, window, limit)
         if not allowed:
-            raise RateLimited(
-                f"Too many requests: {limit} per {window // 60 if window >= 120 else window} "
-                f"{'minutes' if window >= 120 else 'seconds'}. Retry in {wait}s.",
-                retry_after=wait,
+            message = (
+                say("integrations.too_many_requests_minutes", limit=limit, minutes=window // 60, wait=wait)
+                if window >= 120
+                else say("integrations.too_many_requests_seconds", limit=limit, seconds=window, wait=wait)
             )
+            raise RateLimited(message, retry_after=wait)
 
     def _github(self, user_id: str) -> tuple[RepoHost, StoredToken]:
-        token = self._connections.token(user_id, "repo_host", missing_message=REPO_HOST_NOT_CONNECTED)
+        token = self._connections.token(
+            user_id, "repo_host", missing_message=say("connections.repo_host_not_connected")
+        )
         return self._repo_host(token.access_token), token
 
     # -- repositories -------------------------------------------------------------------------------------
@@ -107,12 +107,12 @@ class Integrations:
         mode, name = body.mode, body.name
         if mode == "create":
             if not valid_repo_segment(name):
-                raise InvalidInput(NAME_INVALID, code="name_invalid")
+                raise InvalidInput(say("integrations.name_invalid"), code="name_invalid")
         else:
             existing = body.existing_repo
             owner, sep, name = existing.partition("/") if isinstance(existing, str) else ("", "", "")
             if not sep or not _OWNER.match(owner) or not valid_repo_segment(name):
-                raise InvalidInput(EXISTING_REPO_INVALID, code="existing_repo_invalid")
+                raise InvalidInput(say("integrations.existing_repo_invalid"), code="existing_repo_invalid")
         self._limit("repo-connect", user_id, CONNECTS_PER_MINUTE, 60)
         github, token = self._github(user_id)
         if mode == "create":
@@ -123,8 +123,10 @@ class Integrations:
             try:
                 repo = github.get_repo(owner, name)
             except ProviderNotFound:
+                invalid = say("integrations.existing_repo_invalid")
                 raise NotFound(
-                    f"{EXISTING_REPO_INVALID}: {owner}/{name} was not found", field="existingRepo"
+                    say("integrations.existing_repo_not_found", invalid=invalid, repo=f"{owner}/{name}"),
+                    field="existingRepo",
                 ) from None
         return self._projects.update(
             project,
@@ -149,17 +151,21 @@ class Integrations:
             try:
                 data = base64.b64decode(content, validate=True) if encoding == "base64" else content.encode()
             except (binascii.Error, ValueError):
-                raise InvalidInput(f"{path}: content is not valid base64", code="invalid_files") from None
+                raise InvalidInput(
+                    say("integrations.content_not_base64", path=path), code="invalid_files"
+                ) from None
             total += len(data)
             contents[path] = data
         if len(contents) > MAX_PUSH_FILES:
-            raise InvalidInput(f"a push holds at most {MAX_PUSH_FILES} files", code="too_many_files")
+            raise InvalidInput(
+                say("integrations.too_many_files", files=MAX_PUSH_FILES), code="too_many_files"
+            )
         if total > MAX_PUSH_BYTES:
-            raise PayloadTooLarge("a push holds at most 5 MB of file content")
+            raise PayloadTooLarge(say("integrations.push_too_large"))
         if not contents:
-            raise InvalidInput("nothing to push once .env files are left out", code="invalid_files")
+            raise InvalidInput(say("integrations.nothing_to_push"), code="invalid_files")
         if not project.repo_host_repo or not project.repo_host_branch:
-            raise InvalidInput(NO_REPO, code="no_repo")
+            raise InvalidInput(say("integrations.no_repo"), code="no_repo")
         self._limit("repo-push", user_id, PUSHES_PER_WINDOW, PUSH_WINDOW)
         github, _ = self._github(user_id)
         message = body.message or f"chore: sync from svc builder ({len(contents)} files)"
@@ -186,12 +192,12 @@ class Integrations:
     def link_db_project(self, user_id: str, project_id: str, ref: object) -> Project:
         project = self._projects.owned(project_id, user_id)
         if not isinstance(ref, str) or not re.fullmatch(r"[a-z0-9]{6,40}", ref):
-            raise InvalidInput("ref must be a database project ref", code="ref_invalid")
+            raise InvalidInput(say("integrations.db_ref_invalid"), code="ref_invalid")
         db = self._db_host(self._connections.token(user_id, "db_host").access_token)
         try:
             db.project(ref)
         except ProviderNotFound:
-            raise NotFound(f"database project {ref} was not found in your account", field="ref") from None
+            raise NotFound(say("integrations.db_project_not_found", ref=ref), field="ref") from None
         keys = db.api_keys(ref)
         privileged = keys.privileged
         return self._projects.update(

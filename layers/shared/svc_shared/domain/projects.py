@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import Conflict, InvalidInput, NotFound
 from svc_shared.core.names import slugify
@@ -174,16 +175,14 @@ class Projects:
     ) -> Project:
         prompt = prompt.strip()
         if len(prompt) < MIN_PROMPT:
-            raise InvalidInput(
-                f"prompt must be at least {MIN_PROMPT} characters: say what is sold, to whom, and the tone"
-            )
+            raise InvalidInput(say("projects.prompt_too_short", minimum=MIN_PROMPT))
         if len(prompt) > MAX_PROMPT:
-            raise InvalidInput(f"prompt must be at most {MAX_PROMPT} characters")
+            raise InvalidInput(say("projects.prompt_too_long", maximum=MAX_PROMPT))
         template = None
         if template_id is not None:
             template = TEMPLATES_BY_ID.get(template_id)
             if template is None:
-                raise InvalidInput(f"unknown template_id {template_id}: see list_template_projects")
+                raise InvalidInput(say("projects.template_unknown", template_id=template_id))
         project_name = (name or (template.name if template else derive_name(prompt))).strip()[:100]
         now = int(self._clock.now())
         project_id = str(uuid.uuid4())
@@ -219,17 +218,17 @@ class Projects:
 
     def get(self, project_id: str, *, consistent: bool = False) -> Project:
         if not isinstance(project_id, str) or not project_id or len(project_id) > 64:
-            raise NotFound("project not found")
+            raise NotFound(say("projects.not_found"))
         item = self._table.get(keys.project(project_id), keys.META, consistent=consistent)
         if item is None:
-            raise NotFound("project not found")
+            raise NotFound(say("projects.not_found"))
         return _project(item)
 
     def owned(self, project_id: str, user_id: str, *, consistent: bool = False) -> Project:
         """The project if `user_id` owns it; not found otherwise (never reveal others' projects)."""
         project = self.get(project_id, consistent=consistent)
         if project.owner_id != user_id:
-            raise NotFound("project not found")
+            raise NotFound(say("projects.not_found"))
         return project
 
     def visible_to(self, user: User, project: Project, accounts: Accounts) -> str | None:
@@ -252,7 +251,7 @@ class Projects:
         project = self.get(project_id)
         role = self.visible_to(user, project, accounts)
         if role is None:
-            raise NotFound("project not found")
+            raise NotFound(say("projects.not_found"))
         return project, role
 
     def list_owned(self, user_id: str) -> list[Project]:
@@ -281,12 +280,12 @@ class Projects:
                 when=item_exists() & when if when is not None else item_exists(),
             )
         except ConditionFailed as exc:
-            raise Conflict("the project changed meanwhile; retry") from exc
+            raise Conflict(say("projects.changed_meanwhile")) from exc
         return _project(item)
 
     def set_visibility(self, project: Project, visibility: str) -> Project:
         if visibility not in VISIBILITIES:
-            raise InvalidInput("visibility must be private or workspace (public is reserved)")
+            raise InvalidInput(say("projects.visibility_invalid"))
         # `public` is reserved and behaves like `private`.
         return self.update(project, {"visibility": "private" if visibility == "public" else visibility})
 
@@ -305,5 +304,5 @@ class Projects:
 
 def check_knowledge(text: str) -> str:
     if len(text.encode("utf-8")) > KNOWLEDGE_MAX_BYTES:
-        raise InvalidInput(f"knowledge text must be at most {KNOWLEDGE_MAX_BYTES} bytes (10 KB)")
+        raise InvalidInput(say("projects.knowledge_too_large", limit=KNOWLEDGE_MAX_BYTES))
     return text

@@ -11,34 +11,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import Conflict, PaymentRequired
 from svc_shared.core.logs import get_logger
 from svc_shared.core.metrics import Metrics
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import Project, Projects
-from svc_shared.domain.publish_state import BUSY_AT_START, REPO_STAGE_MESSAGE, PublishState, execution_name
+from svc_shared.domain.publish_state import PublishState, execution_name
 from svc_shared.storage.dal import attr
 
 logger = get_logger()
-UPGRADE_MESSAGE = (
-    "La publication nécessite un abonnement payant. Passez à l'offre payante pour publier votre boutique."
-)
 REPO_STAGES = {"repo_host_creating_repo", "repo_host_pushing_template"}
 # A press claims an attempt, then starts its run within the same request (functions time out at 25 s): a claim
 # older than this whose run does not exist was left by a press that died in between.
 CLAIM_GRACE_SECONDS = 60
-LAUNCH_FAILED = (
-    "Publishing could not start: the publish service refused the run ({reason}). Press Publish again."
-)
-NOT_LAUNCHED = "Publishing did not start: the request that claimed it stopped first. Press Publish again."
-STOPPED_BEFORE_START = (
-    "Publishing stopped before its first step ({reason}). Press Publish again; if it keeps failing, "
-    "contact support."
-)
-STOPPED_UNRECORDED = (
-    "Publishing stopped at this stage without recording why ({reason}). Press Publish again to resume here."
-)
 
 
 class Provisioning:
@@ -63,7 +50,7 @@ class Provisioning:
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
         if user.plan != "paid":  # says nothing about the project, so it can come first
-            raise PaymentRequired(UPGRADE_MESSAGE, code="UPGRADE_REQUIRED")
+            raise PaymentRequired(say("publishing.upgrade_required"), code="UPGRADE_REQUIRED")
         project = self._projects.owned(project_id, user.id, consistent=True)
         state = PublishState.of(project)
         if start and state.stage != "ready":
@@ -135,7 +122,7 @@ class Provisioning:
         except Exception as exc:  # noqa: BLE001 - any refusal: throttled, denied, no such machine, unreachable
             reason = _error_code(exc)
             logger.warning("start_execution failed", extra={"project_id": project.id, "reason": reason})
-            return self._stopped(project, "starting", LAUNCH_FAILED.format(reason=reason))
+            return self._stopped(project, "starting", say("publishing.launch_failed", reason=reason))
         if PublishState.of(project).execution_arn == started["executionArn"]:
             return project
         return self._projects.update(project, {"publish_execution_arn": started["executionArn"]})
@@ -153,8 +140,7 @@ class Provisioning:
             if described is None:
                 if state.claimed_at is not None and now - state.claimed_at <= CLAIM_GRACE_SECONDS:
                     return project  # its press is still starting it
-                return self._stopped(project, "starting", NOT_LAUNCHED)
-            template = STOPPED_BEFORE_START
+                return self._stopped(project, "starting", say("publishing.not_launched"))
         elif status == "running":
             arn = state.execution or ""
             if (state.lease_until is not None and state.lease_until >= now) or not arn:
@@ -162,7 +148,6 @@ class Provisioning:
             described = self._describe(arn)
             if described is None:
                 return project
-            template = STOPPED_UNRECORDED
         else:
             return project
         if described["status"] in ("RUNNING", "UNKNOWN"):
@@ -177,7 +162,12 @@ class Provisioning:
                 "cause": described.get("cause"),
             },
         )
-        message = BUSY_AT_START if error == "PublishBusy" else template.format(reason=error)
+        if error == "PublishBusy":
+            message = say("publishing.busy_at_start")
+        elif status == "starting":
+            message = say("publishing.stopped_before_start", reason=error)
+        else:
+            message = say("publishing.stopped_unrecorded", reason=error)
         return self._stopped(project, status, message)
 
     def _stopped(self, project: Project, seen: str, message: str) -> Project:
@@ -210,7 +200,8 @@ class Provisioning:
         error = state.error
         if error and stage in REPO_STAGES:
             logger.info("repo_host stage failed", extra={"project_id": project.id, "raw_error": error})
-            error = REPO_STAGE_MESSAGE  # the publish view shows one fixed message; the raw error is logged
+            # the publish view shows one fixed message; the raw error is logged
+            error = say("publishing.repo_stage_failed")
         return {
             "success": status != "failed",
             "projectId": project.id,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import DomainError
@@ -18,13 +19,8 @@ from svc_shared.core.names import repo_name
 from svc_shared.domain.connections import Connections
 from svc_shared.domain.projects import Project, Projects
 from svc_shared.domain.publish_state import (
-    DB_NOT_READY,
-    NO_LINKED_REPO,
-    NO_ORGANIZATION,
-    PLATFORM_URL_UNKNOWN,
     READY_BUDGET_SECONDS,
     REGION,
-    REPO_HOST_MISSING,
     TEMPLATE_BODY,
     TEMPLATE_SUBJECT,
     WAITING,
@@ -103,7 +99,7 @@ class PublishStages:
                 when=attr("publish_lease").eq(execution) & at_stage,
             )
         except DomainError as exc:
-            raise PublishBusy("the stage moved on in another execution") from exc
+            raise PublishBusy(say("publishing.stage_moved_on")) from exc
 
     # -- stages ---------------------------------------------------------------------------------------------
     def _db(self, project: Project) -> DbHost:
@@ -120,7 +116,7 @@ class PublishStages:
             else:
                 organizations = db.organizations()
                 if not organizations:
-                    raise PublishFailed(NO_ORGANIZATION)
+                    raise PublishFailed(say("publishing.no_organization"))
                 password = self._db_password(project, execution)
                 created = db.create_project(
                     name=name, db_pass=password, organization_slug=organizations[0].slug, region=REGION
@@ -151,7 +147,7 @@ class PublishStages:
         if deadline is None:  # this run's first poll: its budget starts now
             deadline = now + READY_BUDGET_SECONDS
         elif now >= deadline:
-            raise PublishFailed(DB_NOT_READY)
+            raise PublishFailed(say("publishing.db_not_ready"))
         self._projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
         return WAITING
 
@@ -195,7 +191,9 @@ class PublishStages:
         return "repo_host_creating_repo"
 
     def _github(self, project: Project) -> tuple[RepoHost, StoredToken]:
-        token = self._connections.token(project.owner_id, "repo_host", missing_message=REPO_HOST_MISSING)
+        token = self._connections.token(
+            project.owner_id, "repo_host", missing_message=say("publishing.repo_host_missing")
+        )
         return self._adapters.repo_host(token.access_token), token
 
     def _repo_host_creating_repo(self, project: Project, execution: str) -> str:
@@ -249,7 +247,7 @@ class PublishStages:
 
     def _host_triggering_build(self, project: Project, execution: str) -> str:
         if not project.repo_host_repo or not project.repo_host_branch:
-            raise PublishFailed(NO_LINKED_REPO)
+            raise PublishFailed(say("publishing.no_linked_repo"))
         host = self._adapters.static_host(
             self._connections.token(project.owner_id, "static_host").access_token
         )
@@ -263,7 +261,7 @@ class PublishStages:
             except ProviderConflict:
                 site = host.find_site(name)
                 if site is None:
-                    raise PublishFailed(f"the site name {name} is taken on the static host") from None
+                    raise PublishFailed(say("publishing.site_name_taken", name=name)) from None
             self._crash_point("site_created")
         elif site.repo_path != project.repo_host_repo:
             site = host.link_repo(site.id, repo_path=project.repo_host_repo, branch=project.repo_host_branch)
@@ -291,7 +289,7 @@ class PublishStages:
         pooler = self._db(project).session_pooler(project.db_project_ref)
         base = (self._platform_url() or "").rstrip("/")
         if not base:
-            raise PublishFailed(PLATFORM_URL_UNKNOWN)
+            raise PublishFailed(say("publishing.platform_url_unknown"))
         self._projects.update(
             project,
             {

@@ -1,5 +1,6 @@
 """The publish sequence's record on a project: its stages in order, the typed state read from the project's
-`publish_*` attributes, the errors a step raises, and the messages a run leaves for the merchant."""
+`publish_*` attributes, the errors a step raises, and the words a failed run leaves for the merchant (the
+texts themselves are in the message catalogue, under `publishing.`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError
 from svc_shared.domain.projects import Project
 
@@ -33,23 +35,6 @@ RATE_LIMIT_BUDGET_SECONDS = 300
 MAX_RATE_LIMIT_WAIT = 60
 TEMPLATE_SUBJECT = "feat: scaffold merchant backoffice from svc template"
 TEMPLATE_BODY = "Produced by svc onboarding provisioning (template push)."
-NO_ORGANIZATION = "Merchant Supabase account has no organization."
-REPO_HOST_MISSING = (
-    "GitHub OAuth not connected. The merchant must reconnect GitHub before the template can be pushed."
-)
-NO_LINKED_REPO = "The static host build requires a linked repository: the project has none."
-DB_NOT_READY = "The Supabase project did not become ACTIVE_HEALTHY within 10 minutes."
-PLATFORM_URL_UNKNOWN = (
-    "The platform's public URL is not known yet, so the shop's backoffice has no address: open the workspace "
-    "once, then publish again."
-)
-BUSY_AT_START = (
-    "Another publish run still holds this project, so this one stopped before its first step. A run that "
-    "stopped without letting go holds it for at most 2 minutes: press Publish again in a moment."
-)
-REPO_STAGE_MESSAGE = (
-    "La configuration du dépôt GitHub a échoué. Vérifiez la connexion GitHub puis relancez la publication."
-)
 
 
 def _text(value: Any) -> str | None:
@@ -139,7 +124,7 @@ class SimulatedCrash(RuntimeError):
 def error_message(error: dict[str, Any] | None) -> str:
     """The words a failed run leaves on the project, from the error Step Functions hands the Fail step."""
     if not isinstance(error, dict):
-        return "the publish run failed"
+        return say("publishing.run_failed")
     cause = error.get("Cause")
     if isinstance(cause, str):
         try:
@@ -148,4 +133,4 @@ def error_message(error: dict[str, Any] | None) -> str:
                 return parsed["errorMessage"][:1000]
         except ValueError:
             return cause[:1000]
-    return str(error.get("Error") or "the publish run failed")[:200]
+    return str(error.get("Error") or say("publishing.run_failed"))[:200]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.domain.publish_state import PublishFailed
 
 _SKIP_DIRS = {
@@ -33,7 +34,7 @@ def template_root(configured: str | None = None) -> Path:
     )  # svc_shared/, where make build puts it
     if bundled.is_dir():
         return bundled
-    raise PublishFailed("the backoffice template is not available to this function")
+    raise PublishFailed(say("publishing.template_unavailable"))
 
 
 def template_files(root: Path) -> dict[str, bytes]:
@@ -57,7 +58,7 @@ def migration_runner(root: Path) -> Any:
     source = root / "shared" / "svc_backoffice" / "migrate.py"
     spec = importlib.util.spec_from_file_location("svc_backoffice_template_migrate", source)
     if spec is None or spec.loader is None:
-        raise PublishFailed("the backoffice migration runner is missing from the template")
+        raise PublishFailed(say("publishing.migration_runner_missing"))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)

@@ -16,17 +16,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.connections import ReconnectRequired
 from svc_shared.domain.projects import Project
 from svc_shared.domain.publish_stages import PublishStages
 from svc_shared.domain.publish_state import (
-    BUSY_AT_START,
     LEASE_SECONDS,
     MAX_RATE_LIMIT_WAIT,
     RATE_LIMIT_BUDGET_SECONDS,
-    REPO_HOST_MISSING,
     STAGES,
     PublishBusy,
     PublishFailed,
@@ -91,7 +90,7 @@ class Publisher(PublishStages):
                 | attr("publish_lease_until").lt(now),
             )
         except ConditionFailed:
-            raise PublishBusy("another execution is publishing this project") from None
+            raise PublishBusy(say("publishing.lease_held")) from None
 
     def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> str | None:
         """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or
@@ -117,7 +116,7 @@ class Publisher(PublishStages):
         # The run a press claimed stopped before it could hold the project: the project says so (the lease
         # stays with its holder), so the page stops waiting and the next press starts a new run.
         busy = isinstance(error, dict) and error.get("Error") == "PublishBusy"
-        message = BUSY_AT_START if busy else error_message(error)
+        message = say("publishing.busy_at_start") if busy else error_message(error)
         try:
             self._projects.update(
                 project,
@@ -148,7 +147,8 @@ class Publisher(PublishStages):
         except UpstreamError as exc:
             raise PublishTransient(exc.message) from exc
         except ReconnectRequired as exc:
-            raise PublishFailed(REPO_HOST_MISSING if exc.provider == "repo_host" else exc.message) from exc
+            missing = say("publishing.repo_host_missing") if exc.provider == "repo_host" else exc.message
+            raise PublishFailed(missing) from exc
         except ProviderError as exc:
             raise PublishFailed(exc.message) from exc
         if next_stage == "ready":

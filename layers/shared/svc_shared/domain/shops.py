@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.config import ConfigurationError
 from svc_shared.core.crypto import Envelope
@@ -87,9 +88,9 @@ class Shops:
         project = self._projects.get(project_id)
         extra = project.extra
         if not extra.get("backoffice_url") or not extra.get("db_password"):
-            raise NotFound("shop not found")
+            raise NotFound(say("shops.not_found"))
         if any(extra.get(name) in (None, "") for name in POOLER_FIELDS):
-            raise NotFound("shop not found")
+            raise NotFound(say("shops.not_found"))
         password = self._envelope.decrypt_text(
             extra["db_password"], {"project_id": project.id, "kind": "db_password"}
         )

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import InvalidInput, RateLimited, Unauthenticated
-from svc_shared.domain.accounts import INVALID_CREDENTIALS, Accounts, User, normalize_email
+from svc_shared.domain.accounts import Accounts, User, normalize_email
 from svc_shared.domain.sessions import Session, Sessions
 from svc_shared.storage.ratelimit import RateLimiter
 
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from svc_shared.core.clock import Clock
     from svc_shared.storage.dal import Table
 
-TOO_MANY_ATTEMPTS = "Too many sign-in attempts. Try again in {seconds} seconds."
 BACKOFF_BASE = 60  # seconds of wait after the first failure beyond the free ones; doubles with each next
 FAILURES_FORGOTTEN = 3600  # an address's failures on an account are forgotten an hour after the last
 
@@ -83,7 +83,7 @@ class SignIn:
         """The user with these credentials, throttled as sign_in describes."""
         attempts, wait = self._limiter.hit("login-ip", client_ip, self._window)
         if attempts > self._ip_max:
-            raise RateLimited(TOO_MANY_ATTEMPTS.format(seconds=wait), retry_after=wait)
+            raise RateLimited(say("signin.too_many_attempts", seconds=wait), retry_after=wait)
         pair = self._pair(client_ip, email)
         wait = self._limiter.backoff(
             "login-pair",
@@ -94,7 +94,7 @@ class SignIn:
             forget=FAILURES_FORGOTTEN,
         )
         if wait > 0:
-            raise RateLimited(TOO_MANY_ATTEMPTS.format(seconds=wait), retry_after=wait)
+            raise RateLimited(say("signin.too_many_attempts", seconds=wait), retry_after=wait)
         try:
             user = self._accounts.authenticate(email, password)
         except Unauthenticated:
@@ -107,7 +107,7 @@ class SignIn:
         """The signed-in user's id (one read: the session), for routes that need nothing else of the user."""
         user_id = self._sessions.resolve(cookie)
         if user_id is None:
-            raise Unauthenticated("Sign in to continue.", code="not_signed_in")
+            raise Unauthenticated(say("signin.required"), code="not_signed_in")
         return user_id
 
     def current_user(self, cookie: str | None) -> User:
@@ -129,4 +129,4 @@ class SignIn:
             self._revoke_grants(user_id)
 
 
-__all__ = ["INVALID_CREDENTIALS", "TOO_MANY_ATTEMPTS", "SignIn"]
+__all__ = ["SignIn"]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.core.repopath import repo_path, repo_ref
@@ -33,8 +34,6 @@ MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 UPLOAD_URL_TTL = 3600
 WAIT_SECONDS = 20.0
 POLL_SECONDS = 0.5
-NOT_PUBLISHED = "This project has no site yet: publish it from the workspace first, then deploy."
-NO_REPOSITORY = "This project has no repository yet: publish it or link a repository in the workspace first."
 
 
 class QuotaExceeded(DomainError):
@@ -89,17 +88,13 @@ class Workbench:
                 return keys.slot(slot)
         slots = list(self._table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
         free_at = min((int(s["expires_at"]) for s in slots), default=now)
-        raise QuotaExceeded(
-            f"Deploy quota reached: the Free plan includes {FREE_DEPLOYS} deploys per 30 days (the first deploy "
-            f"at publish is not counted). The next one frees up on {_iso(free_at)[:10]}; upgrade to a paid plan "
-            "to deploy without this limit."
-        )
+        raise QuotaExceeded(say("deploys.quota_reached", deploys=FREE_DEPLOYS, date=_iso(free_at)[:10]))
 
     def deploy(self, user_id: str, project_id: str) -> str:
         """Start a build of the project's site; returns the deploy id."""
         project = self._projects.owned(project_id, user_id)
         if not project.static_site_id:
-            raise DomainError(NOT_PUBLISHED, code="not_published")
+            raise DomainError(say("deploys.not_published"), code="not_published")
         user = self._accounts.get_user(user_id)
         slot = self._take_free_slot(user_id) if user.plan == "free" else None
         try:
@@ -137,7 +132,7 @@ class Workbench:
     # -- builder ------------------------------------------------------------------------------------------
     def _repo(self, project: Project) -> tuple[str, str]:
         if not project.repo_host_repo or not project.repo_host_branch:
-            raise DomainError(NO_REPOSITORY, code="no_repository")
+            raise DomainError(say("repository.missing"), code="no_repository")
         owner, name = project.repo_host_repo.split("/", 1)
         return owner, name
 
@@ -193,7 +188,7 @@ class Workbench:
     def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
         record = self._table.get(keys.message(message_id), keys.MESSAGE)
         if record is None or record["user_id"] != user_id:
-            raise NotFound("message not found")
+            raise NotFound(say("builder.message_not_found"))
         return self._builder().message(message_id).known()
 
     def list_edits(self, user_id: str, project_id: str) -> list[dict[str, Any]]:
@@ -221,9 +216,7 @@ class Workbench:
         entries = tree.entries
         if tree.truncated or len(entries) > MAX_LIST_ENTRIES:
             raise DomainError(
-                f"The repository has more than {MAX_LIST_ENTRIES:,} entries; list_files refuses it. "
-                "Read files by path with read_file instead.",
-                code="too_many_entries",
+                say("repository.too_many_entries", entries=f"{MAX_LIST_ENTRIES:,}"), code="too_many_entries"
             )
         files = [{"path": e.path, "size": e.size} for e in entries if e.type == "blob"]
         return {"ref": ref, "commit_sha": head.sha, "count": len(files), "files": files}
@@ -235,7 +228,7 @@ class Workbench:
         github, owner, name = self._github(user_id, project)
         content, size = github.file(owner, name, path, at)
         if size > MAX_READ_BYTES:
-            raise PayloadTooLarge(f"{path} is {size:,} bytes; read_file refuses files over 1 MB.")
+            raise PayloadTooLarge(say("repository.file_too_large", path=path, size=f"{size:,}"))
         try:
             return {
                 "path": path,
@@ -269,9 +262,8 @@ class Workbench:
             if patch is not None:
                 raw = patch.encode("utf-8")
                 if len(raw) > MAX_PATCH_BYTES:
-                    patch = raw[:MAX_PATCH_BYTES].decode("utf-8", "ignore") + (
-                        f"\n[... patch truncated: {len(raw):,} bytes, over the 256 KB per-file limit ...]"
-                    )
+                    truncated = say("repository.patch_truncated", size=f"{len(raw):,}")
+                    patch = f"{raw[:MAX_PATCH_BYTES].decode('utf-8', 'ignore')}\n{truncated}"
                     entry["truncated"] = True
                 entry["patch"] = patch
             files.append(entry)
@@ -286,9 +278,7 @@ class Workbench:
         found = github.commit(owner, name, commit)
         sha, parents = found.sha, found.parents
         if not parents:
-            raise InvalidInput(
-                f"Commit {sha[:7]} is the repository's first commit: there is no earlier state to compare it with."
-            )
+            raise InvalidInput(say("repository.first_commit", sha=sha[:7]))
         return {**self.diff(user_id, project_id, parents[0], sha), "commit_sha": sha}
 
     # -- uploads ------------------------------------------------------------------------------------------
@@ -297,7 +287,7 @@ class Workbench:
     ) -> dict[str, Any]:
         project = self._projects.owned(project_id, user_id)
         if not 0 < size <= MAX_UPLOAD_BYTES:
-            raise InvalidInput("size_bytes must be from 1 to 10 MB (10485760 bytes)")
+            raise InvalidInput(say("assets.size_invalid"))
         safe = (
             "".join(c if c.isalnum() or c in "._-" else "-" for c in filename)[:120].strip(".-") or "upload"
         )

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.core.logs import get_logger
 from svc_shared.providers import label
@@ -29,49 +30,54 @@ class ProviderError(DomainError):
     about it); what the provider answered (`status`, `detail`, `body`) is for the log, never for a client."""
 
     code = "provider_error"
-    words = (
-        "{label} refused the request. Try again; if it keeps failing, check the connection in the workspace."
-    )
 
     def __init__(self, provider: str, status: int, detail: str, body: Any = None) -> None:
-        super().__init__(self.words.format(label=label(provider)))
+        super().__init__(self.words(label(provider)))
         self.provider = provider
         self.status = status
         self.detail = detail
         self.body = body
         logger.info("provider error", extra={"provider": provider, "status": status, "detail": detail[:300]})
 
+    @staticmethod
+    def words(label: str) -> str:
+        """The product's words for this error, naming the provider."""
+        return say("providers.refused", label=label)
+
 
 class ProviderAuthError(ProviderError):
     """The stored token was refused (401/403 without rate limiting): the user must reconnect."""
 
     code = "provider_unauthorized"
-    words = "{label} refused the saved connection. Reconnect {label} in the workspace, then try again."
+
+    @staticmethod
+    def words(label: str) -> str:
+        return say("providers.auth_refused", label=label)
 
 
 class ProviderNotFound(ProviderError):
     code = "provider_not_found"
-    words = (
-        "{label} could not find it in the connected account: it may have been deleted, renamed or moved, "
-        "or the account may not give access to it."
-    )
+
+    @staticmethod
+    def words(label: str) -> str:
+        return say("providers.not_found", label=label)
 
 
 class ProviderConflict(ProviderError):
     """409 or 422: the request conflicts with the provider's state (a name taken, an empty repository)."""
 
     code = "provider_conflict"
-    words = (
-        "{label} refused the change because it conflicts with what is already there (a name already taken, "
-        "for example)."
-    )
+
+    @staticmethod
+    def words(label: str) -> str:
+        return say("providers.conflict", label=label)
 
 
 class ProviderUnavailable(UpstreamError):
     """5xx, a timeout or a dropped connection: the operation may be retried."""
 
     def __init__(self, provider: str, detail: str) -> None:
-        super().__init__(f"{label(provider)} is not answering right now. Try again in a few minutes.")
+        super().__init__(say("providers.unavailable", label=label(provider)))
         self.provider = provider
         self.detail = detail
         logger.warning("provider unavailable", extra={"provider": provider, "detail": detail[:300]})
@@ -271,14 +277,14 @@ class Provider:
         message = _message(body, response.reason_phrase or "error")
         if status == 429:
             raise RateLimited(
-                f"{label(self.name)} is limiting requests right now. Try again in a minute.",
+                say("providers.rate_limited", label=label(self.name)),
                 retry_after=_seconds(response.headers.get("retry-after"), 60),
                 code="provider_rate_limited",
             )
         if status in (401, 403):
             if status == 403 and response.headers.get("x-ratelimit-remaining") == "0":
                 raise RateLimited(
-                    f"{label(self.name)} is limiting requests right now. Try again in a minute.",
+                    say("providers.rate_limited", label=label(self.name)),
                     retry_after=60,
                     code="provider_rate_limited",
                 )

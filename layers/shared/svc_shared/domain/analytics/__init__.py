@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.errors import InvalidInput, RateLimited
 from svc_shared.core.logs import get_logger
@@ -33,7 +34,6 @@ from svc_shared.domain.analytics.beacon import (
     _COUNTRY,
     _HOST,
     INVALID,
-    VISITOR_SUPPLIED_NOTE,
     Beacon,
     _valid,
     clean_path,
@@ -74,7 +74,6 @@ __all__ = [
     "LOG_GROUPS",
     "MAX_KEYS",
     "OTHER",
-    "VISITOR_SUPPLIED_NOTE",
     "Analytics",
     "BatchResult",
     "Beacon",
@@ -134,7 +133,7 @@ class Analytics:
             allowed, wait = self._counters.admit(scope, key, limit, BEACON_WINDOW)
             if not allowed:
                 raise RateLimited(
-                    "Too many pageviews from this address or for this site: try again later.",
+                    say("analytics.too_many_pageviews"),
                     retry_after=wait,
                     code="rate_limited",
                 )
@@ -301,9 +300,9 @@ class Analytics:
     def _days(self, project_id: str, start: date, end: date) -> dict[str, DayFold]:
         """What each day of the range holds: its stored day item and the log entries not folded into it."""
         if end < start:
-            raise InvalidInput("end_date must not be before start_date")
+            raise InvalidInput(say("analytics.range_reversed"))
         if (end - start).days + 1 > MAX_RANGE_DAYS:
-            raise InvalidInput(f"the date range is at most {MAX_RANGE_DAYS} days")
+            raise InvalidInput(say("analytics.range_too_long", days=MAX_RANGE_DAYS))
         first, last = start.isoformat(), end.isoformat()
         items = list(self._table.query(keys.stats(project_id), sk_between=(keys.day(first), keys.day(last))))
         per_day: dict[str, DayFold] = {}

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
+from svc_shared.core.catalogue import say
 from svc_shared.mcp.apps import TRAFFIC
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools.common import Output, ProjectArguments, registry
@@ -87,13 +88,11 @@ class DailyTraffic(Output):
     ui_resource=TRAFFIC,
 )
 def get_project_analytics(ctx: ToolContext, args: AnalyticsArguments) -> dict[str, Any]:
-    from svc_shared.domain.analytics import VISITOR_SUPPLIED_NOTE
-
     project = services.projects().owned(args.project_id, ctx.user_id)
     report = services.analytics().report(project.id, args.start_date, args.end_date)
     report["visitor_supplied"] = {
         "fields": ["top_pages[].path", "referrers[].source"],
-        "note": VISITOR_SUPPLIED_NOTE,
+        "note": say("analytics.visitor_supplied_note"),
     }
     return report
 
