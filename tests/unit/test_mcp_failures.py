@@ -5,7 +5,7 @@ calls it."""
 from __future__ import annotations
 
 import pytest
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 
 from svc_shared.core import errors
 from svc_shared.mcp import failures
@@ -51,7 +51,7 @@ def _call(exc: errors.DomainError) -> CallToolResult:
 def test_a_refusal_is_an_error_result_with_its_text_and_its_code(exc: errors.DomainError, meta: dict) -> None:
     result = _call(exc)
     assert result.is_error is True
-    assert result.content[0].text == exc.message
+    assert result.content == [TextContent(type="text", text=exc.message)]
     assert result.meta == {failures.META_ERROR: meta}
     assert result.structured_content is None  # an output schema never sees an error's shape
 
