@@ -13,6 +13,8 @@ from svc_shared.core import jsonlimit
 from svc_shared.providers.checkout import sign_payload
 from svc_shared.wiring import services
 
+TOO_DEEP = f"JSON nested more than {jsonlimit.MAX_DEPTH} levels deep"
+
 # Deep enough to overflow Python's decoder many times over, small enough for every route's size cap (OAuth's
 # 64 KB is the smallest), so the nesting is what each route meets.
 DEEP_ARRAY = "[" * 30_000 + "]" * 30_000
@@ -81,17 +83,17 @@ def test_every_route_that_takes_a_body_refuses_deep_json_without_a_500(api, app_
     for path in ("/oauth/token", "/token", "/oauth/revoke", "/revoke"):
         assert refused_for_depth("POST", path) == {
             "error": "invalid_request",
-            "error_description": f"Request body is not accepted: {jsonlimit.TOO_DEEP}.",
+            "error_description": f"Request body is not accepted: {TOO_DEEP}.",
         }
     for path in ("/oauth/register", "/register"):
         assert refused_for_depth("POST", path)["error"] == "invalid_client_metadata"
-        assert jsonlimit.TOO_DEEP in refused_for_depth("POST", path)["error_description"]
+        assert TOO_DEEP in refused_for_depth("POST", path)["error_description"]
     mcp = refused_for_depth("POST", "/mcp")
-    assert mcp["error"]["code"] == -32700 and jsonlimit.TOO_DEEP in mcp["error"]["message"]
+    assert mcp["error"]["code"] == -32700 and TOO_DEEP in mcp["error"]["message"]
     json_routes = [p for m, p in routes if p.startswith("/api/") and m == "POST"]
     assert len(json_routes) >= 7
     for path in json_routes:
         if answers[("POST", path)].status == 413 and body != SMALL_DEEP:
             continue  # a size cap below this body answered first; SMALL_DEEP reaches the parser
         refused = refused_for_depth("POST", path)
-        assert jsonlimit.TOO_DEEP in json.dumps(refused), (path, refused)
+        assert TOO_DEEP in json.dumps(refused), (path, refused)

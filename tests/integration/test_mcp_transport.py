@@ -193,13 +193,30 @@ def test_invalid_arguments_are_an_error_result_naming_the_argument(api, bearer):
     assert reply["result"]["isError"] is True
     text = reply["result"]["content"][0]["text"]
     assert "workspace_id" in text and "extra" in text
+    assert reply["result"]["_meta"] == {"svc/error": {"code": "invalid_arguments", "retryable": False}}
 
 
-def test_business_failure_is_an_error_result(api, bearer):
+def test_business_failure_is_an_error_result_with_its_code(api, bearer):
     reply = rpc(
         api, bearer, call("tools/call", name="get_workspace", arguments={"workspace_id": "someone-else"})
     ).json()
-    assert reply["result"] == {"content": [{"type": "text", "text": "workspace not found"}], "isError": True}
+    assert reply["result"] == {
+        "content": [{"type": "text", "text": "workspace not found"}],
+        "isError": True,
+        "_meta": {"svc/error": {"code": "not_found", "retryable": False}},
+    }
+
+
+def test_an_error_result_reads_as_one_in_the_sdk_client(api, bearer):
+    from mcp.types import CallToolResult
+
+    reply = rpc(
+        api, bearer, call("tools/call", name="get_workspace", arguments={"workspace_id": "someone-else"})
+    ).json()
+    result = CallToolResult.model_validate(reply["result"])
+    assert result.is_error is True and result.structured_content is None
+    assert result.meta == {"svc/error": {"code": "not_found", "retryable": False}}
+    assert result.content[0].text == "workspace not found"
 
 
 def test_untrusted_host_or_origin_is_refused(api, bearer):

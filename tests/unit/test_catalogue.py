@@ -57,7 +57,7 @@ def test_every_key_lives_in_one_catalogue() -> None:
 
 
 def test_the_spec_french_texts_stand_word_for_word_in_the_french_catalogue() -> None:
-    assert SPEC_FRENCH <= set(catalogue.catalogue("fr").values())
+    assert set(catalogue.catalogue("fr").values()) >= SPEC_FRENCH
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -12,6 +12,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class KmsKeyProvider:
         try:
             out = self.client.decrypt(CiphertextBlob=wrapped, EncryptionContext=context, KeyId=self._key_id)
         except ClientError as exc:
-            raise DecryptionFailed("stored secret could not be decrypted") from exc
+            raise DecryptionFailed(say("stored_secret.undecryptable")) from exc
         return bytes(out["Plaintext"])
 
 
@@ -101,7 +102,7 @@ class LocalKeyProvider:
         try:
             return self._master.decrypt(wrapped[:12], wrapped[12:], _aad(context))
         except (_invalid_tag(), ValueError) as exc:
-            raise DecryptionFailed("stored secret could not be decrypted") from exc
+            raise DecryptionFailed(say("stored_secret.undecryptable")) from exc
 
 
 class Envelope:
@@ -122,12 +123,12 @@ class Envelope:
                 raise ValueError(version)
             parts = _b64d(wrapped), _b64d(nonce), _b64d(sealed)
         except ValueError as exc:
-            raise DecryptionFailed("stored secret is malformed") from exc
+            raise DecryptionFailed(say("stored_secret.malformed")) from exc
         key = self._keys.unwrap(parts[0], context)
         try:
             return _aesgcm(key).decrypt(parts[1], parts[2], _aad(context))
         except (_invalid_tag(), ValueError) as exc:
-            raise DecryptionFailed("stored secret could not be decrypted") from exc
+            raise DecryptionFailed(say("stored_secret.undecryptable")) from exc
 
     def decrypt_text(self, blob: str, context: dict[str, str]) -> str:
         return self.decrypt(blob, context).decode()

@@ -12,8 +12,9 @@ import json
 import re
 from typing import Any
 
+from svc_shared.core.catalogue import say
+
 MAX_DEPTH = 64
-TOO_DEEP = f"JSON nested more than {MAX_DEPTH} levels deep"
 
 # A JSON string (its escapes included), and anything that is not a bracket, so only the structure is left.
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -24,7 +25,12 @@ class TooDeep(ValueError):
     """The text nests arrays and objects deeper than MAX_DEPTH."""
 
     def __init__(self) -> None:
-        super().__init__(TOO_DEEP)
+        super().__init__(too_deep())
+
+
+def too_deep() -> str:
+    """What a text nested past MAX_DEPTH is refused with."""
+    return say("json.too_deep", max_depth=MAX_DEPTH)
 
 
 def depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:

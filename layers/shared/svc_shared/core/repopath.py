@@ -17,6 +17,7 @@ import re
 import unicodedata
 from urllib.parse import quote, unquote
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import InvalidInput
 
 MAX_PATH = 1024
@@ -36,25 +37,25 @@ def _invisible(ch: str) -> bool:
 def _problem(path: str) -> str | None:
     """What makes `path` unusable as a repository path, or None."""
     if any(_invisible(ch) for ch in path):
-        return "it holds a control or invisible character"
+        return say("repo_path.invisible")
     if "\\" in path:
-        return "it holds a backslash (use / between folders)"
+        return say("repo_path.backslash")
     if path.startswith("/"):
-        return "it is absolute (give it relative to the repository root, e.g. src/app.tsx)"
+        return say("repo_path.absolute")
     for segment in path.split("/"):
         if segment == "":
-            return "it has an empty segment (// or a trailing /)"
+            return say("repo_path.empty_segment")
         if segment in (".", ".."):
-            return "it has a . or .. segment (paths cannot leave or walk the repository)"
+            return say("repo_path.dot_segment")
         if segment.rstrip(". ").lower() in _GIT_ALIASES:
-            return "it reaches into .git (the repository's own metadata is not a project file)"
+            return say("repo_path.git")
     return None
 
 
 def repo_path(path: object, *, what: str = "path") -> str:
     """`path` checked as a file path inside the repository (returned unchanged), or InvalidInput."""
     if not isinstance(path, str) or not path or len(path) > MAX_PATH:
-        raise InvalidInput(f"{what} must be a file path of 1 to {MAX_PATH} characters", code="invalid_path")
+        raise InvalidInput(say("repo_path.length", what=what, max_length=MAX_PATH), code="invalid_path")
     problem = _problem(path)
     decoded = path
     for _ in range(3):  # %2e%2e%2f, and the same encoded twice or three times
@@ -66,18 +67,18 @@ def repo_path(path: object, *, what: str = "path") -> str:
         decoded = once
         found = _problem(decoded)
         if found is not None:
-            problem = f"percent-decoded, {found}"
+            problem = say("repo_path.decoded", problem=found)
     if problem is not None:
-        raise InvalidInput(f"{what} {_shown(path)} is refused: {problem}", code="invalid_path")
+        raise InvalidInput(
+            say("repo_path.refused", what=what, path=_shown(path), problem=problem), code="invalid_path"
+        )
     return path
 
 
 def repo_ref(ref: object, *, what: str = "ref") -> str:
     """`ref` checked as a branch, tag or commit SHA (git check-ref-format's rules), or InvalidInput."""
     if not isinstance(ref, str) or not ref or len(ref) > MAX_REF:
-        raise InvalidInput(
-            f"{what} must be a branch, tag or commit SHA of 1 to {MAX_REF} characters", code="invalid_ref"
-        )
+        raise InvalidInput(say("repo_path.ref_length", what=what, max_length=MAX_REF), code="invalid_ref")
     bad = (
         any(_invisible(ch) for ch in ref)
         or _REF_FORBIDDEN.search(ref) is not None
@@ -88,8 +89,7 @@ def repo_ref(ref: object, *, what: str = "ref") -> str:
     )
     if bad:
         raise InvalidInput(
-            f"{what} {_shown(ref)} is not a branch, tag or commit SHA (no .., spaces, control characters, "
-            "backslashes or any of ~^:?*[% are allowed)",
+            say("repo_path.ref_invalid", what=what, ref=_shown(ref)),
             code="invalid_ref",
         )
     return ref

@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConf
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_shared.core import errors, jsonlimit
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.wiring import baseurl
 
@@ -164,7 +165,11 @@ def create_resolver(
     def _not_found(_: Exception) -> Response:
         event = app.current_event
         return json_response(
-            404, {"error": "not_found", "message": f"No route for {event.http_method} {event.path}"}
+            404,
+            {
+                "error": "not_found",
+                "message": say("http.no_route", method=event.http_method, path=event.path),
+            },
         )
 
     @app.exception_handler(Exception)
@@ -200,17 +205,17 @@ def json_body(app: HasEvent) -> dict[str, Any]:
     """The request's JSON object body; InvalidInput for anything else."""
     raw = app.current_event.decoded_body
     if not raw:
-        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+        raise errors.InvalidInput(say("http.body_not_object"), code="invalid_json")
     try:
         value = jsonlimit.loads(raw)
     except jsonlimit.TooDeep:
         raise errors.InvalidInput(
-            f"Request body is not accepted: {jsonlimit.TOO_DEEP}.", code="invalid_json"
+            say("http.body_too_deep", problem=jsonlimit.too_deep()), code="invalid_json"
         ) from None
     except ValueError as exc:
-        raise errors.InvalidInput("Request body is not valid JSON.", code="invalid_json") from exc
+        raise errors.InvalidInput(say("http.body_not_json"), code="invalid_json") from exc
     if not isinstance(value, dict):
-        raise errors.InvalidInput("Request body must be a JSON object.", code="invalid_json")
+        raise errors.InvalidInput(say("http.body_not_object"), code="invalid_json")
     return value
 
 
@@ -254,9 +259,7 @@ def check_same_origin(app: HasEvent) -> None:
     reason = cross_site_reason(lower_headers(app), normalize_origin(f"{base.scheme}://{base.netloc}"))
     if reason is not None:
         logger.info("cross-site request refused", extra={"reason": reason, "path": app.current_event.path})
-        raise errors.Forbidden(
-            "This request did not come from a page of this site, so it was refused.", code="cross_site"
-        )
+        raise errors.Forbidden(say("http.cross_site"), code="cross_site")
 
 
 def check_session_write(app: HasEvent) -> None:
@@ -264,9 +267,7 @@ def check_session_write(app: HasEvent) -> None:
     body type (415 otherwise), which a form or a `no-cors` request of another page cannot send."""
     check_same_origin(app)
     if content_type(app) != "application/json":
-        raise UnsupportedMediaType(
-            "Request body must be JSON (Content-Type: application/json).", code="unsupported_media_type"
-        )
+        raise UnsupportedMediaType(say("http.body_must_be_json"), code="unsupported_media_type")
 
 
 def content_type(app: HasEvent) -> str:
@@ -276,9 +277,7 @@ def content_type(app: HasEvent) -> str:
 def form_body(app: HasEvent) -> dict[str, str]:
     """Fields of an `application/x-www-form-urlencoded` body (first value of each)."""
     if content_type(app) != "application/x-www-form-urlencoded":
-        raise errors.InvalidInput(
-            "Request body must be application/x-www-form-urlencoded.", code="unsupported_media_type"
-        )
+        raise errors.InvalidInput(say("http.body_must_be_form"), code="unsupported_media_type")
     try:
         fields = parse_qs(
             app.current_event.decoded_body or "",
@@ -287,7 +286,7 @@ def form_body(app: HasEvent) -> dict[str, str]:
             strict_parsing=False,
         )
     except ValueError as exc:
-        raise errors.InvalidInput("Too many form fields.", code="invalid_form") from exc
+        raise errors.InvalidInput(say("http.too_many_fields"), code="invalid_form") from exc
     return {name: values[0] for name, values in fields.items()}
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.mcp import protocol
 from svc_shared.mcp.messages import Message, Refused
 from svc_shared.mcp.tools import registry
@@ -23,7 +24,6 @@ from svc_shared.oauth.metadata import resource_url, www_authenticate
 from svc_shared.wiring import services
 
 MAX_BODY = 1024 * 1024
-NOT_ALLOWED = "Method not allowed: POST a JSON-RPC 2.0 request with a Bearer access token to this URL."
 
 
 class Request:
@@ -97,7 +97,7 @@ def unauthorized(request: Request) -> dict[str, Any]:
     challenge = www_authenticate(
         services.public_base_url(), token_sent=bool(request.headers.get("authorization"))
     )
-    message = "Unauthorized: a valid Bearer access token is required."
+    message = say("mcp.unauthorized")
     return reply(
         request, 401, protocol.error(None, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
     )
@@ -107,7 +107,7 @@ def insufficient_scope(request: Request, id_: Any, tool: str, scopes: tuple[str,
     """RFC 6750 §3.1: the token is valid but does not allow this tool; the challenge names the scope to ask
     for, so a client can step up."""
     challenge = www_authenticate(services.public_base_url(), token_sent=True, insufficient_scope=scopes[0])
-    message = f"Forbidden: the tool {tool} needs the scope {' or '.join(scopes)}, which this token lacks."
+    message = say("mcp.insufficient_scope", tool=tool, scopes=" or ".join(scopes))
     return reply(
         request, 403, protocol.error(id_, protocol.UNAUTHORIZED, message), {"WWW-Authenticate": challenge}
     )
@@ -154,8 +154,7 @@ def era_problem(request: Request, parsed: protocol.Parsed) -> tuple[bool, dict[s
     if version not in protocol.STATELESS_VERSIONS:
         return False, reply(request, 400, protocol.unsupported_version(id_, version))
     if parsed.batch:
-        message = "Invalid Request: protocol 2026-07-28 takes one JSON-RPC message per request, not a batch."
-        return True, refusal(request, 400, message)
+        return True, refusal(request, 400, say("mcp.batch_not_stateless"))
     if first.notification:
         return True, None  # a notification: acknowledged by the endpoint, whatever its envelope
     problem = protocol.check_stateless(parsed.messages[0], request.headers)
@@ -167,12 +166,12 @@ def era_problem(request: Request, parsed: protocol.Parsed) -> tuple[bool, dict[s
 def admit(request: Request) -> Admitted | dict[str, Any]:
     """The POST through every step: Admitted, or the reply refusing it at the first step it fails."""
     if not trusted_origin(request):
-        return refusal(request, 403, "Forbidden: untrusted Host or Origin.")
+        return refusal(request, 403, say("mcp.untrusted_host"))
     caller = claims(request)
     if caller is None:
         return unauthorized(request)
     if len(request.body.encode()) > MAX_BODY:
-        return refusal(request, 413, f"Request body over {MAX_BODY} bytes.")
+        return refusal(request, 413, say("mcp.body_too_large", max_body=MAX_BODY))
     parsed = protocol.parse(request.body)
     if parsed.failure is not None:
         return reply(request, 400, parsed.failure)
@@ -192,6 +191,6 @@ def admit(request: Request) -> Admitted | dict[str, Any]:
         return unauthorized(request)
     if not gate.allowed:
         wait = gate.retry_after
-        message = f"Rate limit exceeded: {RATE_LIMIT} requests/min per user. Retry in {wait}s."
+        message = say("mcp.rate_limited", limit=RATE_LIMIT, wait=wait)
         return reply(request, 429, protocol.error(None, -32000, message), {"Retry-After": str(wait)})
     return Admitted(caller, parsed, stateless)

@@ -29,7 +29,6 @@ EXTENSION = "io.modelcontextprotocol/ui"
 MIME_TYPE = "text/html;profile=mcp-app"
 SESSION_HEADER = "Mcp-Session-Id"
 SESSION_PREFIX = "ui1."
-UNKNOWN_SESSION = "Session not found: this Mcp-Session-Id was not issued by this server. Initialize again."
 UI_DIR = Path(__file__).resolve().parent / "ui"
 _BUNDLE_MARK = "/*EXT_APPS_SDK*/"
 

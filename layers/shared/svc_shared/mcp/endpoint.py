@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.mcp import apps, protocol
-from svc_shared.mcp.admission import NOT_ALLOWED, Admitted, Request, admit, refusal, reply
+from svc_shared.mcp.admission import Admitted, Request, admit, refusal, reply
 from svc_shared.mcp.registry import ToolContext
 from svc_shared.mcp.tools import registry
 from svc_shared.wiring import services
@@ -45,7 +46,7 @@ def rpc(request: Request) -> dict[str, Any]:
     # extension (svc_shared.mcp.apps); any other id is the transport's 404.
     ui = apps.session_ui(request.headers.get("mcp-session-id"), claims.user_id)
     if ui is None:
-        return refusal(request, 404, apps.UNKNOWN_SESSION)
+        return refusal(request, 404, say("mcp.unknown_session"))
     context = ToolContext(user_id=claims.user_id, client_id=claims.client_id, ui=ui)
     stateless, parsed = admitted.stateless, admitted.parsed
     replies = [
@@ -71,14 +72,14 @@ def route(request: Request) -> dict[str, Any]:
         policy = services.origin_policy()
         origin = request.headers.get("origin")
         if not policy.origin_allowed(origin):
-            return refusal(request, 403, "Forbidden: untrusted Origin.", {"Vary": "Origin"})
+            return refusal(request, 403, say("mcp.untrusted_origin"), {"Vary": "Origin"})
         return reply(request, 204, headers=policy.preflight_headers(origin, "POST,OPTIONS"))
-    return refusal(request, 405, NOT_ALLOWED, {"Allow": "POST, OPTIONS"})
+    return refusal(request, 405, say("mcp.method_not_allowed"), {"Allow": "POST, OPTIONS"})
 
 
 def internal_error(request: Request) -> dict[str, Any]:
     """The 500 for an unexpected failure: no stack trace to the client (the log keeps it)."""
-    return reply(request, 500, protocol.error(None, protocol.INTERNAL_ERROR, "Internal error."))
+    return reply(request, 500, protocol.error(None, protocol.INTERNAL_ERROR, say("mcp.internal_error")))
 
 
 def outcome(request: Request, status: int) -> str:

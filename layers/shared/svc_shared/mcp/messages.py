@@ -10,10 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
+from svc_shared.core.catalogue import say
+
 INVALID_REQUEST, INVALID_PARAMS = -32600, -32602
-NOT_JSON_RPC = "Invalid Request: expected a JSON-RPC 2.0 object."
-METHOD_NOT_STRING = "Invalid Request: method must be a string."
-PARAMS_NOT_OBJECT = "Invalid params: params must be an object."
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 
@@ -59,7 +58,7 @@ class Refused:
 def read(raw: Any) -> Message | Refused:
     """One decoded JSON value as a message, or the refusal naming its first wrong member."""
     if not isinstance(raw, dict):
-        return Refused(error(None, INVALID_REQUEST, NOT_JSON_RPC))
+        return Refused(error(None, INVALID_REQUEST, say("mcp.not_json_rpc")))
     try:
         return Message.model_validate(raw)
     except ValidationError as exc:
@@ -69,12 +68,12 @@ def read(raw: Any) -> Message | Refused:
     valid_id = raw_id is None or (isinstance(raw_id, str | int | float) and not isinstance(raw_id, bool))
     notification = "id" not in raw
     if member in ("jsonrpc", "id") or not valid_id:
-        return Refused(error(None, INVALID_REQUEST, NOT_JSON_RPC), notification)
+        return Refused(error(None, INVALID_REQUEST, say("mcp.not_json_rpc")), notification)
     if member == "method":
         if "result" in raw or "error" in raw:
             return Refused(None, notification, raw_id)  # a reply to a server request we never send
-        return Refused(error(raw_id, INVALID_REQUEST, METHOD_NOT_STRING), notification, raw_id)
-    reply = error(raw_id, INVALID_PARAMS, PARAMS_NOT_OBJECT)
+        return Refused(error(raw_id, INVALID_REQUEST, say("mcp.method_not_string")), notification, raw_id)
+    reply = error(raw_id, INVALID_PARAMS, say("mcp.params_not_object"))
     return Refused(None if notification else reply, notification, raw_id)
 
 

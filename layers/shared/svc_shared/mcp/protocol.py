@@ -21,13 +21,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from svc_shared.core import jsonlimit
+from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError
 from svc_shared.core.logs import get_logger
-from svc_shared.mcp import apps
+from svc_shared.mcp import apps, failures
 from svc_shared.mcp.messages import (
     META_CAPABILITIES,
     META_VERSION,
-    NOT_JSON_RPC,
     CallParams,
     Message,
     Refused,
@@ -71,7 +71,6 @@ NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "ur
 # the same for every user, so shared caches may keep them for an hour.
 LIST_TTL_MS = 3_600_000
 CACHE_SCOPE = "public"
-RESOURCE_NOT_FOUND = "Resource not found: {uri}"
 INSTRUCTIONS = (
     "Tools of the svc AI shop builder: your account, workspaces, projects, the builder, "
     "repository files, assets, analytics and credits."
@@ -119,17 +118,19 @@ def parse(body: str | None) -> Parsed:
     try:
         payload = jsonlimit.loads(body or "")
     except jsonlimit.TooDeep:
-        return Parsed([], False, error(None, PARSE_ERROR, f"Parse error: {jsonlimit.TOO_DEEP}."))
+        return Parsed(
+            [], False, error(None, PARSE_ERROR, say("mcp.parse_error", problem=jsonlimit.too_deep()))
+        )
     except ValueError:
-        return Parsed([], False, error(None, PARSE_ERROR, "Parse error: the body is not valid JSON."))
+        return Parsed([], False, error(None, PARSE_ERROR, say("mcp.not_json")))
     if isinstance(payload, list):
         if not payload:
-            return Parsed([], True, error(None, INVALID_REQUEST, "Invalid Request: empty batch."))
+            return Parsed([], True, error(None, INVALID_REQUEST, say("mcp.empty_batch")))
         if len(payload) > MAX_BATCH:
             return Parsed(
                 [],
                 True,
-                error(None, INVALID_REQUEST, f"Invalid Request: a batch holds at most {MAX_BATCH} messages."),
+                error(None, INVALID_REQUEST, say("mcp.batch_too_large", max_batch=MAX_BATCH)),
             )
         return Parsed([read(m) for m in payload], True)
     return Parsed([read(payload)], False)
@@ -158,7 +159,7 @@ def unsupported_version(id_: Any, requested: str) -> dict[str, Any]:
     return error(
         id_,
         UNSUPPORTED_VERSION,
-        f"Unsupported protocol version: {requested[:64]!r}. This server supports {supported}.",
+        say("mcp.unsupported_version", requested=repr(requested[:64]), supported=supported),
         {"supported": list(SUPPORTED_VERSIONS), "requested": requested},
     )
 
@@ -170,35 +171,33 @@ def check_stateless(message: Message | Refused, headers: dict[str, str]) -> dict
     `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers agree with the body; the version is one this
     server speaks. `headers` are keyed by lower-case name."""
     if isinstance(message, Refused):
-        return message.reply or error(None, INVALID_REQUEST, NOT_JSON_RPC)
+        return message.reply or error(None, INVALID_REQUEST, say("mcp.not_json_rpc"))
     id_, method, params = message.id, message.method, message.arguments
     meta = params.get("_meta")
     if not isinstance(meta, dict):
         return error(
             id_,
             INVALID_PARAMS,
-            f"Invalid params: params._meta must be an object carrying {META_VERSION} and {META_CAPABILITIES}.",
+            say("mcp.meta_not_object", version=META_VERSION, capabilities=META_CAPABILITIES),
         )
     missing = [key for key in (META_VERSION, META_CAPABILITIES) if key not in meta]
     if missing:
-        return error(id_, INVALID_PARAMS, f"Invalid params: params._meta is missing {', '.join(missing)}.")
+        return error(id_, INVALID_PARAMS, say("mcp.meta_missing", missing=", ".join(missing)))
     version = meta[META_VERSION]
     if decode_header_value(headers.get("mcp-protocol-version")) != version:
         return error(
             id_,
             HEADER_MISMATCH,
-            "The MCP-Protocol-Version header does not match params._meta's protocol version.",
+            say("mcp.version_header_mismatch"),
         )
     if decode_header_value(headers.get("mcp-method")) != method:
-        return error(id_, HEADER_MISMATCH, "The Mcp-Method header does not match the request's method.")
+        return error(id_, HEADER_MISMATCH, say("mcp.method_header_mismatch"))
     name_key = NAME_PARAM.get(method)
     named = params.get(name_key) if name_key is not None else None
     if named is not None and decode_header_value(headers.get("mcp-name")) != named:
-        return error(
-            id_, HEADER_MISMATCH, f"The Mcp-Name header does not match the request's {name_key} parameter."
-        )
+        return error(id_, HEADER_MISMATCH, say("mcp.name_header_mismatch", param=name_key))
     if not isinstance(version, str):
-        return error(id_, INVALID_PARAMS, "Invalid params: the protocol version must be a string.")
+        return error(id_, INVALID_PARAMS, say("mcp.version_not_string"))
     if version not in STATELESS_VERSIONS:
         return unsupported_version(id_, version)
     return None
@@ -250,7 +249,7 @@ class Dispatcher:
             reply = self._method(methods, method, message.arguments, message.id, context)
         except Exception:
             logger.exception("mcp method failed", extra={"method": method})
-            reply = error(message.id, INTERNAL_ERROR, "Internal error.")
+            reply = error(message.id, INTERNAL_ERROR, say("mcp.internal_error"))
         if message.notification:
             return None
         if stateless and isinstance(reply.get("result"), dict):
@@ -269,7 +268,7 @@ class Dispatcher:
             return handler(params, id_, context)
         if method.startswith("notifications/"):
             return result(id_, {})
-        return error(id_, METHOD_NOT_FOUND, "Method not implemented")
+        return error(id_, METHOD_NOT_FOUND, say("mcp.method_not_found"))
 
     @staticmethod
     def capabilities(ui: bool) -> dict[str, Any]:
@@ -328,10 +327,10 @@ class Dispatcher:
     def _read_resource(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
-            return error(id_, INVALID_PARAMS, "Invalid params: uri must be a non-empty string.")
+            return error(id_, INVALID_PARAMS, say("mcp.uri_invalid"))
         found = apps.read(uri)
         if found is None:
-            return error(id_, INVALID_PARAMS, RESOURCE_NOT_FOUND.format(uri=uri[:200]), {"uri": uri})
+            return error(id_, INVALID_PARAMS, say("mcp.resource_not_found", uri=uri[:200]), {"uri": uri})
         return result(id_, found)
 
     def _call(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
@@ -339,22 +338,22 @@ class Dispatcher:
             call = CallParams.model_validate(params)
         except ValidationError as exc:
             if exc.errors()[0]["loc"][0] == "name":
-                return error(id_, INVALID_PARAMS, "Invalid params: name must be a string.")
-            return result(id_, tool_error("Invalid arguments: arguments must be an object."))
+                return error(id_, INVALID_PARAMS, say("mcp.name_not_string"))
+            return result(id_, failures.tool_error(say("mcp.arguments_not_object")))
         tool = self._registry.visible(call.name, context.ui)
         if tool is None:
-            return error(id_, METHOD_NOT_FOUND, f"Unknown tool: {call.name}")
+            return error(id_, METHOD_NOT_FOUND, say("mcp.unknown_tool", name=call.name))
         arguments = call.arguments or {}
         try:
             args = tool.input_model.model_validate(arguments)
         except ValidationError as exc:
-            return result(id_, tool_error(describe_validation(exc)))
+            return result(id_, failures.tool_error(describe_validation(exc)))
         try:
             value = tool.run(context, args)
         except DomainError as exc:
             if not tool.read_only and self._on_change is not None:
                 self._on_change(context, tool.name, args, None, exc.message)
-            return result(id_, tool_error(exc.message))
+            return result(id_, failures.answer(exc))
         if not tool.read_only and self._on_change is not None:
             self._on_change(context, tool.name, args, value, None)
         reply: dict[str, Any] = {
@@ -366,13 +365,9 @@ class Dispatcher:
         return result(id_, reply)
 
 
-def tool_error(message: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": message}], "isError": True}
-
-
 def describe_validation(exc: ValidationError) -> str:
     problems = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
         problems.append(f"{where}: {err['msg']}")
-    return "Invalid arguments: " + "; ".join(problems)
+    return say("mcp.invalid_arguments", problems="; ".join(problems))

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.tokens import BadSignature, hash_token, new_token, sign, unsign
 from svc_shared.oauth.clients import Client, Clients
 from svc_shared.oauth.documents import DocumentError
-from svc_shared.oauth.errors import UNSUPPORTED_METHOD, AuthorizeRequestError, OAuthError
+from svc_shared.oauth.errors import AuthorizeRequestError, OAuthError
 from svc_shared.oauth.messages import AuthorizationQuery, redirect_uri_problem
 from svc_shared.oauth.metadata import SCOPE
 from svc_shared.oauth.pkce import valid_challenge
@@ -53,20 +54,14 @@ def redirect_with(redirect_uri: str, params: dict[str, str | None]) -> str:
     return f"{redirect_uri}{'&' if urlsplit(redirect_uri).query else '?'}{query}"
 
 
-# What a request that is not signed in hears when a client_id names a metadata document that cannot be used:
-# nothing of what the fetch found (an anonymous party must not learn what a URL of its choosing answered).
-INVALID_DOCUMENT_CLIENT = (
-    "Invalid client: this client_id cannot be used. Sign in, then start again from your app to see why."
-)
-
-
 def _client(clients: Clients, client_id: object, *, explain: bool = True) -> Client | None:
     try:
         return clients.lookup(client_id)
     except DocumentError as exc:
-        raise AuthorizeRequestError(
-            "invalid_client", exc.message if explain else INVALID_DOCUMENT_CLIENT
-        ) from None
+        # A request that is not signed in hears nothing of what the fetch found (an anonymous party must
+        # not learn what a URL of its choosing answered).
+        message = exc.message if explain else say("oauth.document_client_invalid")
+        raise AuthorizeRequestError("invalid_client", message) from None
 
 
 def check_request(
@@ -77,23 +72,17 @@ def check_request(
     person) says why a client metadata document cannot be used; otherwise only that the client is invalid."""
     client = _client(clients, query.client_id, explain=explain)
     if client is None:
-        raise AuthorizeRequestError(
-            "invalid_client", "Unknown or expired client_id. Register the client again."
-        )
+        raise AuthorizeRequestError("invalid_client", say("oauth.client_unknown"))
     redirect_uri = query.redirect_uri
     explicit = bool(redirect_uri)
     if not redirect_uri:
         if len(client.redirect_uris) != 1:
-            raise AuthorizeRequestError("invalid_request", "redirect_uri is required for this client.")
+            raise AuthorizeRequestError("invalid_request", say("oauth.redirect_uri_required"))
         redirect_uri = client.redirect_uris[0]
     elif redirect_uri not in client.redirect_uris:
-        raise AuthorizeRequestError(
-            "invalid_request", "redirect_uri does not match any registered redirect URI."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.redirect_uri_unregistered"))
     if redirect_uri_problem(redirect_uri) is not None:  # registered before the rule was strict
-        raise AuthorizeRequestError(
-            "invalid_request", "This client's redirect URI is not allowed. Register again."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.redirect_uri_disallowed"))
 
     state = query.state
 
@@ -101,19 +90,19 @@ def check_request(
         return RedirectError(code, message, redirect_uri=redirect_uri, state=state)
 
     if state is not None and len(state) > MAX_STATE_LENGTH:
-        raise fail("invalid_request", f"state must be at most {MAX_STATE_LENGTH} characters")
+        raise fail("invalid_request", say("oauth.state_too_long", max_length=MAX_STATE_LENGTH))
     if query.response_type != "code":
-        raise fail("unsupported_response_type", "response_type must be code")
+        raise fail("unsupported_response_type", say("oauth.response_type_invalid"))
     if query.code_challenge_method != "S256":
-        raise fail("invalid_request", UNSUPPORTED_METHOD)
+        raise fail("invalid_request", say("oauth.unsupported_method"))
     if query.code_challenge is None or not valid_challenge(query.code_challenge):
-        raise fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier")
+        raise fail("invalid_request", say("oauth.code_challenge_invalid"))
     scope = query.scope or SCOPE
     if set(scope.split()) != {SCOPE}:
-        raise fail("invalid_scope", f"the only scope is {SCOPE}")
+        raise fail("invalid_scope", say("oauth.only_scope", scope=SCOPE))
     wanted = query.resource
     if wanted is not None and wanted.rstrip("/") != resource:
-        raise fail("invalid_target", f"resource must be {resource}")
+        raise fail("invalid_target", say("oauth.resource_must_be", resource=resource))
     return AuthorizationRequest(
         client=client,
         redirect_uri=redirect_uri,
@@ -151,32 +140,20 @@ def read_consent(
     """The request a consent token carries, if it was made for this session, is fresh, and its client and
     redirect URI are still registered."""
     if not token:
-        raise AuthorizeRequestError(
-            "invalid_request", "The consent form is incomplete. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_incomplete"))
     try:
         data = unsign(token, key, _PURPOSE)
     except BadSignature:
-        raise AuthorizeRequestError(
-            "invalid_request", "The consent form is invalid. Start again from your app."
-        ) from None
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_invalid")) from None
     if data.get("u") != user_id or data.get("b") != hash_token(session_cookie)[:32]:
-        raise AuthorizeRequestError(
-            "invalid_request", "The consent form belongs to another session. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_other_session"))
     if not isinstance(data.get("n"), str) or not data["n"]:
-        raise AuthorizeRequestError(
-            "invalid_request", "The consent form is invalid. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_invalid"))
     if not isinstance(data.get("exp"), int) or data["exp"] <= clock.now():
-        raise AuthorizeRequestError(
-            "invalid_request", "The consent form has expired. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_expired"))
     client = _client(clients, data.get("c"))
     if client is None or data.get("r") not in client.redirect_uris:
-        raise AuthorizeRequestError(
-            "invalid_client", "This client is no longer registered. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_client", say("oauth.client_gone"))
     return AuthorizationRequest(
         client=client,
         redirect_uri=data["r"],

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.logs import get_logger
 from svc_shared.core.tokens import hash_token, new_token
@@ -86,29 +87,27 @@ def _checked_document(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return DocumentError(url, reason)
 
     if body.get("client_id") != url:
-        raise refuse("its client_id must be exactly the URL it is served from")
+        raise refuse(say("client_document.client_id_differs"))
     uris = body.get("redirect_uris")
     if not isinstance(uris, list) or not uris:
-        raise refuse("redirect_uris is required: a non-empty array of strings")
+        raise refuse(say("oauth.redirect_uris_required"))
     if len(uris) > MAX_REDIRECT_URIS:
-        raise refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
+        raise refuse(say("oauth.too_many_redirect_uris", max_uris=MAX_REDIRECT_URIS))
     for uri in uris:
         problem = redirect_uri_problem(uri)
         if problem is not None:
             raise refuse(problem)
     if body.get("token_endpoint_auth_method", "none") != "none":
-        raise refuse(
-            "token_endpoint_auth_method must be none (a public document cannot carry a shared secret)"
-        )
+        raise refuse(say("client_document.secret_method"))
     grant_types = body.get("grant_types", list(GRANT_TYPES))
     if not isinstance(grant_types, list) or "authorization_code" not in grant_types:
-        raise refuse("grant_types must include authorization_code")
+        raise refuse(say("client_document.no_code_grant"))
     response_types = body.get("response_types", ["code"])
     if not isinstance(response_types, list) or "code" not in response_types:
-        raise refuse('response_types must include "code"')
+        raise refuse(say("client_document.no_code_response"))
     name = body.get("client_name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH):
-        raise refuse(f"client_name must be a string of at most {MAX_NAME_LENGTH} characters")
+        raise refuse(say("oauth.client_name_invalid", max_length=MAX_NAME_LENGTH))
     return {"redirect_uris": list(dict.fromkeys(uris)), "client_name": name.strip() if name else None}
 
 
@@ -253,21 +252,21 @@ class Clients:
                 raw_id, _, raw_secret = decoded.partition(":")
                 basic_id, basic_secret = unquote(raw_id), unquote(raw_secret)
             except (ValueError, UnicodeDecodeError) as exc:
-                raise OAuthError("invalid_client", "malformed HTTP Basic client credentials") from exc
+                raise OAuthError("invalid_client", say("oauth.malformed_basic")) from exc
         client_id = basic_id or credentials.client_id
         if credentials.client_id and basic_id and credentials.client_id != basic_id:
-            raise OAuthError("invalid_client", "client_id does not match the authenticated client")
+            raise OAuthError("invalid_client", say("oauth.client_id_differs"))
         try:
             client = self.lookup(client_id)
         except DocumentError as exc:
             # Nothing of what the fetch found: the caller is not a signed-in person (the consent page explains).
             logger.info("client metadata document refused", extra={"url": exc.url, "reason": exc.reason})
-            raise OAuthError("invalid_client", "the client's metadata document cannot be used") from None
+            raise OAuthError("invalid_client", say("oauth.document_unusable")) from None
         if client is None:
-            raise OAuthError("invalid_client", "unknown client_id")
+            raise OAuthError("invalid_client", say("oauth.unknown_client_id"))
         if client.auth_method == "none":
             if basic_secret or credentials.client_secret:
-                raise OAuthError("invalid_client", "this client is public and has no secret")
+                raise OAuthError("invalid_client", say("oauth.public_client"))
             return client
         secret = basic_secret if client.auth_method == "client_secret_basic" else credentials.client_secret
         if (
@@ -275,5 +274,5 @@ class Clients:
             or client.secret_hash is None
             or not hmac.compare_digest(hash_token(secret), client.secret_hash)
         ):
-            raise OAuthError("invalid_client", f"client authentication failed ({client.auth_method})")
+            raise OAuthError("invalid_client", say("oauth.client_auth_failed", method=client.auth_method))
         return client

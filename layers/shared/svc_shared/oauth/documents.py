@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from svc_shared.core import jsonlimit
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 
 logger = get_logger()
@@ -53,7 +54,7 @@ class DocumentError(Exception):
     @property
     def message(self) -> str:
         # The URL came from the request's query: the page never repeats it (a link could carry any words).
-        return f"This app's client metadata document cannot be used: {self.reason}."
+        return say("client_document.unusable", reason=self.reason)
 
 
 @dataclass(frozen=True)
@@ -73,24 +74,24 @@ def looks_like_document_url(client_id: object) -> bool:
 def check_url(url: str, *, allow_loopback: bool) -> None:
     """The draft's rules for a client_id URL (§3), before anything is fetched."""
     if len(url) > MAX_URL_LENGTH:
-        raise DocumentError(url[:60] + "…", f"the client_id URL must be at most {MAX_URL_LENGTH} characters")
+        raise DocumentError(url[:60] + "…", say("client_document.url_too_long", max_length=MAX_URL_LENGTH))
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise DocumentError(url, "the client_id is not a valid URL") from None
+        raise DocumentError(url, say("client_document.not_a_url")) from None
     host = (parts.hostname or "").lower()
     if parts.scheme != "https" and not (allow_loopback and parts.scheme == "http" and host in LOOPBACK_NAMES):
-        raise DocumentError(url, "the client_id URL must use https")
+        raise DocumentError(url, say("client_document.not_https"))
     if not host or parts.username is not None or parts.password is not None:
-        raise DocumentError(url, "the client_id URL must name a host, without user or password")
+        raise DocumentError(url, say("client_document.no_host"))
     if parts.fragment or "#" in url:
-        raise DocumentError(url, "the client_id URL must not have a fragment")
+        raise DocumentError(url, say("client_document.fragment"))
     segments = parts.path.split("/")
     if not parts.path.strip("/") or any(s in (".", "..") for s in segments):
-        raise DocumentError(url, "the client_id URL must have a path, without . or .. segments")
+        raise DocumentError(url, say("client_document.bad_path"))
     if any(ch.isspace() or ord(ch) < 32 for ch in url) or (port is not None and port == 0):
-        raise DocumentError(url, "the client_id is not a valid URL")
+        raise DocumentError(url, say("client_document.not_a_url"))
 
 
 def address_allowed(address: str, *, allow_loopback: bool) -> bool:
@@ -162,9 +163,9 @@ class DocumentFetcher:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = self._resolve(host, port)
         if not addresses:
-            raise DocumentError(url, "its host name could not be resolved")
+            raise DocumentError(url, say("client_document.unresolved"))
         if not all(address_allowed(a, allow_loopback=self.allow_loopback) for a in addresses):
-            raise DocumentError(url, "its host name resolves to an address that is not public")
+            raise DocumentError(url, say("client_document.not_public"))
         address = addresses[0]
         literal = f"[{address}]" if ":" in address else address
         target = f"{parts.scheme}://{literal}:{port}{parts.path}" + (f"?{parts.query}" if parts.query else "")
@@ -188,39 +189,37 @@ class DocumentFetcher:
                 client.stream("GET", target, headers=headers, extensions=extensions) as answer,
             ):
                 if 300 <= answer.status_code < 400:
-                    raise DocumentError(
-                        url, "the document URL answered with a redirect; it must serve the document itself"
-                    )
+                    raise DocumentError(url, say("client_document.redirected"))
                 if answer.status_code != 200:
-                    raise DocumentError(url, f"the document URL answered HTTP {answer.status_code}")
+                    raise DocumentError(url, say("client_document.http_status", status=answer.status_code))
                 declared = answer.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > MAX_DOCUMENT_BYTES:
-                    raise DocumentError(url, f"the document is larger than {MAX_DOCUMENT_BYTES} bytes")
+                    raise DocumentError(url, say("client_document.too_large", max_bytes=MAX_DOCUMENT_BYTES))
                 body = bytearray()
                 for chunk in answer.iter_bytes():
                     body += chunk
                     if len(body) > MAX_DOCUMENT_BYTES:
-                        raise DocumentError(url, f"the document is larger than {MAX_DOCUMENT_BYTES} bytes")
+                        raise DocumentError(
+                            url, say("client_document.too_large", max_bytes=MAX_DOCUMENT_BYTES)
+                        )
                     if time.monotonic() - started > FETCH_TIMEOUT:
-                        raise DocumentError(url, "the document URL did not answer in time")
+                        raise DocumentError(url, say("client_document.timeout"))
                 ttl = cache_seconds(answer.headers.get("cache-control"))
         except httpx.TimeoutException:
-            raise DocumentError(url, "the document URL did not answer in time") from None
+            raise DocumentError(url, say("client_document.timeout")) from None
         except httpx.HTTPError as exc:
             logger.info(
                 "client metadata document fetch failed", extra={"url": url, "error": type(exc).__name__}
             )
-            raise DocumentError(
-                url, "the document URL could not be reached over a verified connection"
-            ) from None
+            raise DocumentError(url, say("client_document.unverified")) from None
         try:
             document = jsonlimit.loads(bytes(body))
         except jsonlimit.TooDeep:
-            raise DocumentError(url, f"the document is not accepted: {jsonlimit.TOO_DEEP}") from None
+            raise DocumentError(url, say("client_document.too_deep", problem=jsonlimit.too_deep())) from None
         except (UnicodeDecodeError, ValueError):
-            raise DocumentError(url, "the document is not JSON") from None
+            raise DocumentError(url, say("client_document.not_json")) from None
         if not isinstance(document, dict):
-            raise DocumentError(url, "the document must be a JSON object")
+            raise DocumentError(url, say("client_document.not_object"))
         return Document(url=url, body=document, fresh_until=self._clock() + ttl)
 
 

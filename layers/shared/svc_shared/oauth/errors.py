@@ -4,12 +4,6 @@ from __future__ import annotations
 
 from svc_shared.core.errors import DomainError
 
-INVALID_CODE = "code is invalid, expired, or already used"
-PKCE_MISMATCH = "PKCE code_verifier does not match code_challenge"
-INVALID_REFRESH = "refresh_token is invalid, expired, or revoked"
-UNSUPPORTED_METHOD = "Unsupported code_challenge_method (must be S256)."
-REDIRECT_MUST_BE_HTTPS = "redirect_uris must be https URLs (or http://localhost for native clients)"
-
 
 class OAuthError(DomainError):
     """`code` is the RFC error code; `message` its error_description."""

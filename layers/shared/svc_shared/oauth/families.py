@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.tokens import hash_token, new_token
 from svc_shared.oauth.clients import Client
-from svc_shared.oauth.errors import INVALID_REFRESH, OAuthError
+from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.mcpauth import MAX_ACCESS_TOKEN, Gate, issue_access_token
 from svc_shared.oauth.messages import TokenRequest
 from svc_shared.oauth.metadata import SCOPE
@@ -181,17 +182,17 @@ class TokenFamilies:
     def refresh(self, client: Client, request: TokenRequest) -> TokenPair:
         token = request.refresh_token
         if not token:
-            raise OAuthError("invalid_request", "refresh_token is required")
+            raise OAuthError("invalid_request", say("oauth.refresh_token_required"))
         if request.scope and set(request.scope.split()) - {SCOPE}:
-            raise OAuthError("invalid_scope", f"scope must be {SCOPE}")
+            raise OAuthError("invalid_scope", say("oauth.scope_must_be", scope=SCOPE))
         key = keys.oauth_refresh(hash_token(token))
         for _ in range(_MAX_ROTATION_ATTEMPTS):
             item = self._table.get(key, keys.REFRESH, consistent=True)
             now = self._clock.now()
             if item is None or item["expires_at"] <= now or item["client_id"] != client.client_id:
-                raise OAuthError("invalid_grant", INVALID_REFRESH)
+                raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
             if request.resource and request.resource != item["resource"]:
-                raise OAuthError("invalid_target", "resource does not match the original grant")
+                raise OAuthError("invalid_target", say("oauth.resource_differs_from_grant"))
             try:
                 if item["status"] == "active":
                     return self._rotate(item)
@@ -203,8 +204,8 @@ class TokenFamilies:
                 continue
             if item["status"] in ("rotated", "superseded"):
                 self.revoke_family(item["family_id"])  # reuse: the token may have been stolen
-            raise OAuthError("invalid_grant", INVALID_REFRESH)
-        raise OAuthError("invalid_grant", INVALID_REFRESH)
+            raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
+        raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
 
     def _rotate(self, old: dict[str, Any]) -> TokenPair:
         """Consume an active refresh token: the old pair dies, a new pair is born, in one transaction."""
@@ -235,12 +236,12 @@ class TokenFamilies:
         successor_pk = old["successor"]
         successor = self._table.get(successor_pk, keys.REFRESH, consistent=True)
         if successor is None:  # the family was revoked
-            raise OAuthError("invalid_grant", INVALID_REFRESH)
+            raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
         if successor["status"] == "rotated":
             # The successor was already used, so whoever replays this token is not the client that lost
             # a response: treat it as theft.
             self.revoke_family(old["family_id"])
-            raise OAuthError("invalid_grant", INVALID_REFRESH)
+            raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
         if successor["status"] != "active":
             raise ConditionFailed("a concurrent request superseded the successor")
         pair, access, refresh = self._token_items(

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import uuid
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.tokens import hash_token, new_token
 from svc_shared.oauth.clients import Client
-from svc_shared.oauth.errors import INVALID_CODE, PKCE_MISMATCH, OAuthError
+from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.families import TokenFamilies, TokenPair
 from svc_shared.oauth.messages import TokenRequest
 from svc_shared.oauth.metadata import SCOPE
@@ -77,9 +78,9 @@ class Grants(TokenFamilies):
     def exchange_code(self, client: Client, request: TokenRequest) -> TokenPair:
         code, verifier = request.code, request.code_verifier
         if not code:
-            raise OAuthError("invalid_request", "code is required")
+            raise OAuthError("invalid_request", say("oauth.code_required"))
         if not verifier:
-            raise OAuthError("invalid_request", "code_verifier is required")
+            raise OAuthError("invalid_request", say("oauth.code_verifier_required"))
         key = keys.oauth_code(hash_token(code))
         now = self._clock.now()
         family_id = str(uuid.uuid4())
@@ -92,18 +93,18 @@ class Grants(TokenFamilies):
             )
         except ConditionFailed:
             self._revoke_replayed_code(key)
-            raise OAuthError("invalid_grant", INVALID_CODE) from None
+            raise OAuthError("invalid_grant", say("oauth.invalid_code")) from None
         if item["client_id"] != client.client_id:
-            raise OAuthError("invalid_grant", INVALID_CODE)
+            raise OAuthError("invalid_grant", say("oauth.invalid_code"))
         redirect_uri = request.redirect_uri
         if (redirect_uri or item["redirect_explicit"]) and redirect_uri != item["redirect_uri"]:
-            raise OAuthError("invalid_grant", "redirect_uri does not match the authorization request")
+            raise OAuthError("invalid_grant", say("oauth.redirect_uri_differs"))
         if request.resource and request.resource != item["resource"]:
-            raise OAuthError("invalid_target", "resource does not match the authorization request")
+            raise OAuthError("invalid_target", say("oauth.resource_differs"))
         if not verifier_matches(verifier, item["code_challenge"]):
-            raise OAuthError("invalid_grant", PKCE_MISMATCH)
+            raise OAuthError("invalid_grant", say("oauth.pkce_mismatch"))
         if not self._epoch_holds(item["user_id"], int(item.get("session_epoch", 0))):
-            raise OAuthError("invalid_grant", INVALID_CODE)
+            raise OAuthError("invalid_grant", say("oauth.invalid_code"))
         return self._new_family(family_id, client.client_id, item["user_id"], item["resource"], item["scope"])
 
     def _epoch_holds(self, user_id: str, epoch: int) -> bool:

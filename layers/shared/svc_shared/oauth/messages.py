@@ -10,12 +10,14 @@ by the domain modules.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from svc_shared.oauth.errors import REDIRECT_MUST_BE_HTTPS, OAuthError
+from svc_shared.core.catalogue import say
+from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.metadata import AUTH_METHODS, SCOPE
 
 MAX_REDIRECT_URIS = 10
@@ -29,9 +31,6 @@ LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 _URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,=%]*")
 _ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _HOST = re.compile(r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?")
-REDIRECT_URI_CHARACTERS = (
-    "redirect_uris must not contain user info (user@host), a fragment, ';', or characters outside RFC 3986"
-)
 
 
 def redirect_uri_problem(uri: object) -> str | None:
@@ -41,18 +40,18 @@ def redirect_uri_problem(uri: object) -> str | None:
     from urllib.parse import urlsplit
 
     if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
-        return REDIRECT_MUST_BE_HTTPS
+        return say("oauth.redirect_must_be_https")
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError:
-        return REDIRECT_MUST_BE_HTTPS
+        return say("oauth.redirect_must_be_https")
     if "#" in uri or not parts.hostname:
-        return REDIRECT_MUST_BE_HTTPS
+        return say("oauth.redirect_must_be_https")
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS):
-        return REDIRECT_MUST_BE_HTTPS
+        return say("oauth.redirect_must_be_https")
     if not _URI_CHARACTERS.fullmatch(uri) or _ESCAPE.search(uri) or "@" in parts.netloc:
-        return REDIRECT_URI_CHARACTERS
+        return say("oauth.redirect_uri_characters")
     if "[" in uri or "]" in uri:  # only around the IPv6 loopback host
         if (
             parts.hostname != "::1"
@@ -60,9 +59,9 @@ def redirect_uri_problem(uri: object) -> str | None:
             or uri.count("]") != 1
             or "[::1]" not in parts.netloc
         ):
-            return REDIRECT_URI_CHARACTERS
+            return say("oauth.redirect_uri_characters")
     elif not _HOST.fullmatch(parts.hostname):
-        return REDIRECT_URI_CHARACTERS
+        return say("oauth.redirect_uri_characters")
     return None
 
 
@@ -78,7 +77,7 @@ class OAuthMessage(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     error_code: ClassVar[str] = "invalid_request"
     field_codes: ClassVar[dict[str, str]] = {}
-    field_messages: ClassVar[dict[str, str]] = {}
+    field_messages: ClassVar[dict[str, Callable[[], str]]] = {}
 
 
 M = TypeVar("M", bound=OAuthMessage)
@@ -106,7 +105,10 @@ def parse(model: type[M], data: Any) -> M:
             message = problem["msg"]
             code = (problem.get("ctx") or {}).get("code") or code
         else:
-            message = model.field_messages.get(field) or f"{field or 'body'}: {problem['msg']}"
+            own = model.field_messages.get(field)
+            message = (
+                own() if own else say("oauth.field_invalid", field=field or "body", problem=problem["msg"])
+            )
         raise OAuthError(code, message) from None
 
 
@@ -115,13 +117,15 @@ class ClientMetadata(OAuthMessage):
 
     error_code: ClassVar[str] = "invalid_client_metadata"
     field_codes: ClassVar[dict[str, str]] = {"redirect_uris": "invalid_redirect_uri"}
-    field_messages: ClassVar[dict[str, str]] = {
-        "redirect_uris": "redirect_uris is required: a non-empty array of strings",
-        "token_endpoint_auth_method": f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}",
-        "grant_types": "grant_types may only contain authorization_code and refresh_token",
-        "response_types": 'response_types must be ["code"]',
-        "scope": f"scope must be {SCOPE}",
-        "client_name": f"client_name must be a string of at most {MAX_NAME_LENGTH} characters",
+    field_messages: ClassVar[dict[str, Callable[[], str]]] = {
+        "redirect_uris": lambda: say("oauth.redirect_uris_required"),
+        "token_endpoint_auth_method": lambda: say(
+            "oauth.auth_method_invalid", methods=", ".join(AUTH_METHODS)
+        ),
+        "grant_types": lambda: say("oauth.grant_types_invalid"),
+        "response_types": lambda: say("oauth.response_types_invalid"),
+        "scope": lambda: say("oauth.scope_must_be", scope=SCOPE),
+        "client_name": lambda: say("oauth.client_name_invalid", max_length=MAX_NAME_LENGTH),
     }
 
     redirect_uris: list[Any]
@@ -136,9 +140,9 @@ class ClientMetadata(OAuthMessage):
     @classmethod
     def _redirect_uris(cls, uris: list[Any]) -> list[str]:
         if not uris:
-            raise _refuse(cls.field_messages["redirect_uris"])
+            raise _refuse(cls.field_messages["redirect_uris"]())
         if len(uris) > MAX_REDIRECT_URIS:
-            raise _refuse(f"at most {MAX_REDIRECT_URIS} redirect_uris are allowed")
+            raise _refuse(say("oauth.too_many_redirect_uris", max_uris=MAX_REDIRECT_URIS))
         for uri in uris:
             problem = redirect_uri_problem(uri)
             if problem is not None:
@@ -149,7 +153,7 @@ class ClientMetadata(OAuthMessage):
     @classmethod
     def _scope(cls, scope: str) -> str:
         if set(scope.split()) - {SCOPE}:
-            raise _refuse(cls.field_messages["scope"])
+            raise _refuse(cls.field_messages["scope"]())
         return SCOPE
 
     @field_validator("client_name")
@@ -185,8 +189,8 @@ class TokenRequest(ClientCredentials):
     """A token request: the authorization code grant or a refresh (RFC 6749 §4.1.3, §6; RFC 8707 resource)."""
 
     field_codes: ClassVar[dict[str, str]] = {"grant_type": "unsupported_grant_type"}
-    field_messages: ClassVar[dict[str, str]] = {
-        "grant_type": "grant_type must be authorization_code or refresh_token"
+    field_messages: ClassVar[dict[str, Callable[[], str]]] = {
+        "grant_type": lambda: say("oauth.grant_type_invalid")
     }
 
     grant_type: GrantType = Field(default=None, validate_default=True)
@@ -201,7 +205,7 @@ class TokenRequest(ClientCredentials):
     @classmethod
     def _grant_type(cls, value: Any) -> Any:
         if value is None or value == "":
-            raise _refuse("grant_type is required", "invalid_request")
+            raise _refuse(say("oauth.grant_type_required"), "invalid_request")
         return value
 
 
@@ -209,9 +213,9 @@ class RevocationRequest(ClientCredentials):
     """A revocation request (RFC 7009 §2.1)."""
 
     field_codes: ClassVar[dict[str, str]] = {"token_type_hint": "unsupported_token_type"}
-    field_messages: ClassVar[dict[str, str]] = {
-        "token": "token is required",
-        "token_type_hint": "token_type_hint must be access_token or refresh_token",
+    field_messages: ClassVar[dict[str, Callable[[], str]]] = {
+        "token": lambda: say("oauth.token_required"),
+        "token_type_hint": lambda: say("oauth.token_type_hint_invalid"),
     }
 
     token_type_hint: Literal["access_token", "refresh_token"] | None = None

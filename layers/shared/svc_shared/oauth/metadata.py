@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc_shared.core.catalogue import say
+
 SCOPE = "mcp:all"
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 GRANT_TYPES = ("authorization_code", "refresh_token")
@@ -63,8 +65,8 @@ def www_authenticate(base_url: str, *, token_sent: bool, insufficient_scope: str
     ]
     if insufficient_scope:
         parts.append('error="insufficient_scope"')
-        parts.append('error_description="The access token does not allow this call."')
+        parts.append(f'error_description="{say("oauth.token_lacks_scope")}"')
     elif token_sent:
         parts.append('error="invalid_token"')
-        parts.append('error_description="The access token is missing, expired or revoked."')
+        parts.append(f'error_description="{say("oauth.token_invalid")}"')
     return "Bearer " + ", ".join(parts)

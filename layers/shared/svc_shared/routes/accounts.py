@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.accounts import User
 from svc_shared.domain.bodies import SignInForm
@@ -25,7 +26,6 @@ router = Router()
 # The sign-in page's form posts with a full Origin (no-referrer would make it `null`), and no other site
 # learns the page's address from it.
 _LOGIN_HEADERS = {"Referrer-Policy": "same-origin"}
-CROSS_SITE_SIGN_IN = "This sign-in did not come from this site's sign-in page. Sign in here instead."
 
 
 def _login_form(
@@ -55,7 +55,7 @@ def login() -> Response:
     try:
         web.check_same_origin(router)  # login CSRF: another site must not sign the browser in as someone
     except errors.Forbidden:
-        return _login_form(403, next_path="/", error=CROSS_SITE_SIGN_IN)
+        return _login_form(403, next_path="/", error=say("sign_in.cross_site"))
     try:
         form = web.parse(SignInForm, web.form_body(router))
     except errors.InvalidInput as exc:
@@ -63,7 +63,7 @@ def login() -> Response:
     next_path = web.safe_next(form.next)
     email, password = form.email.strip(), form.password
     if not email or not password:
-        return _login_form(400, next_path=next_path, error="Enter your email and password.", email=email)
+        return _login_form(400, next_path=next_path, error=say("sign_in.credentials_required"), email=email)
     try:
         session = services.signin().sign_in(email, password, web.client_ip(router))
     except errors.RateLimited as exc:
@@ -90,7 +90,7 @@ def logout() -> Response:
     try:
         web.check_same_origin(router)
     except errors.Forbidden as exc:
-        return _page(403, "error.html", None, title="Not signed out", message=exc.message)
+        return _page(403, "error.html", None, title=say("sign_in.title_not_signed_out"), message=exc.message)
     cookie = web.cookie(router, SESSION_COOKIE)
     form = web.form_body(router) if web.content_type(router) == "application/x-www-form-urlencoded" else {}
     if form.get("everywhere") == "yes":
@@ -100,10 +100,8 @@ def logout() -> Response:
         if user_id is None or not csrf_valid(
             services.signing_key("workspace-csrf"), cookie, form.get("csrf")
         ):
-            message = (
-                "This form has expired or did not come from the workspace. Reload the page and try again."
-            )
-            return _page(400, "error.html", None, title="Not signed out", message=message)
+            message = say("workspace.form_expired")
+            return _page(400, "error.html", None, title=say("sign_in.title_not_signed_out"), message=message)
         services.signin().sign_out_everywhere(user_id)
     else:
         services.signin().sign_out(cookie)
@@ -162,15 +160,19 @@ def backoffice_sign_in() -> Response:
             project_url=services.workspace_url(project.id),
         )
     except errors.NotFound:
-        message = "This page does not exist, or it is not shared with you."
-        return _page(404, "error.html", user, title="Not found", message=message)
+        message = say("workspace.not_shared")
+        return _page(404, "error.html", user, title=say("workspace.title_not_found"), message=message)
     except errors.DomainError as exc:
         return _page(
-            web.status_for(exc), "error.html", user, title="Something went wrong", message=exc.message
+            web.status_for(exc),
+            "error.html",
+            user,
+            title=say("workspace.title_went_wrong"),
+            message=exc.message,
         )
     except Exception:  # the resolver's own 500 answer is JSON; a browser gets the page
         event: Any = router.current_event  # the resolver's API Gateway proxy event
         request_id = event.request_context.request_id
         logger.exception("unhandled error", extra={"request_id": request_id})
-        message = f"An internal error occurred. Try again; if it persists, quote request {request_id}."
-        return _page(500, "error.html", user, title="Something went wrong", message=message)
+        message = say("workspace.internal_error", request_id=request_id)
+        return _page(500, "error.html", user, title=say("workspace.title_went_wrong"), message=message)

@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler import CORSConfig, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.analytics import Beacon, clean_path, clean_referrer
 from svc_shared.domain.bodies import BeaconRequest
 from svc_shared.edge import web
@@ -27,7 +28,7 @@ _COUNTRY = re.compile(r"^[A-Z]{2}$")
 @router.post("/api/analytics/collect")
 def collect() -> Response:
     if len(router.current_event.decoded_body or "") > MAX_BODY:
-        raise errors.PayloadTooLarge(f"a beacon is at most {MAX_BODY} bytes")
+        raise errors.PayloadTooLarge(say("http.beacon_too_large", max_body=MAX_BODY))
     body = web.parse_body(router, BeaconRequest)
     path, referrer = clean_path(body.path or "/"), clean_referrer(body.referrer)
     country = (router.current_event.headers.get("cloudfront-viewer-country") or body.country).upper()

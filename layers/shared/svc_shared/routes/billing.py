@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors, jsonlimit
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.core.secrets import get_secret
 from svc_shared.domain.bodies import CheckoutEvent, CheckoutMetadata
@@ -40,7 +41,9 @@ def checkout_webhook() -> Response:
     try:
         event = web.parse(CheckoutEvent, jsonlimit.loads(raw))
     except jsonlimit.TooDeep:
-        return web.json_response(400, {"error": "invalid_event", "message": f"{jsonlimit.TOO_DEEP}."})
+        return web.json_response(
+            400, {"error": "invalid_event", "message": say("http.too_deep", problem=jsonlimit.too_deep())}
+        )
     except (ValueError, errors.InvalidInput):
         return web.json_response(400, {"error": "invalid_event"})
     session = event.data.object

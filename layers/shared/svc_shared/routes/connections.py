@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.bodies import DisconnectRequest
 from svc_shared.domain.connections import ConnectionFailed, check_provider
@@ -38,7 +39,7 @@ def callback() -> Response:
         if query.get("error"):
             # The user pressed Deny at the provider (or it refused): nothing to store.
             raise ConnectionFailed(
-                "The provider did not grant access. Please retry the connection.",
+                say("provider_connect.denied"),
                 code=query["error"][:64],
                 provider=services.connections().provider_of(user_id, query.get("state")),
             )
@@ -51,7 +52,7 @@ def callback() -> Response:
             ok=False, provider=getattr(exc, "provider", None), message=exc.message, reason=reason
         )
         return web.html_response(400, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
-    page = pages.connection_result(ok=True, provider=provider, message="Connected.")
+    page = pages.connection_result(ok=True, provider=provider, message=say("provider_connect.connected"))
     return web.html_response(200, page, headers={"Content-Security-Policy": pages.CONNECTION_RESULT_CSP})
 
 

@@ -6,22 +6,24 @@ last `window` seconds, at most `limit` of them. An event is accepted by writing 
 fixed calendar window lets twice the limit through across its boundary), and a refusal knows exactly when the next
 event will pass: when the oldest event in the window leaves it.
 
-The log's places are held in a few string attributes, `l0`..`l<g-1>` (at most GROUPS of them, places dealt round
-robin), each the times of its places written as fixed-width base-36 milliseconds since 2020, newest first: a
-60-place log is twelve attributes of 40 characters. A write replaces one group under the condition that it is
-still what this instance last saw (`l3 = :seen`, or absent): the item stays small and the condition as lean as a
-counter's, and two instances writing the same log at once collide only when they pick the same group (they pick
-at random among the groups with room). A group whose newest time has left the window can be taken without
-knowing it (`l3 < :cutoff~`: its string sorts below the cutoff's), which is how an instance that has never seen
-the log writes first (on an item that carries `lg`, the mark that no place of the earlier format is left).
+The log's places are held in a few string attributes, `l0`..`l<g-1>` (at most GROUPS of them, places dealt
+round robin), each the times of its places written as fixed-width base-36 milliseconds since 2020, newest
+first: a 60-place log is twelve attributes of 40 characters. A write replaces one group under the condition
+that it is still what this instance last saw (group `l3` equal to the string it saw, or absent): the item
+stays small and the condition as lean as a counter's, and two instances writing the same log at once collide
+only when they pick the same group (they pick at random among the groups with room). A group whose newest time
+has left the window can be taken without knowing it (group `l3` below the cutoff's string followed by `~`: it
+sorts there exactly when its newest place is that old), which is how an instance that has never seen the log
+writes first (on an item that carries `lg`, the mark that no place of the earlier format is left).
 
 Which group to write is chosen from the item as this instance last saw it (its own writes, and the whole item
-whenever a write failed). When another instance wrote that group since, the write fails, its answer carries the
-item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round trip when the view is
-current, two when another instance wrote the same group in between. An instance writes the group it wrote last
-while that has room (it knows it best: another instance rarely picks it), then another at random. A refusal is always decided on the item as
-it is, never on a cached view. Logs written before groups (one number attribute per place, `t<i>`) are folded into
-groups by their first write, under the condition that they are unchanged.
+whenever a write failed). When another instance wrote that group since, the write fails, its answer carries
+the item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round trip when the
+view is current, two when another instance wrote the same group in between. An instance writes the group it
+wrote last while that has room (it knows it best: another instance rarely picks it), then another at random. A
+refusal is always decided on the item as it is, never on a cached view. Logs written before groups (one number
+attribute per place, `t<i>`) are folded into groups by their first write, under the condition that they are
+unchanged.
 
 `hit` and `count` are fixed-window counters (sign-in attempts per address). `backoff`, `fail` and `clear`
 keep a failure count with the time of the last failure, for an exponential backoff (sign-in failures per

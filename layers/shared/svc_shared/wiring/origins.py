@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from svc_shared.core.catalogue import say
 from svc_shared.core.config import is_loopback_url
 
 ALLOW_HEADERS = (
@@ -85,10 +86,7 @@ class OriginPolicy:
 
 
 def refused_origin_message(origin: str) -> str:
-    return (
-        f"Origin {origin[:100]!r} is not allowed to call this server. "
-        "The operator can allow it in the ALLOWED_ORIGINS setting."
-    )
+    return say("origins.refused", origin=repr(origin[:100]))
 
 
 def cross_site_reason(headers: dict[str, str], own_origin: str | None) -> str | None:

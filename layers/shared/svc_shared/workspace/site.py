@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.accounts import User
 from svc_shared.domain.sessions import SESSION_COOKIE
@@ -88,9 +89,7 @@ def form(request: web.HasEvent) -> dict[str, str]:
         raise BadForm(exc.message) from None
     key = services.signing_key("workspace-csrf")
     if not render.csrf_valid(key, web.cookie(request, SESSION_COOKIE), fields.get("csrf")):
-        raise BadForm(
-            "This form has expired or did not come from the workspace. Reload the page and try again."
-        )
+        raise BadForm(say("workspace.form_expired"))
     return fields
 
 
@@ -115,25 +114,28 @@ def create_app(*routers: Router) -> APIGatewayRestResolver:
 
     @app.exception_handler(BadForm)
     def _bad_form(exc: BadForm) -> Response:
-        return error_page(app, 400, maybe_user(app), "Something went wrong", str(exc))
+        return error_page(app, 400, maybe_user(app), say("workspace.title_went_wrong"), str(exc))
 
     @app.exception_handler(errors.DomainError)
     def _domain_error(exc: errors.DomainError) -> Response:
         if isinstance(exc, errors.NotFound):
-            message = "This page does not exist, or it is not shared with you."
-            return error_page(app, 404, maybe_user(app), "Not found", message)
-        return error_page(app, web.status_for(exc), maybe_user(app), "Something went wrong", exc.message)
+            message = say("workspace.not_shared")
+            return error_page(app, 404, maybe_user(app), say("workspace.title_not_found"), message)
+        title = say("workspace.title_went_wrong")
+        return error_page(app, web.status_for(exc), maybe_user(app), title, exc.message)
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
         request_id = app.current_event.request_context.request_id
         logger.exception("unhandled error", extra={"request_id": request_id})
-        message = f"An internal error occurred. Try again; if it persists, quote request {request_id}."
-        return error_page(app, 500, None, "Something went wrong", message)
+        message = say("workspace.internal_error", request_id=request_id)
+        return error_page(app, 500, None, say("workspace.title_went_wrong"), message)
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
-        return error_page(app, 404, maybe_user(app), "Not found", "This page does not exist.")
+        return error_page(
+            app, 404, maybe_user(app), say("workspace.title_not_found"), say("workspace.no_page")
+        )
 
     for router in routers:
         app.include_router(router)

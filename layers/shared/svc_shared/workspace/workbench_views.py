@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import KNOWLEDGE_MAX_BYTES, Project
 from svc_shared.wiring import services
@@ -19,10 +20,6 @@ MAX_MESSAGE = 20_000  # the send_message tool's limit
 FILES_PER_PAGE = 500
 SHOWN_FILE_BYTES = 512 * 1024  # a page shows the first 512 KB of a text file (read_file allows 1 MB)
 SHOWN_DIFF_BYTES = 1024 * 1024  # patches shown on one diff page, in total
-OWNER_ONLY = (
-    "Only the project's owner can use its builder, browse its files and change its knowledge: they work "
-    "with the owner's GitHub connection."
-)
 MESSAGE_WORDS = {
     "in_progress": "The builder is working on it",
     "complete": "Done",
@@ -35,7 +32,7 @@ def owned_project(user: User, project_id: str) -> Project:
     the builder, the files and the knowledge to the owner only); NotFound for anyone else."""
     project, owner = views.accessible_project(user, project_id)
     if not owner:
-        raise errors.Forbidden(OWNER_ONLY, code="owner_only")
+        raise errors.Forbidden(say("workspace.owner_only"), code="owner_only")
     return project
 
 
@@ -105,7 +102,7 @@ def builder_panel(
         try:
             panel["message"] = message_view(project.id, workbench.get_message(user.id, message_id[:100]))
         except errors.NotFound:
-            panel["message_error"] = "This message was not found: it may belong to another account."
+            panel["message_error"] = say("workspace.builder_message_not_found")
         except errors.DomainError as exc:
             panel["message_error"] = exc.message
     try:

@@ -9,6 +9,7 @@ from urllib.parse import urlencode, urlsplit
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
+from svc_shared.core.catalogue import say
 from svc_shared.domain.sessions import SESSION_COOKIE
 from svc_shared.edge import pages, web
 from svc_shared.oauth import messages, metadata
@@ -35,9 +36,8 @@ def _query() -> dict[str, str]:
         # RFC 6749 §3.1: parameters must not repeat. Which value to trust is unknown, so nothing redirects.
         # Only names this endpoint knows are repeated back: the page never shows the query's own text.
         known = [name for name in repeated if name in messages.AuthorizationQuery.model_fields]
-        raise AuthorizeRequestError(
-            "invalid_request", f"Parameters must not repeat: {', '.join(known) or 'a parameter is repeated'}."
-        )
+        names = ", ".join(known) or say("oauth.parameter_repeated")
+        raise AuthorizeRequestError("invalid_request", say("oauth.parameters_repeat", names=names))
     return params
 
 
@@ -107,7 +107,7 @@ def authorize_decision() -> Response:
     session_cookie = web.cookie(router, SESSION_COOKIE)
     signed_in = services.sessions().resolve_epoch(session_cookie)
     if signed_in is None or session_cookie is None:
-        raise AuthorizeRequestError("access_denied", "Your session has ended. Start again from your app.")
+        raise AuthorizeRequestError("access_denied", say("oauth.session_ended"))
     user_id, session_epoch = signed_in
     request = read_consent(
         form.get("consent_token"),
@@ -119,15 +119,13 @@ def authorize_decision() -> Response:
     )
     decision = form.get("decision")
     if decision not in ("allow", "deny"):
-        raise AuthorizeRequestError("invalid_request", "Choose Allow or Deny.")
+        raise AuthorizeRequestError("invalid_request", say("oauth.choose"))
     # Each form is answered once (allow or deny): a second post of the same token gets no second code.
     if not services.grants().spend_consent(request.consent_id or "", request.consent_expires):
-        raise AuthorizeRequestError(
-            "invalid_request", "This consent form was already answered. Start again from your app."
-        )
+        raise AuthorizeRequestError("invalid_request", say("oauth.consent_answered"))
     if decision == "deny":
         denied = RedirectError(
-            "access_denied", "The user denied access.", redirect_uri=request.redirect_uri, state=request.state
+            "access_denied", say("oauth.denied"), redirect_uri=request.redirect_uri, state=request.state
         )
         return _redirect_error(denied)
     code = services.grants().issue_code(

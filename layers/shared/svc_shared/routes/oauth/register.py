@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.edge import web
 from svc_shared.oauth import messages
 from svc_shared.oauth.clients import REGISTRATIONS_PER_MINUTE
@@ -23,12 +24,12 @@ def register() -> Response:
     )
     if not allowed:
         raise errors.RateLimited(
-            f"Too many registrations: {REGISTRATIONS_PER_MINUTE} per minute per address. Retry in {wait}s.",
+            say("oauth.too_many_registrations", limit=REGISTRATIONS_PER_MINUTE, wait=wait),
             retry_after=wait,
         )
     if web.content_type(router) != "application/json":
-        raise web.UnsupportedMediaType("Content-Type must be application/json", code="unsupported_media_type")
+        raise web.UnsupportedMediaType(say("oauth.registration_needs_json"), code="unsupported_media_type")
     if len(router.current_event.decoded_body or "") > MAX_BODY:
-        raise errors.PayloadTooLarge(f"client metadata must be at most {MAX_BODY} bytes")
+        raise errors.PayloadTooLarge(say("oauth.metadata_too_large", max_body=MAX_BODY))
     metadata = messages.parse(messages.ClientMetadata, web.json_body(router))
     return web.json_response(201, services.oauth_clients().register(metadata))

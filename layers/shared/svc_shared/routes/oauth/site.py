@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.edge import pages, web
 from svc_shared.oauth.errors import AuthorizeRequestError
 from svc_shared.routes.oauth.wire import wire_error
@@ -56,7 +57,7 @@ def create_app(*routers: Router) -> APIGatewayRestResolver:
 
     @app.exception_handler(AuthorizeRequestError)
     def _authorize_page_error(exc: AuthorizeRequestError) -> Response:
-        page = pages.error_page("This authorization request cannot continue", exc.message)
+        page = pages.error_page(say("oauth.request_cannot_continue"), exc.message)
         return web.html_response(400, page)
 
     return app

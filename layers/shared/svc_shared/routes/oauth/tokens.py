@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.edge import web
 from svc_shared.oauth import messages
 from svc_shared.routes.oauth.site import MAX_BODY
@@ -20,16 +21,13 @@ def _token_form() -> dict[str, Any]:
     """The fields of a token or revocation request: form-encoded as RFC 6749 says, or JSON, which some
     clients send."""
     if len(router.current_event.decoded_body or "") > MAX_BODY:
-        raise errors.PayloadTooLarge(f"request body must be at most {MAX_BODY} bytes")
+        raise errors.PayloadTooLarge(say("oauth.body_too_large", max_body=MAX_BODY))
     kind = web.content_type(router)
     if kind == "application/x-www-form-urlencoded":
         return dict(web.form_body(router))
     if kind == "application/json":
         return web.json_body(router)
-    raise web.UnsupportedMediaType(
-        "Content-Type must be application/x-www-form-urlencoded or application/json",
-        code="unsupported_media_type",
-    )
+    raise web.UnsupportedMediaType(say("oauth.token_media_type"), code="unsupported_media_type")
 
 
 @router.post("/oauth/token")

@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, User
 from svc_shared.domain.sessions import SESSION_COOKIE
@@ -15,13 +16,6 @@ from svc_shared.workspace import site
 
 logger = get_logger()
 router = Router()
-
-NOT_YOUR_CURRENT = "Your current password is not right. Nothing was changed."
-# The page's banner, by the `done` code of `?done=<code>` (a fixed message, never text from the query).
-DONE = {
-    "password": "Password changed. Every other browser and every MCP client were signed out; this browser "
-    "stays signed in.",
-}
 
 
 def _page(user: User, status: int = 200, **context: object) -> Response:
@@ -53,20 +47,22 @@ def _refused(user: User, status: int, form: str, message: str, retry_after: int 
 def _confirmed(user: User, form: str, password: str) -> Response | None:
     """None when `password` is the user's (throttled as signing in is); otherwise the page saying why not."""
     if not password:
-        return _refused(user, 400, form, "Type your current password.")
+        return _refused(user, 400, form, say("workspace.password_current_required"))
     try:
         services.signin().check_password(user, password, web.client_ip(router))
     except errors.RateLimited as exc:
         return _refused(user, 429, form, exc.message, exc.retry_after)
     except errors.Unauthenticated:
-        return _refused(user, 401, form, NOT_YOUR_CURRENT)
+        return _refused(user, 401, form, say("workspace.password_wrong"))
     return None
 
 
 @router.get("/workspace/account")
 def account() -> Response:
     user = site.current_user(router)
-    notice = DONE.get(router.current_event.get_query_string_value("done") or "")
+    # The page's banner, by the `done` code of `?done=<code>` (a fixed message, never text from the query).
+    done = router.current_event.get_query_string_value("done")
+    notice = say("workspace.password_changed") if done == "password" else None
     return _page(user, notice=notice)
 
 
@@ -78,17 +74,19 @@ def change_password() -> Response:
         form.get(name, "") for name in ("current_password", "new_password", "new_password_again")
     )
     if not new or not again:
-        return _refused(user, 400, "password", "Type the new password twice.")
+        return _refused(user, 400, "password", say("workspace.password_twice"))
     if new != again:
-        return _refused(user, 400, "password", "The two new passwords differ. Type the same one twice.")
+        return _refused(user, 400, "password", say("workspace.passwords_differ"))
     if not MIN_PASSWORD_LENGTH <= len(new) <= MAX_PASSWORD_LENGTH:
-        message = f"The new password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters."
+        message = say(
+            "workspace.password_length", min_length=MIN_PASSWORD_LENGTH, max_length=MAX_PASSWORD_LENGTH
+        )
         return _refused(user, 400, "password", message)
     refused = _confirmed(user, "password", current)
     if refused is not None:
         return refused
     if new == current:
-        return _refused(user, 400, "password", "The new password is the current one. Choose another.")
+        return _refused(user, 400, "password", say("workspace.password_unchanged"))
     signin = services.signin()
     signin.change_password(user.id, new)  # every session ends and every MCP grant is revoked
     session = signin.new_session(user.id)
@@ -106,7 +104,7 @@ def delete_account() -> Response:
     user = site.current_user(router)
     form = site.form(router)
     if form.get("confirm") != "yes":
-        return _refused(user, 400, "delete", "Tick the box to confirm, then press Delete my account.")
+        return _refused(user, 400, "delete", say("workspace.delete_confirm"))
     refused = _confirmed(user, "delete", form.get("password", ""))
     if refused is not None:
         return refused

@@ -6,6 +6,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
+from svc_shared.core.catalogue import say
 from svc_shared.workspace import render, site
 
 router = Router()
@@ -20,7 +21,9 @@ def favicon() -> Response:
 def static(name: str) -> Response:
     found = render.static_file(name)
     if found is None:
-        return site.error_page(router, 404, None, "Not found", "This file does not exist.")
+        return site.error_page(
+            router, 404, None, say("workspace.title_not_found"), say("workspace.no_file_here")
+        )
     content, kind, etag = found
     if router.current_event.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers={"ETag": etag})

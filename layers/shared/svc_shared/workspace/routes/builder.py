@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.edge import web
 from svc_shared.providers.http import ProviderError
 from svc_shared.wiring import services
@@ -26,12 +27,14 @@ def send(projectId: str) -> Response:
     session = form.get("edit_session_id", "").strip() or None
     kept = {"message": text, "edit_session_id": session or ""}
     if session is not None and len(session) > 100:
-        raise site.BadForm("Choose one of the edit sessions listed, or start a new one.")
+        raise site.BadForm(say("workspace.edit_session_unknown"))
     problem = None
     if not text.strip():
-        problem = "Write what the builder should change or build."
+        problem = say("workspace.builder_message_empty")
     elif len(text) > wv.MAX_MESSAGE:
-        problem = f"A message is at most {wv.MAX_MESSAGE:,} characters; this one has {len(text):,}."
+        problem = say(
+            "workspace.builder_message_too_long", max_length=f"{wv.MAX_MESSAGE:,}", length=f"{len(text):,}"
+        )
     if problem:
         return project_page(user, project.id, 400, builder_form=kept, builder_error=problem)
     knowledge = services.accounts().workspace_knowledge(user.default_workspace_id)
@@ -56,6 +59,6 @@ def message_state(projectId: str, messageId: str) -> Response:
     except errors.DomainError as exc:
         message = exc.message
         if isinstance(exc, errors.NotFound) and not isinstance(exc, ProviderError):
-            message = "This message was not found: it may belong to another account."
+            message = say("workspace.builder_message_not_found")
         return web.json_response(web.status_for(exc), {"message": message})
     return web.json_response(200, wv.message_view(project.id, state), headers={"Cache-Control": "no-store"})

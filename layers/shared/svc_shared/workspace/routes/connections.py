@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
+from svc_shared.core.catalogue import say
 from svc_shared.domain.connections import PROVIDERS
 from svc_shared.edge import web
 from svc_shared.providers import label
@@ -15,12 +16,10 @@ router = Router()
 
 # The page's failure banner, by the `reason` code of `?failed=<provider>&reason=<code>`.
 CONNECT_FAILURES = {
-    "": "Connecting {provider} did not finish. Try again.",
-    "denied": "{provider} did not grant access. Try again and approve the request.",
-    "expired": "The connection request expired. Try again.",
+    "": lambda provider: say("workspace.connect_unfinished", provider=provider),
+    "denied": lambda provider: say("workspace.connect_denied", provider=provider),
+    "expired": lambda provider: say("workspace.connect_expired"),
 }
-CONNECT_FAILED_UNKNOWN = "Connecting did not finish. Press Connect on the service's card to try again."
-CHOOSE_PROVIDER = "Choose GitHub, Supabase or Netlify on the Connections page."
 
 
 @router.get("/workspace/connections")
@@ -31,12 +30,12 @@ def connections() -> Response:
     failed = None
     if query.get("failed") in PROVIDERS:
         reason = CONNECT_FAILURES.get(query.get("reason") or "", CONNECT_FAILURES[""])
-        failed = {"provider": query["failed"], "message": reason.format(provider=label(query["failed"]))}
+        failed = {"provider": query["failed"], "message": reason(label(query["failed"]))}
     notice, kind = None, None
     if query.get("disconnected") in PROVIDERS:
-        notice = f"{label(query['disconnected'])} disconnected. Your repositories, databases and sites are untouched."
+        notice = say("workspace.disconnected", provider=label(query["disconnected"]))
     elif "failed" in query and failed is None:  # a flow whose provider could not be told
-        notice, kind = CONNECT_FAILED_UNKNOWN, "bad"
+        notice, kind = say("workspace.connect_unfinished_unknown"), "bad"
     cards = views.connections(user)
     return site.page(
         router,
@@ -66,7 +65,9 @@ def connect() -> Response:
     user = site.current_user(router)
     provider = router.current_event.get_query_string_value("provider") or ""
     if provider not in PROVIDERS:
-        return site.error_page(router, 400, user, "Unknown service", CHOOSE_PROVIDER)
+        return site.error_page(
+            router, 400, user, say("workspace.title_unknown_service"), say("workspace.choose_provider")
+        )
     return web.redirect(services.connections().initiate(user.id, provider))
 
 
@@ -76,9 +77,9 @@ def disconnect() -> Response:
     form = site.form(router)
     provider = form.get("provider", "")
     if provider not in PROVIDERS:
-        raise site.BadForm(CHOOSE_PROVIDER)
+        raise site.BadForm(say("workspace.choose_provider"))
     if form.get("confirm") != "yes":
-        failed = {"provider": provider, "message": "Tick the box to confirm, then press Disconnect."}
+        failed = {"provider": provider, "message": say("workspace.disconnect_confirm")}
         cards = views.connections(user)
         return site.page(router, 400, "connections.html", user, nav="connections", cards=cards, failed=failed)
     services.connections().disconnect(user.id, provider)

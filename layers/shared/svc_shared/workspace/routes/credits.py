@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.edge import web
 from svc_shared.wiring import services
@@ -20,8 +21,7 @@ from svc_shared.workspace import site
 
 router = Router()
 
-AMOUNT_WORDS = "Enter an amount in US dollars between 5 and 1000, like 25 or 25.50."
-CANCELLED = "Checkout cancelled: nothing was charged."
+AMOUNT_UNREADABLE = "amount_unreadable"  # the code of an amount that is not a number
 
 
 def credits_page(user: User, status: int = 200, **extra: Any) -> Response:
@@ -50,7 +50,7 @@ def billing() -> Response:
         credited = services.credits().credited(user.id, query["session"])
         checkout = {"pending": credited is None, "credits": credited}
     elif query.get("checkout") == "cancelled":
-        notice = CANCELLED
+        notice = say("workspace.checkout_cancelled")
     return credits_page(user, checkout=checkout, notice=notice)
 
 
@@ -58,9 +58,9 @@ def _amount(text: str) -> Decimal:
     try:
         amount = Decimal(text.strip().removeprefix("$").replace(",", "").strip())
     except InvalidOperation:
-        raise errors.InvalidInput(AMOUNT_WORDS) from None
+        raise errors.InvalidInput(say("workspace.amount_words"), code=AMOUNT_UNREADABLE) from None
     if not amount.is_finite():
-        raise errors.InvalidInput(AMOUNT_WORDS)
+        raise errors.InvalidInput(say("workspace.amount_words"), code=AMOUNT_UNREADABLE)
     return amount
 
 
@@ -78,7 +78,7 @@ def top_up() -> Response:
         session = start_top_up(services.checkout(), user.id, amount, services.billing_url())
     except errors.InvalidInput as exc:
         message = (
-            exc.message if exc.message == AMOUNT_WORDS else f"{exc.message[0].upper()}{exc.message[1:]}."
+            exc.message if exc.code == AMOUNT_UNREADABLE else f"{exc.message[0].upper()}{exc.message[1:]}."
         )
         return credits_page(user, web.status_for(exc), amount=text, amount_error=message)
     return site.page(router, 200, "checkout_ready.html", user, nav="credits", session=session)

@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import Project
 from svc_shared.edge import web
@@ -50,9 +51,7 @@ def files(projectId: str) -> Response:
     try:
         listed = services.workbench().list_files(user.id, project.id, ref)
     except errors.DomainError as exc:
-        status, words = _failure(
-            exc, f"There is no branch, tag or commit named {ref} in {project.repo_host_repo}."
-        )
+        status, words = _failure(exc, say("workspace.no_ref", ref=ref, repo=project.repo_host_repo))
         return _page(user, project, status, "files.html", ref=ref, listed=None, error=words)
     return _page(
         user,
@@ -76,11 +75,9 @@ def read(projectId: str) -> Response:
     try:
         found = services.workbench().read_file(user.id, project.id, path, ref)
     except errors.DomainError as exc:
-        status, context["error"] = _failure(exc, f"There is no file {path} at {ref}.")
+        status, context["error"] = _failure(exc, say("workspace.no_file", path=path, ref=ref))
         if isinstance(exc, errors.PayloadTooLarge):
-            context["error"] = (
-                f"{path} is over 1 MB: too large to show here. Clone the repository to read it."
-            )
+            context["error"] = say("workspace.file_too_large", path=path)
         return _page(user, project, status, "file.html", **context)
     context["file"] = found
     if found["encoding"] == "utf-8":
@@ -110,9 +107,9 @@ def diff(projectId: str) -> Response:
             found = workbench.diff(user.id, project.id, base, head)
     except errors.DomainError as exc:
         missing = (
-            f"There is no commit {commit} in {project.repo_host_repo}."
+            say("workspace.no_commit", commit=commit, repo=project.repo_host_repo)
             if commit
-            else f"{base} or {head} is not a branch, tag or commit of {project.repo_host_repo}."
+            else say("workspace.no_refs", base=base, head=head, repo=project.repo_host_repo)
         )
         status, context["error"] = _failure(exc, missing)
         return _page(user, project, status, "diff.html", **context)

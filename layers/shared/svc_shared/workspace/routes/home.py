@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.edge import web
 from svc_shared.wiring import services
@@ -49,7 +50,7 @@ def create_project() -> Response:
     prompt = form.get("prompt", "").strip()
     new_form = {"template_id": template_id or "", "prompt": prompt}
     if template_id is not None and template_id not in TEMPLATES_BY_ID:
-        raise site.BadForm("Choose one of the templates listed, or describe the shop yourself.")
+        raise site.BadForm(say("workspace.template_unknown"))
     if not prompt and template_id is not None:
         prompt = TEMPLATES_BY_ID[template_id].prompt
     try:

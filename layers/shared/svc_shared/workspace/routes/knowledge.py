@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import Project, check_knowledge
 from svc_shared.wiring import services
@@ -17,9 +18,10 @@ from svc_shared.workspace import workbench_views as wv
 
 router = Router()
 
+# The page's banner, by the `done` code (a fixed message, never text from the query).
 NOTICES = {
-    "saved": "Knowledge saved. The builder uses it from the next message.",
-    "cleared": "Knowledge cleared.",
+    "saved": lambda: say("workspace.knowledge_saved"),
+    "cleared": lambda: say("workspace.knowledge_cleared"),
 }
 
 
@@ -48,7 +50,8 @@ def _page(
 
 
 def _notice() -> str | None:
-    return NOTICES.get(router.current_event.get_query_string_value("done") or "")
+    notice = NOTICES.get(router.current_event.get_query_string_value("done") or "")
+    return notice() if notice else None
 
 
 @router.get("/workspace/knowledge")

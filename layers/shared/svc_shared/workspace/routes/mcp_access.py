@@ -6,6 +6,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.wiring import services
 from svc_shared.workspace import site, views
 
@@ -19,7 +20,7 @@ def mcp_access() -> Response:
     names = {p.id: p.name for p in services.projects().list_owned(user.id)}
     # A fixed message chosen by the code, never the query's text (a link could carry any words otherwise).
     revoked = router.current_event.get_query_string_value("revoked") == "1"
-    notice = "The client can no longer use your account." if revoked else None
+    notice = say("workspace.client_revoked") if revoked else None
     return site.page(router, 200, "mcp.html", user, nav="mcp", project_names=names, notice=notice, **context)
 
 
@@ -30,5 +31,5 @@ def revoke() -> Response:
     grant_id = form.get("grant_id", "")
     clients = {c.grant_id: c.client_name for c in services.mcp_clients().list(user.id)}
     if grant_id not in clients or not services.mcp_clients().revoke(user.id, grant_id):
-        raise errors.NotFound("client not found")
+        raise errors.NotFound(say("workspace.client_not_found"))
     return site.back("/workspace/mcp", revoked="1")

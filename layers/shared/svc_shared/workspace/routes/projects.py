@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.edge import web
 from svc_shared.wiring import services
@@ -16,10 +17,10 @@ from svc_shared.workspace import site, views, workbench_views
 router = Router()
 
 NOTICES = {
-    "published": "Publishing started.",
-    "repo": "Repository saved.",
-    "database": "Database linked.",
-    "remixed": "Remixed: this new project starts from the other one's brief. Nothing is published yet.",
+    "published": lambda: say("workspace.publishing_started"),
+    "repo": lambda: say("workspace.repo_saved"),
+    "database": lambda: say("workspace.database_linked"),
+    "remixed": lambda: say("workspace.remixed"),
 }
 # Which form field an integrations error names (its code), so the message shows next to that field.
 FIELD_OF_CODE = {"name_invalid": "name", "existing_repo_invalid": "existingRepo", "ref_invalid": "ref"}
@@ -35,7 +36,7 @@ def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -
         except errors.DomainError as exc:
             db_note = exc.message
     elif context["owner"]:
-        db_note = "Connect Supabase on the Connections page to choose one of your database projects."
+        db_note = say("workspace.connect_db_host")
     form = {"mode": "create", "name": "", "existingRepo": "", "ref": "", **extra.pop("form", {})}
     builder = workbench_views.builder_panel(
         user,
@@ -66,7 +67,9 @@ def project(projectId: str) -> Response:
     user = site.current_user(router)
     done = router.current_event.get_query_string_value("done") or ""
     message_id = router.current_event.get_query_string_value("message") or None
-    return project_page(user, projectId, notice=NOTICES.get(done), message_id=message_id)
+    return project_page(
+        user, projectId, notice=NOTICES[done]() if done in NOTICES else None, message_id=message_id
+    )
 
 
 @router.post("/workspace/projects/<projectId>/publish")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
+from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import Project
 from svc_shared.wiring import services
@@ -16,8 +17,8 @@ router = Router()
 
 CHOICES = ("private", "workspace")
 SAVED = {
-    "private": "Only you can see this project now.",
-    "workspace": "Members of its workspace can see it now.",
+    "private": lambda: say("workspace.visible_private"),
+    "workspace": lambda: say("workspace.visible_workspace"),
 }
 
 
@@ -42,7 +43,7 @@ def settings(projectId: str) -> Response:
     user = site.current_user(router)
     project = services.projects().owned(projectId, user.id)
     saved = router.current_event.get_query_string_value("saved") or ""
-    return settings_page(user, project, notice=SAVED.get(saved))
+    return settings_page(user, project, notice=SAVED[saved]() if saved in SAVED else None)
 
 
 @router.post("/workspace/projects/<projectId>/visibility")
@@ -53,7 +54,7 @@ def visibility(projectId: str) -> Response:
     project = projects.owned(projectId, user.id)
     choice = form.get("visibility", "")
     if choice not in CHOICES:
-        message = "Choose who can see the project: only you, or the members of its workspace."
+        message = say("workspace.visibility_choice")
         return settings_page(user, project, 400, notice=message, notice_kind="bad")
     project = projects.set_visibility(project, choice)
     return site.back(f"/workspace/projects/{project.id}/settings", saved=project.visibility)

@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_shared.core import errors
+from svc_shared.core.catalogue import say
 from svc_shared.wiring import services
 from svc_shared.workspace import chart, site
 
@@ -20,7 +21,6 @@ router = Router()
 
 DEFAULT_DAYS = 30
 PRESETS = (7, 30, 90)
-BAD_DATE = "Dates are written YYYY-MM-DD, for example 2025-03-01."
 
 
 def _range(query: dict[str, str], today: date) -> tuple[date, date, str | None]:
@@ -30,14 +30,14 @@ def _range(query: dict[str, str], today: date) -> tuple[date, date, str | None]:
         days = query["days"]
         if days.isdigit() and int(days) in PRESETS:
             return today - timedelta(days=int(days) - 1), today, None
-        return (*default, f"Choose one of the last {', '.join(map(str, PRESETS))} days, or two dates.")
+        return (*default, say("workspace.days_choice", presets=", ".join(map(str, PRESETS))))
     if not (query.get("start") or query.get("end")):
         return (*default, None)
     try:
         start = date.fromisoformat(query.get("start", ""))
         end = date.fromisoformat(query.get("end", ""))
     except ValueError:
-        return (*default, BAD_DATE)
+        return (*default, say("workspace.bad_date"))
     return start, end, None
 
 
