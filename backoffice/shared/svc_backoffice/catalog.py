@@ -8,6 +8,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -223,18 +224,19 @@ def delete_category(db: Database, category_id: str) -> None:
     _delete(db, "categories", category_id)
 
 
-def _reorder(db: Database, table: str, ids: list[Any], what: str) -> None:
+def _reorder(db: Database, table: str, ids: list[Any], unknown: str) -> None:
+    """Positions from the order of `ids`; `unknown` (422) when one names no row."""
     rows = db.all(
         f"UPDATE {table} t SET position = o.ord - 1 "  # noqa: S608
         "FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, ord) WHERE t.id = o.id RETURNING t.id",
         (ids,),
     )
     if len(rows) != len(ids):
-        raise Unprocessable(f"Unknown {what} id in the list.")
+        raise Unprocessable(unknown)
 
 
 def reorder_categories(db: Database, ids: list[Any]) -> None:
-    _reorder(db, "categories", ids, "category")
+    _reorder(db, "categories", ids, say("catalog.unknown_category"))
 
 
 # -- attributes ----------------------------------------------------------------------------------------------

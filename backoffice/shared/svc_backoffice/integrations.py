@@ -20,6 +20,7 @@ from psycopg.types.json import Jsonb
 from svc_backoffice import config, sealing, tenancy
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete
+from svc_backoffice.catalogue import say
 from svc_backoffice.config import Settings
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import InvalidInput, Unprocessable
@@ -84,7 +85,7 @@ HTTP_TIMEOUT_SECONDS = 5
 
 class GscNotConfigured(Unprocessable):
     def __init__(self) -> None:
-        super().__init__("Search console is not configured (GSC_CLIENT_ID and GSC_CLIENT_SECRET_ARN).")
+        super().__init__(say("search_console.not_configured"))
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ def gsc_callback(
 ) -> str:
     """Finish the flow; returns where to send the browser. A bad or expired state is 400 (nothing changes)."""
     if not state:
-        raise InvalidInput("Missing state.")
+        raise InvalidInput(say("search_console.missing_state"))
     row = _gsc_row(db, lock=True)
     pending = _opened_json(row) if row else {}
     if (
@@ -226,9 +227,9 @@ def gsc_callback(
             pending.get("state_sha256", ""), hashlib.sha256(state.encode()).hexdigest()
         )
     ):
-        raise InvalidInput("The search-console state could not be verified. Start the connection again.")
+        raise InvalidInput(say("search_console.state_unverified"))
     if int(pending.get("expires_at", 0)) < time.time():
-        raise InvalidInput("The search-console connection expired. Start the connection again.")
+        raise InvalidInput(say("search_console.expired"))
     assert row is not None
     back = settings.gsc_return_path
     if error or not code:
@@ -328,7 +329,7 @@ def gsc_status(db: Database, settings: Settings) -> dict[str, Any]:
     except (ProviderError, KeyError, TypeError, AttributeError) as exc:
         logger.warning("search-console sites unavailable", extra={"reason": str(exc)})
         result["sites"] = None
-        result["provider_error"] = "The search console could not be reached; try again later."
+        result["provider_error"] = say("search_console.unreachable")
     return result
 
 
