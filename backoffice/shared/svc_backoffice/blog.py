@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalog import _delete, _insert, _match, _page, _reorder, _update, slugify
+from svc_backoffice.catalog import _delete, _insert, _insert_named, _match, _page, _reorder, _update, slugify
 from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
@@ -138,9 +138,7 @@ def list_categories(db: Database) -> list[Row]:
 
 
 def create_category(db: Database, body: BlogCategoryCreate) -> Row:
-    data = body.model_dump()
-    data["slug"] = data["slug"] or slugify(body.name, "category")
-    return _insert(db, "blog_categories", data, CATEGORY_COLUMNS)
+    return _insert_named(db, "blog_categories", body, CATEGORY_COLUMNS, "category")
 
 
 def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:

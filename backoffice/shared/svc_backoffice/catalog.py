@@ -67,6 +67,14 @@ def _insert(db: Database, table: str, data: dict[str, Any], columns: str = "*") 
     return row
 
 
+def _insert_named(db: Database, table: str, body: Any, columns: str, fallback: str) -> Row:
+    """INSERT one row of `body`, its slug made from its name when it gives none (`fallback` for a name with
+    no letter or digit)."""
+    data = body.model_dump()
+    data["slug"] = data["slug"] or slugify(body.name, fallback)
+    return _insert(db, table, data, columns)
+
+
 def _match(q: Any, names: tuple[str, ...], where: list[str], params: dict[str, Any], alias: str = "") -> None:
     """The list query's filters among `names` that are set, each an equality on its column."""
     for name in names:
@@ -209,9 +217,7 @@ def list_categories(db: Database) -> list[Row]:
 
 
 def create_category(db: Database, body: CategoryCreate) -> Row:
-    data = body.model_dump(mode="python")
-    data["slug"] = data["slug"] or slugify(body.name, "category")
-    return _insert(db, "categories", data, CATEGORY_COLUMNS)
+    return _insert_named(db, "categories", body, CATEGORY_COLUMNS, "category")
 
 
 def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
@@ -248,9 +254,7 @@ def list_attributes(db: Database) -> list[Row]:
 
 
 def create_attribute(db: Database, body: AttributeCreate) -> Row:
-    data = body.model_dump(mode="python")
-    data["slug"] = data["slug"] or slugify(body.name, "attribute")
-    return _insert(db, "attributes", data, ATTRIBUTE_COLUMNS)
+    return _insert_named(db, "attributes", body, ATTRIBUTE_COLUMNS, "attribute")
 
 
 def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:

@@ -39,7 +39,7 @@ def list_integrations(db: Database) -> list[Row]:
 
 
 def create_integration(db: Database, body: IntegrationCreate) -> Row:
-    sealed = sealing.seal(body.secret, _purpose(body.kind)) if body.secret else None
+    sealed = sealing.seal_given(body.secret, _purpose(body.kind))
     row = db.one(
         "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
         "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
@@ -55,9 +55,7 @@ def update_integration(db: Database, integration_id: str, body: IntegrationUpdat
     changes = body.model_dump(exclude_unset=True)
     if "config" in changes:
         changes["config"] = Jsonb(changes["config"])
-    if "secret" in changes:
-        secret = changes.pop("secret")
-        changes["secret_encrypted"] = sealing.seal(secret, _purpose(current["kind"])) if secret else None
+    sealing.seal_change(changes, "secret", "secret_encrypted", _purpose(current["kind"]))
     sets = [f"{name} = %({name})s" for name in changes] or ["id = id"]
     if "status" in changes:
         # The schema asks a connected integration for its connected_at; any other status clears it.

@@ -17,7 +17,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice import sealing
-from svc_backoffice.catalog import _delete
+from svc_backoffice.catalog import _delete, _update
 from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import WebhookNotConfigured, WebhookRejected
@@ -39,7 +39,7 @@ def list_providers(db: Database) -> list[Row]:
 
 
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
-    sealed = sealing.seal(body.webhook_secret, _purpose(body.kind)) if body.webhook_secret else None
+    sealed = sealing.seal_given(body.webhook_secret, _purpose(body.kind))
     row = db.one(
         "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
         f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
@@ -54,18 +54,8 @@ def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate)
     changes = body.model_dump(exclude_unset=True)
     if "public_config" in changes:
         changes["public_config"] = Jsonb(changes["public_config"])
-    if "webhook_secret" in changes:
-        secret = changes.pop("webhook_secret")
-        changes["webhook_secret_encrypted"] = (
-            sealing.seal(secret, _purpose(current["kind"])) if secret else None
-        )
-    sets = ", ".join(f"{name} = %({name})s" for name in changes) or "id = id"
-    row = db.one(
-        f"UPDATE payment_providers SET {sets} WHERE id = %(id)s RETURNING {PROVIDER_COLUMNS}",  # noqa: S608
-        {**changes, "id": provider_id},
-    )
-    assert row is not None
-    return row
+    sealing.seal_change(changes, "webhook_secret", "webhook_secret_encrypted", _purpose(current["kind"]))
+    return _update(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
 
 
 def delete_provider(db: Database, provider_id: str) -> None:
