@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalog import _delete, _insert, _match, _page, _reorder, _update, slugify
+from svc_backoffice.catalog import _delete, _insert, _insert_named, _match, _page, _reorder, _update, slugify
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -79,7 +80,8 @@ def delete_post(db: Database, post_id: str) -> None:
 def _move(
     db: Database, post_id: str, sets: str, allowed_from: tuple[str, ...], refusal: str, **params: Any
 ) -> Row:
-    """One conditional UPDATE: the post moves only from `allowed_from`; otherwise 404 or 422."""
+    """One conditional UPDATE: the post moves only from `allowed_from`; otherwise 404, or 422 with the text of
+    the catalogue key `refusal` naming the post's status."""
     _publish_due(db)
     row = db.one(
         f"UPDATE blog_posts SET {sets} WHERE id = %(id)s AND status = ANY(%(allowed)s) RETURNING id",  # noqa: S608
@@ -89,7 +91,7 @@ def _move(
         current = db.one("SELECT status FROM blog_posts WHERE id = %s", (post_id,))
         if current is None:
             raise NotFound()
-        raise Unprocessable(refusal.format(status=current["status"]))
+        raise Unprocessable(say(refusal, status=current["status"]))
     return get_post(db, post_id)
 
 
@@ -99,7 +101,7 @@ def publish_post(db: Database, post_id: str) -> Row:
         post_id,
         "status = 'published', published_at = now(), scheduled_for = NULL",
         ("draft", "scheduled"),
-        "The post is already {status}.",
+        "blog.already",
     )
 
 
@@ -109,7 +111,7 @@ def unpublish_post(db: Database, post_id: str) -> Row:
         post_id,
         "status = 'draft', published_at = NULL, scheduled_for = NULL",
         ("published", "scheduled"),
-        "Only a published or scheduled post can be unpublished; this one is {status}.",
+        "blog.not_unpublishable",
     )
 
 
@@ -119,7 +121,7 @@ def schedule_post(db: Database, post_id: str, body: BlogPostSchedule) -> Row:
         post_id,
         "status = 'scheduled', scheduled_for = %(at)s, published_at = NULL",
         ("draft", "scheduled"),
-        "The post is already {status}; unpublish it first.",
+        "blog.unpublish_first",
         at=body.publish_at,
     )
 
@@ -136,9 +138,7 @@ def list_categories(db: Database) -> list[Row]:
 
 
 def create_category(db: Database, body: BlogCategoryCreate) -> Row:
-    data = body.model_dump()
-    data["slug"] = data["slug"] or slugify(body.name, "category")
-    return _insert(db, "blog_categories", data, CATEGORY_COLUMNS)
+    return _insert_named(db, "blog_categories", body, CATEGORY_COLUMNS, "category")
 
 
 def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:
@@ -150,7 +150,7 @@ def delete_category(db: Database, category_id: str) -> None:
 
 
 def reorder_categories(db: Database, ids: list[Any]) -> None:
-    _reorder(db, "blog_categories", ids, "blog category")
+    _reorder(db, "blog_categories", ids, say("blog.unknown_category"))
 
 
 # -- comments ------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -64,6 +65,14 @@ def _insert(db: Database, table: str, data: dict[str, Any], columns: str = "*") 
     row = db.one(f"INSERT INTO {table} ({names}) VALUES ({values}) RETURNING {columns}", data)  # noqa: S608
     assert row is not None
     return row
+
+
+def _insert_named(db: Database, table: str, body: Any, columns: str, fallback: str) -> Row:
+    """INSERT one row of `body`, its slug made from its name when it gives none (`fallback` for a name with
+    no letter or digit)."""
+    data = body.model_dump()
+    data["slug"] = data["slug"] or slugify(body.name, fallback)
+    return _insert(db, table, data, columns)
 
 
 def _match(q: Any, names: tuple[str, ...], where: list[str], params: dict[str, Any], alias: str = "") -> None:
@@ -208,9 +217,7 @@ def list_categories(db: Database) -> list[Row]:
 
 
 def create_category(db: Database, body: CategoryCreate) -> Row:
-    data = body.model_dump(mode="python")
-    data["slug"] = data["slug"] or slugify(body.name, "category")
-    return _insert(db, "categories", data, CATEGORY_COLUMNS)
+    return _insert_named(db, "categories", body, CATEGORY_COLUMNS, "category")
 
 
 def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
@@ -223,18 +230,19 @@ def delete_category(db: Database, category_id: str) -> None:
     _delete(db, "categories", category_id)
 
 
-def _reorder(db: Database, table: str, ids: list[Any], what: str) -> None:
+def _reorder(db: Database, table: str, ids: list[Any], unknown: str) -> None:
+    """Positions from the order of `ids`; `unknown` (422) when one names no row."""
     rows = db.all(
         f"UPDATE {table} t SET position = o.ord - 1 "  # noqa: S608
         "FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, ord) WHERE t.id = o.id RETURNING t.id",
         (ids,),
     )
     if len(rows) != len(ids):
-        raise Unprocessable(f"Unknown {what} id in the list.")
+        raise Unprocessable(unknown)
 
 
 def reorder_categories(db: Database, ids: list[Any]) -> None:
-    _reorder(db, "categories", ids, "category")
+    _reorder(db, "categories", ids, say("catalog.unknown_category"))
 
 
 # -- attributes ----------------------------------------------------------------------------------------------
@@ -246,9 +254,7 @@ def list_attributes(db: Database) -> list[Row]:
 
 
 def create_attribute(db: Database, body: AttributeCreate) -> Row:
-    data = body.model_dump(mode="python")
-    data["slug"] = data["slug"] or slugify(body.name, "attribute")
-    return _insert(db, "attributes", data, ATTRIBUTE_COLUMNS)
+    return _insert_named(db, "attributes", body, ATTRIBUTE_COLUMNS, "attribute")
 
 
 def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:

@@ -10,6 +10,7 @@ from psycopg.types.json import Jsonb
 
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete, _insert, _match, _page, _update
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import NotFound, Unprocessable
 from svc_backoffice.models import (
@@ -85,7 +86,7 @@ def _coupon_discount(db: Database, code: str, subtotal: int, shipping: int) -> t
         (code.upper(), subtotal),
     )
     if coupon is None:
-        raise Unprocessable(f"Coupon {code.upper()} does not apply to this order.")
+        raise Unprocessable(say("orders.coupon_not_applicable", code=code.upper()))
     if coupon["kind"] == "percent":
         return coupon, subtotal * coupon["value"] // 100, shipping
     if coupon["kind"] == "fixed":
@@ -104,9 +105,9 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
         )
     }
     if missing := sorted(set(product_ids) - set(products)):
-        raise NotFound(f"Product {missing[0]} not found.")
+        raise NotFound(say("orders.no_product", id=missing[0]))
     if body.customer_id and db.one("SELECT 1 FROM customers WHERE id = %s", (body.customer_id,)) is None:
-        raise NotFound(f"Customer {body.customer_id} not found.")
+        raise NotFound(say("orders.no_customer", id=body.customer_id))
     lines: list[dict[str, Any]] = []
     for item in body.items:
         product = products.get(str(item.product_id)) if item.product_id else None
@@ -129,7 +130,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
             (body.shipping_method_id,),
         )
         if method is None:
-            raise NotFound(f"Shipping method {body.shipping_method_id} not found.")
+            raise NotFound(say("orders.no_shipping_method", id=body.shipping_method_id))
         if body.shipping_cents is None:
             free = method["free_over_cents"] is not None and subtotal >= method["free_over_cents"]
             shipping = 0 if free else method["price_cents"]
@@ -137,7 +138,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
     if body.coupon_code:
         coupon, discount, shipping = _coupon_discount(db, body.coupon_code, subtotal, shipping)
     if subtotal + shipping + body.tax_cents > INT32:
-        raise Unprocessable("The order total exceeds the largest amount an order can hold.")
+        raise Unprocessable(say("orders.total_too_large"))
     order = _insert(
         db,
         "orders",

@@ -16,13 +16,13 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from svc_backoffice import config, tenancy
+from svc_backoffice.catalogue import say
 from svc_backoffice.dberrors import translate
 from svc_backoffice.errors import NotFound, Unavailable
 
 Row = dict[str, Any]
 
 CONNECT_TIMEOUT_SECONDS = 5
-UNREACHABLE = "The shop's database cannot be reached right now. Try again in a moment."
 
 
 class Database:
@@ -50,7 +50,7 @@ class Database:
                     self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS
                 )
             except psycopg.Error as exc:
-                raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
+                raise Unavailable(say("database.unreachable"), reason=_reason(exc, self._conninfo)) from None
         return self._conn
 
     @contextmanager
@@ -62,13 +62,17 @@ class Database:
                 # A kept connection the server closed while idle (a restart, an idle timeout) fails its
                 # BEGIN and is marked broken: open a new one once, nothing of the request has run yet.
                 if self._conn is None or not self._conn.broken:
-                    raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
+                    raise Unavailable(
+                        say("database.unreachable"), reason=_reason(exc, self._conninfo)
+                    ) from None
                 stack.enter_context(self.connection.transaction())
             try:
                 yield
             except psycopg.OperationalError as exc:
                 if self._conn is not None and self._conn.broken:
-                    raise Unavailable(UNREACHABLE, reason=_reason(exc, self._conninfo)) from None
+                    raise Unavailable(
+                        say("database.unreachable"), reason=_reason(exc, self._conninfo)
+                    ) from None
                 raise
 
     def all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Row]:

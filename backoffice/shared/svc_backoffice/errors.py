@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc_backoffice.catalogue import say
+
 
 class DomainError(Exception):
     """An error raised on purpose; `message` is safe to show to the caller."""
@@ -22,8 +24,8 @@ class InvalidInput(DomainError):
 
 
 class NotFound(DomainError):
-    def __init__(self, message: str = "Not found") -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(say("request.not_found") if message is None else message)
 
 
 class PayloadTooLarge(DomainError):
@@ -63,4 +65,4 @@ class WebhookNotConfigured(WebhookRejected):
     """No enabled provider with a webhook secret for this route."""
 
     def __init__(self) -> None:
-        super().__init__("not_configured")
+        super().__init__(say("webhook.not_configured"))

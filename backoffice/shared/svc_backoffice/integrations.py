@@ -20,6 +20,7 @@ from psycopg.types.json import Jsonb
 from svc_backoffice import config, sealing, tenancy
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete
+from svc_backoffice.catalogue import say
 from svc_backoffice.config import Settings
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import InvalidInput, Unprocessable
@@ -38,7 +39,7 @@ def list_integrations(db: Database) -> list[Row]:
 
 
 def create_integration(db: Database, body: IntegrationCreate) -> Row:
-    sealed = sealing.seal(body.secret, _purpose(body.kind)) if body.secret else None
+    sealed = sealing.seal_given(body.secret, _purpose(body.kind))
     row = db.one(
         "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
         "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
@@ -54,9 +55,7 @@ def update_integration(db: Database, integration_id: str, body: IntegrationUpdat
     changes = body.model_dump(exclude_unset=True)
     if "config" in changes:
         changes["config"] = Jsonb(changes["config"])
-    if "secret" in changes:
-        secret = changes.pop("secret")
-        changes["secret_encrypted"] = sealing.seal(secret, _purpose(current["kind"])) if secret else None
+    sealing.seal_change(changes, "secret", "secret_encrypted", _purpose(current["kind"]))
     sets = [f"{name} = %({name})s" for name in changes] or ["id = id"]
     if "status" in changes:
         # The schema asks a connected integration for its connected_at; any other status clears it.
@@ -84,7 +83,7 @@ HTTP_TIMEOUT_SECONDS = 5
 
 class GscNotConfigured(Unprocessable):
     def __init__(self) -> None:
-        super().__init__("Search console is not configured (GSC_CLIENT_ID and GSC_CLIENT_SECRET_ARN).")
+        super().__init__(say("search_console.not_configured"))
 
 
 @dataclass(frozen=True)
@@ -216,7 +215,7 @@ def gsc_callback(
 ) -> str:
     """Finish the flow; returns where to send the browser. A bad or expired state is 400 (nothing changes)."""
     if not state:
-        raise InvalidInput("Missing state.")
+        raise InvalidInput(say("search_console.missing_state"))
     row = _gsc_row(db, lock=True)
     pending = _opened_json(row) if row else {}
     if (
@@ -226,9 +225,9 @@ def gsc_callback(
             pending.get("state_sha256", ""), hashlib.sha256(state.encode()).hexdigest()
         )
     ):
-        raise InvalidInput("The search-console state could not be verified. Start the connection again.")
+        raise InvalidInput(say("search_console.state_unverified"))
     if int(pending.get("expires_at", 0)) < time.time():
-        raise InvalidInput("The search-console connection expired. Start the connection again.")
+        raise InvalidInput(say("search_console.expired"))
     assert row is not None
     back = settings.gsc_return_path
     if error or not code:
@@ -328,7 +327,7 @@ def gsc_status(db: Database, settings: Settings) -> dict[str, Any]:
     except (ProviderError, KeyError, TypeError, AttributeError) as exc:
         logger.warning("search-console sites unavailable", extra={"reason": str(exc)})
         result["sites"] = None
-        result["provider_error"] = "The search console could not be reached; try again later."
+        result["provider_error"] = say("search_console.unreachable")
     return result
 
 

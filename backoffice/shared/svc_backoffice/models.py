@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from svc_backoffice.catalogue import say
+
 INT32 = 2_147_483_647
 SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 # An address: one @, a dot in the domain, at most 64 characters before the @ (RFC 5321), and no white space
@@ -34,13 +36,13 @@ ProductType = Literal["physical", "digital", "service", "bundle"]
 
 def _distinct(values: list[Any], info: ValidationInfo) -> list[Any]:
     if len(set(values)) != len(values):
-        raise ValueError(f"{info.field_name} must be unique")
+        raise ValueError(say("validation.unique", field=info.field_name))
     return values
 
 
 def _not_blank(text: str, info: ValidationInfo) -> str:
     if not text.strip():
-        raise ValueError(f"{info.field_name} must not be blank")
+        raise ValueError(say("validation.blank", field=info.field_name))
     return text
 
 
@@ -52,11 +54,11 @@ def _storable(value: Any) -> Any:
     """PostgreSQL text cannot hold NUL, and lone surrogates cannot be encoded: refuse them at the edge."""
     if isinstance(value, str):
         if "\x00" in value:
-            raise ValueError("text must not contain NUL characters")
+            raise ValueError(say("validation.nul"))
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise ValueError("text must be valid Unicode") from None
+            raise ValueError(say("validation.unicode")) from None
     elif isinstance(value, dict):
         for key, item in value.items():
             _storable(key)
@@ -138,7 +140,7 @@ def _whole_number(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if not re.fullmatch(r"[+-]?[0-9]{1,15}", text):
-            raise ValueError("must be a whole number")
+            raise ValueError(say("validation.whole_number"))
         return int(text)
     return value
 
@@ -284,7 +286,7 @@ class InventoryAdjust(Body):
     @classmethod
     def _non_zero(cls, delta: int) -> int:
         if delta == 0:
-            raise ValueError("delta must be a non-zero integer")
+            raise ValueError(say("validation.delta_zero"))
         return delta
 
 
@@ -326,7 +328,7 @@ class OrderItemIn(Body):
     @model_validator(mode="after")
     def _custom_line_is_complete(self) -> OrderItemIn:
         if self.product_id is None and (self.title is None or self.unit_price_cents is None):
-            raise ValueError("a line without product_id needs title and unit_price_cents")
+            raise ValueError(say("validation.line_incomplete"))
         return self
 
 
@@ -409,12 +411,12 @@ class CouponFields(Body):
     def _consistent(self) -> CouponFields:
         fields = self.model_fields_set
         if self.starts_at and self.ends_at and self.ends_at <= self.starts_at:
-            raise ValueError("ends_at must be after starts_at")
+            raise ValueError(say("validation.coupon_dates"))
         value = self.value
         if "kind" in fields and value is not None and self.kind == "percent" and not 1 <= value <= 100:
-            raise ValueError("a percent coupon's value is 1 to 100")
+            raise ValueError(say("validation.coupon_percent"))
         if "kind" in fields and value is not None and self.kind == "fixed" and value <= 0:
-            raise ValueError("a fixed coupon's value is a positive amount of cents")
+            raise ValueError(say("validation.coupon_fixed"))
         return self
 
 
@@ -464,9 +466,9 @@ class ShippingMethodCreate(Body):
     @model_validator(mode="after")
     def _consistent(self) -> ShippingMethodCreate:
         if self.min_days is not None and self.max_days is not None and self.max_days < self.min_days:
-            raise ValueError("max_days must be at least min_days")
+            raise ValueError(say("validation.method_days"))
         if "kind" in self.model_fields_set and self.kind == "free" and self.price_cents:
-            raise ValueError("a free method has price_cents 0")
+            raise ValueError(say("validation.method_free"))
         return self
 
 
@@ -554,7 +556,7 @@ class BlogPostSchedule(Body):
     @classmethod
     def _future(cls, when: datetime) -> datetime:
         if when <= datetime.now(UTC):
-            raise ValueError("publish_at must be in the future")
+            raise ValueError(say("validation.publish_in_past"))
         return when
 
 

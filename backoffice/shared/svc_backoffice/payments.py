@@ -17,7 +17,8 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice import sealing
-from svc_backoffice.catalog import _delete
+from svc_backoffice.catalog import _delete, _update
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import WebhookNotConfigured, WebhookRejected
 from svc_backoffice.models import INT32, PaymentProviderCreate, PaymentProviderUpdate, _storable
@@ -38,7 +39,7 @@ def list_providers(db: Database) -> list[Row]:
 
 
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
-    sealed = sealing.seal(body.webhook_secret, _purpose(body.kind)) if body.webhook_secret else None
+    sealed = sealing.seal_given(body.webhook_secret, _purpose(body.kind))
     row = db.one(
         "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
         f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
@@ -53,18 +54,8 @@ def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate)
     changes = body.model_dump(exclude_unset=True)
     if "public_config" in changes:
         changes["public_config"] = Jsonb(changes["public_config"])
-    if "webhook_secret" in changes:
-        secret = changes.pop("webhook_secret")
-        changes["webhook_secret_encrypted"] = (
-            sealing.seal(secret, _purpose(current["kind"])) if secret else None
-        )
-    sets = ", ".join(f"{name} = %({name})s" for name in changes) or "id = id"
-    row = db.one(
-        f"UPDATE payment_providers SET {sets} WHERE id = %(id)s RETURNING {PROVIDER_COLUMNS}",  # noqa: S608
-        {**changes, "id": provider_id},
-    )
-    assert row is not None
-    return row
+    sealing.seal_change(changes, "webhook_secret", "webhook_secret_encrypted", _purpose(current["kind"]))
+    return _update(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
 
 
 def delete_provider(db: Database, provider_id: str) -> None:
@@ -72,8 +63,6 @@ def delete_provider(db: Database, provider_id: str) -> None:
 
 
 # -- webhook signatures --------------------------------------------------------------------------------------
-MISSING = "missing_signature"
-FAILED = "signature_failed"
 
 Headers = Mapping[str, str]
 
@@ -94,49 +83,49 @@ def _verify_card(headers: Headers, body: bytes, secret: str, tolerance: int, now
     """`card-signature: t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 over `{t}.{raw body}` (Stripe's scheme)."""
     header = headers.get("card-signature")
     if not header:
-        raise WebhookRejected(MISSING)
+        raise WebhookRejected(say("webhook.missing_signature"))
     pairs = [part.split("=", 1) for part in header.split(",") if "=" in part]
     stamps = [v.strip() for k, v in pairs if k.strip() == "t"]
     candidates = [v.strip() for k, v in pairs if k.strip() == "v1"]
     if len(stamps) != 1 or not candidates or not _fresh(stamps[0], tolerance, now):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
     expected = _hmac(secret, stamps[0].encode() + b"." + body).hex()
     if not any(hmac.compare_digest(expected, c) for c in candidates):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
 
 
 def _verify_wallet_a(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
     """`wallet-a-timestamp: <unix>` and `wallet-a-signature: sha256=<hex>` over `{timestamp}:{raw body}`."""
     signature, stamp = headers.get("wallet-a-signature"), headers.get("wallet-a-timestamp")
     if not signature or not stamp:
-        raise WebhookRejected(MISSING)
+        raise WebhookRejected(say("webhook.missing_signature"))
     if not signature.startswith("sha256=") or not _fresh(stamp, tolerance, now):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
     expected = _hmac(secret, stamp.encode() + b":" + body).hex()
     if not hmac.compare_digest(expected, signature.removeprefix("sha256=")):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
 
 
 def _verify_wallet_b(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
     """`wallet-b-signature: <base64 HMAC-SHA256 of the raw body>`; replays are absorbed by the event id."""
     signature = headers.get("wallet-b-signature")
     if not signature:
-        raise WebhookRejected(MISSING)
+        raise WebhookRejected(say("webhook.missing_signature"))
     try:
         given = base64.b64decode(signature, validate=True)
     except (binascii.Error, ValueError):
-        raise WebhookRejected(FAILED) from None
+        raise WebhookRejected(say("webhook.signature_failed")) from None
     if not hmac.compare_digest(_hmac(secret, body), given):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
 
 
 def _verify_mobile_money(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
     """`mobile-money-signature: <hex HMAC-SHA512 of the raw body>` (Paystack's shape)."""
     signature = headers.get("mobile-money-signature")
     if not signature:
-        raise WebhookRejected(MISSING)
+        raise WebhookRejected(say("webhook.missing_signature"))
     if not hmac.compare_digest(_hmac(secret, body, "sha512").hex(), signature.strip().lower()):
-        raise WebhookRejected(FAILED)
+        raise WebhookRejected(say("webhook.signature_failed"))
 
 
 # -- webhook payloads ----------------------------------------------------------------------------------------
@@ -229,9 +218,9 @@ def _no_constant(name: str) -> Any:
 def _event_fields(scheme: Scheme, payload: Any) -> dict[str, Any]:
     external_id, kind = _dig(payload, *scheme.external_id), _dig(payload, *scheme.kind)
     if not isinstance(external_id, str) or not 1 <= len(external_id) <= 200:
-        raise WebhookRejected("invalid_payload")
+        raise WebhookRejected(say("webhook.invalid_payload"))
     if not isinstance(kind, str) or not 1 <= len(kind) <= 120:
-        raise WebhookRejected("invalid_payload")
+        raise WebhookRejected(say("webhook.invalid_payload"))
     amount = _dig(payload, *scheme.amount)
     if isinstance(amount, bool) or not isinstance(amount, int) or not -INT32 <= amount <= INT32:
         amount = None
@@ -257,18 +246,18 @@ def receive_webhook(
     scheme = SCHEMES[provider_kind]
     provider_id, secret = _webhook_secret(db, provider_kind)
     if not all(delivery.headers.get(name) for name in scheme.headers):
-        raise WebhookRejected(MISSING)
+        raise WebhookRejected(say("webhook.missing_signature"))
     if len(delivery.body) > max_bytes:
-        raise WebhookRejected("payload_too_large")
+        raise WebhookRejected(say("webhook.payload_too_large"))
     content_type = delivery.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json":
-        raise WebhookRejected("unsupported_media_type")
+        raise WebhookRejected(say("webhook.unsupported_media_type"))
     signed_at = time.time() if now is None else now
     scheme.verify(delivery.headers, delivery.body, secret, tolerance, signed_at)
     try:
         payload = _storable(json.loads(delivery.body, parse_constant=_no_constant))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise WebhookRejected("invalid_payload") from None
+        raise WebhookRejected(say("webhook.invalid_payload")) from None
     fields = _event_fields(scheme, payload)
     recorded = db.one(
         "INSERT INTO payment_events (provider_id, external_id, kind, order_id, amount_cents, payload) "

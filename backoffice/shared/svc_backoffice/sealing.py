@@ -125,5 +125,17 @@ def seal(plaintext: str, purpose: str) -> bytes:
     return current().seal(plaintext, purpose)
 
 
+def seal_given(plaintext: str | None, purpose: str) -> bytes | None:
+    """A write-only secret as it is stored: sealed for `purpose`, or None (no secret) when empty or absent."""
+    return seal(plaintext, purpose) if plaintext else None
+
+
+def seal_change(changes: dict[str, Any], field: str, stored_as: str, purpose: str) -> None:
+    """A row's `changes` as they are stored: the plaintext `field`, when it is among them, replaced by
+    `stored_as` (seal_given)."""
+    if field in changes:
+        changes[stored_as] = seal_given(changes.pop(field), purpose)
+
+
 def unseal(sealed: bytes, purpose: str) -> str:
     return current().unseal(sealed, purpose)

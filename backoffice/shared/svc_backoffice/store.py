@@ -10,6 +10,7 @@ from typing import Any
 from svc_backoffice import tenancy
 from svc_backoffice.auth import Staff
 from svc_backoffice.catalog import _delete, _insert, _update, selective, tsquery
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import Conflict, Forbidden
 from svc_backoffice.models import (
@@ -22,9 +23,6 @@ from svc_backoffice.models import (
     StaffDelete,
     StaffUpdate,
 )
-
-ONLY_OWNER_GRANTS = "Only an owner can grant the owner role."
-ONLY_OWNER_REMOVES = "Only an owner can remove another owner."
 
 # -- inventory -----------------------------------------------------------------------------------------------
 LOCATION_COLUMNS = "id, name, code, address, is_default, active, created_at"
@@ -113,7 +111,7 @@ def list_staff(db: Database) -> list[Row]:
 
 def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
     if body.role == "owner" and actor.role != "owner":
-        raise Forbidden(ONLY_OWNER_GRANTS)
+        raise Forbidden(say("staff.only_owner_grants"))
     # An invitation: the person joins by signing in through the platform's hand-off. A removed member can be
     # invited again (as a new invitation); a current member or invitation is a conflict.
     row = db.one(
@@ -123,7 +121,7 @@ def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
         body.model_dump(),
     )
     if row is None:
-        raise Conflict("A staff member with that email already exists.")
+        raise Conflict(say("database.duplicate.staff"))
     return row
 
 
@@ -135,17 +133,17 @@ def _active_member(db: Database, staff_id: Any) -> Row:
 def update_staff(db: Database, actor: Staff, body: StaffUpdate) -> Row:
     changes = body.model_dump(exclude_unset=True, exclude={"id"})
     if changes.get("role") == "owner" and actor.role != "owner":
-        raise Forbidden(ONLY_OWNER_GRANTS)
+        raise Forbidden(say("staff.only_owner_grants"))
     target = _active_member(db, body.id)
     if target["role"] == "owner" and changes.get("role", "owner") != "owner" and actor.role != "owner":
-        raise Forbidden(ONLY_OWNER_REMOVES)
+        raise Forbidden(say("staff.only_owner_removes"))
     return _update(db, "staff", str(body.id), changes, STAFF_COLUMNS)
 
 
 def remove_staff(db: Database, actor: Staff, body: StaffDelete) -> None:
     target = _active_member(db, body.id)
     if target["role"] == "owner" and actor.role != "owner":
-        raise Forbidden(ONLY_OWNER_REMOVES)
+        raise Forbidden(say("staff.only_owner_removes"))
     db.all("UPDATE staff SET removed_at = now() WHERE id = %s", (body.id,))
 
 

@@ -23,6 +23,7 @@ from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 from pydantic import TypeAdapter, ValidationError
 
 from svc_backoffice import auth, config, route_table, tenancy
+from svc_backoffice.catalogue import say
 from svc_backoffice.db import database
 from svc_backoffice.errors import (
     Conflict,
@@ -213,14 +214,14 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
-        return json_response(404, {"error": "Not found"})
+        return json_response(404, {"error": say("request.not_found")})
 
     @app.exception_handler(Exception)
     def _unexpected(exc: Exception) -> Response:
         # The detail (which may name tables, values or settings) stays in the log, found by the request id.
         request_id = app.current_event.request_context.request_id
         logger.exception("unhandled error", extra={"request_id": request_id})
-        return json_response(500, {"error": "internal error", "request_id": request_id})
+        return json_response(500, {"error": say("request.internal_error"), "request_id": request_id})
 
     for router in routers:
         app.include_router(router, prefix=router.prefix)
@@ -229,8 +230,6 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
 
 # -- CSRF: writes authenticated by the session cookie ------------------------------------------------------
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-CROSS_SITE = "This request did not come from this backoffice's site, so it was refused."
-NOT_JSON = "Request body must be JSON (Content-Type: application/json)."
 
 
 def _origin_of(url: str) -> str | None:
@@ -269,7 +268,7 @@ def check_same_origin(app: APIGatewayRestResolver) -> None:
             refused = _origin_of(origin) is None or _origin_of(origin) != own_origin()
     if refused:
         logger.info("cross-site request refused", extra={"path": app.current_event.path})
-        raise Forbidden(CROSS_SITE)
+        raise Forbidden(say("request.cross_site"))
 
 
 def check_write(app: APIGatewayRestResolver) -> None:
@@ -283,7 +282,7 @@ def check_write(app: APIGatewayRestResolver) -> None:
     headers = {k.lower(): v for k, v in (event.headers or {}).items()}
     kind = (headers.get("content-type") or "").split(";")[0].strip().lower()
     if kind != "application/json" and (method != "DELETE" or event.body):
-        raise UnsupportedMediaType(NOT_JSON)
+        raise UnsupportedMediaType(say("request.not_json"))
 
 
 # -- role gate -----------------------------------------------------------------------------------------------
@@ -492,21 +491,21 @@ def body(router: Router) -> Any:
     try:
         raw = router.current_event.decoded_body
     except (UnicodeDecodeError, binascii.Error, ValueError):
-        raise InvalidInput("Invalid JSON: the body is not UTF-8 text") from None
+        raise InvalidInput(say("request.not_utf8")) from None
     if raw and len(raw) > MAX_BODY_BYTES // 4 and len(raw.encode()) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"The body is larger than {MAX_BODY_BYTES // 1024} KB.")
+        raise PayloadTooLarge(say("request.too_large", kilobytes=MAX_BODY_BYTES // 1024))
     try:
         value = json.loads(raw) if raw else None
     except RecursionError:
-        raise InvalidInput("Invalid JSON: nested too deeply") from None
+        raise InvalidInput(say("request.nested_too_deeply")) from None
     except ValueError:
-        raise InvalidInput("Invalid JSON") from None
+        raise InvalidInput(say("request.invalid_json")) from None
     name = router.context["route"].body
     assert name is not None, "the route declares no body model"
     try:
         return _adapter(name).validate_python(value)
     except ValidationError as exc:
-        raise InvalidInput("Invalid request body", flatten(exc)) from None
+        raise InvalidInput(say("request.invalid_body"), flatten(exc)) from None
 
 
 def query(router: Router) -> Any:
@@ -517,7 +516,7 @@ def query(router: Router) -> Any:
     try:
         return _models()[name].model_validate(params)
     except ValidationError as exc:
-        raise InvalidInput("Invalid query", flatten(exc)) from None
+        raise InvalidInput(say("request.invalid_query"), flatten(exc)) from None
 
 
 # The same two, for ApiRouter's standard operations, whose parameters `body` and `query` name the models.

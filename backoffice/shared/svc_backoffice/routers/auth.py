@@ -10,6 +10,7 @@ from urllib.parse import unquote
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice import auth, handoff, openapi, store, tenancy
+from svc_backoffice.catalogue import Group, say
 from svc_backoffice.config import get_settings
 from svc_backoffice.db import database
 from svc_backoffice.sessions import SESSION_COOKIE
@@ -25,13 +26,8 @@ from svc_backoffice.web import (
 
 sessions = ApiRouter("/auth")
 
-REASONS = {
-    "insufficient_role": "Your role does not allow that page.",
-    "invalid_handoff": "The sign-in link is invalid, expired or already used. Open the backoffice again from "
-    "your workspace.",
-    "not_invited": "This store has not invited your email address. Ask its owner to invite you, then open "
-    "the sign-in link again.",
-}
+# What the signed-out page says for each `reason` it is sent with.
+REASONS = Group("sign_in.reason")
 
 
 def _safe_next(target: str | None) -> str:
@@ -96,10 +92,11 @@ def sign_out() -> Response:
 )
 def signed_out() -> Response:
     reason = sessions.current_event.get_query_string_value("reason") or ""
-    message = REASONS.get(reason, "You are signed out. Open the backoffice from your workspace to sign in.")
+    message = REASONS.get(reason) or say("sign_in.signed_out")
+    title, heading = say("sign_in.signed_out_title"), say("sign_in.signed_out_heading")
     page = (
-        "<!doctype html><html lang=en><meta charset=utf-8><title>Signed out</title>"
-        f"<main><h1>Backoffice</h1><p>{html.escape(message)}</p></main></html>"
+        f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}</title>"
+        f"<main><h1>{html.escape(heading)}</h1><p>{html.escape(message)}</p></main></html>"
     )
     # Leave the session in place for insufficient_role: the member is signed in, just not allowed there.
     cookies = [] if reason == "insufficient_role" else [session_cookie("", max_age=0)]
@@ -145,16 +142,21 @@ home = ApiRouter("/")
 )
 def landing() -> Response:
     staff = home.staff()
-    name = store.get_settings_row(database()).get("store_name") or "Your store"
+    name = store.get_settings_row(database()).get("store_name") or say("sign_in.your_store")
+    who = say(
+        "sign_in.signed_in_as",
+        email=f"<strong id=email>{html.escape(staff.email)}</strong>",
+        role=f"<strong id=role>{html.escape(staff.role)}</strong>",
+    )
+    hint = say(
+        "sign_in.api_hint", routes="<code>api/</code>", document="<a href=openapi.json>openapi.json</a>"
+    )
     page = (
         "<!doctype html><html lang=en><meta charset=utf-8>"
         "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{html.escape(name)}: backoffice</title><style>{LANDING_STYLE}</style>"
+        f"<title>{say('sign_in.landing_title', store=html.escape(name))}</title><style>{LANDING_STYLE}</style>"
         f"<main><h1 id=store>{html.escape(name)}</h1>"
-        f"<p class=who>Signed in as <strong id=email>{html.escape(staff.email)}</strong>, "
-        f"role <strong id=role>{html.escape(staff.role)}</strong>.</p>"
-        "<p class=hint>This backoffice is an HTTP API: its routes are under <code>api/</code> and described "
-        "in <a href=openapi.json>openapi.json</a>.</p></main></html>"
+        f"<p class=who>{who}</p><p class=hint>{hint}</p></main></html>"
     )
     return Response(
         status_code=200, content_type="text/html; charset=utf-8", body=page, headers=LANDING_HEADERS
