@@ -380,7 +380,9 @@ class EmbeddedAws(StartStop):
                 """Every SDK call would be a line on stderr: only errors are logged."""
 
         if self.iam_template is not None:
-            self.iam = local_iam.for_template(self.iam_template, self.refs)
+            self.iam = local_iam.for_template(
+                self.iam_template, self.refs, self.state.path if self.state is not None else None
+            )
             if self.iam is not None:
                 local_iam.install(self.iam, self.iam_template)
         app = LambdaInvokeMiddleware(

@@ -151,8 +151,31 @@ def _dummy_locations(template: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def expand(template: dict[str, Any]) -> dict[str, Any]:
-    """The CloudFormation template SAM makes of `template` (roles and event source mappings included)."""
+def expand(template: dict[str, Any], cache_dir: Path | None = None) -> dict[str, Any]:
+    """The CloudFormation template SAM makes of `template` (roles and event source mappings included). With
+    `cache_dir` (the local stack's state directory), kept there by the hash of the template and the
+    translator's version: a restart of the stack skips the transform (a second or more)."""
+    if cache_dir is None:
+        return _expand(template)
+    import hashlib
+
+    import samtranslator
+
+    key = hashlib.sha256(
+        json.dumps([template, samtranslator.__version__], sort_keys=True).encode()
+    ).hexdigest()
+    cached = cache_dir / "iam-expanded.json"
+    if cached.is_file():
+        saved = json.loads(cached.read_text())
+        if saved.get("key") == key:
+            return dict(saved["template"])
+    expanded = _expand(template)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps({"key": key, "template": expanded}))
+    return expanded
+
+
+def _expand(template: dict[str, Any]) -> dict[str, Any]:
     import boto3
     from samtranslator.parser.parser import Parser
     from samtranslator.translator.translator import Translator
@@ -236,8 +259,8 @@ class IamModel:
     table_keys: dict[str, str]  # table name -> partition key attribute
 
     @classmethod
-    def build(cls, resolver: Template) -> IamModel:
-        expanded = expand(resolver.data)
+    def build(cls, resolver: Template, cache_dir: Path | None = None) -> IamModel:
+        expanded = expand(resolver.data, cache_dir)
         resources = expanded["Resources"]
         principals: dict[str, Principal] = {}
         for logical, resource in resources.items():
@@ -950,9 +973,9 @@ def mode_from_env() -> str:
     return os.environ.get(MODE_ENV, "enforce").strip().lower() or "enforce"
 
 
-def for_template(template: Template, refs: Mapping[str, Any]) -> Iam | None:
+def for_template(template: Template, refs: Mapping[str, Any], cache_dir: Path | None = None) -> Iam | None:
     """The IAM of the local stack serving `template` (None when SVC_IAM=off); resolved on first use, when
-    the local stack has set the functions' environment."""
+    the local stack has set the functions' environment (the SAM transform it needs kept in `cache_dir`)."""
     mode = mode_from_env()
     if mode == "off":
         return None
@@ -966,7 +989,7 @@ def for_template(template: Template, refs: Mapping[str, Any]) -> Iam | None:
             template.package_root,
             {k: str(v) for k, v in template.parameters.items() if k in declared},
         )
-        return IamModel.build(resolver)
+        return IamModel.build(resolver, cache_dir)
 
     iam = Iam(model, mode=mode, record_path=os.environ.get(RECORD_ENV) or None)
     iam.set_machine_targets(

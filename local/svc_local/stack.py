@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -37,6 +37,14 @@ DEMO_FREE_PASSWORD = "free-password-123"  # noqa: S105 - documented local demo a
 
 def _loopback(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "") else host
+
+
+def _settle(future: Future[str], start: Callable[[], str]) -> None:
+    """Run `start` and settle `future` with what it returns or raises."""
+    try:
+        future.set_result(start())
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
+        future.set_exception(exc)
 
 
 class LocalStack:
@@ -102,6 +110,16 @@ class LocalStack:
             self.template_path, {"PublicBaseUrl": configured_url} if "PublicBaseUrl" in params else {}
         )
 
+        # PostgreSQL starts (initdb on a first start) while embedded AWS creates the stack: they need nothing of
+        # each other, and each mostly waits (pg_ctl, moto's CloudFormation).
+        self.postgres = Postgres(self.state.path / "pg", self.database_url)
+        postgres_started: Future[str] = Future()
+        threading.Thread(
+            target=_settle,
+            args=(postgres_started, self.postgres.start),
+            name="svc-postgres-start",
+            daemon=True,
+        ).start()
         rehearsal = Rehearsal.for_local_stack(template, self.state) if self.rehearse else None
         self.rehearsal = rehearsal
         self.aws = EmbeddedAws(
@@ -113,12 +131,16 @@ class LocalStack:
             setup=[rehearsal.run] if rehearsal else [],
             iam_template=template,
         )
-        self.aws.start()
+        try:
+            self.aws.start()
+        finally:
+            # Whatever happened, PostgreSQL has finished starting (or failed) before stop() may run.
+            with contextlib.suppress(BaseException):
+                postgres_started.exception()
         if rehearsal:
             template.refs.update(rehearsal.refs)
             print(rehearsal.summary(), file=sys.stderr, flush=True)
-        self.postgres = Postgres(self.state.path / "pg", self.database_url)
-        database_url = self.postgres.start()
+        database_url = postgres_started.result()
         # The provider sandbox: its credentials are generated once per state directory; db_host projects get
         # their databases on the same PostgreSQL server.
         credentials = SandboxCredentials.load_or_create(self.state.path / "sandbox-credentials.json")

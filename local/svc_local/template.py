@@ -4,7 +4,10 @@ functions, state machines and environment, with parameters and intrinsic functio
 from __future__ import annotations
 
 import base64
+import copy
+import functools
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,8 +36,9 @@ def _substitute(text: str, values: Mapping[str, Any]) -> str:
     return re.sub(r"\$\{([^}]+)\}", lambda m: str(values.get(m.group(1), m.group(0))), text)
 
 
-class _CfnLoader(yaml.SafeLoader):
-    """SafeLoader that turns CloudFormation short tags (!Ref, !Sub, ...) into their long form."""
+class _CfnLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """SafeLoader (libyaml's when PyYAML has it: several times faster on a template) that turns CloudFormation
+    short tags (!Ref, !Sub, ...) into their long form."""
 
 
 def _construct_tag(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
@@ -56,7 +60,15 @@ _CfnLoader.add_multi_constructor("!", _construct_tag)
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:
-    """Parse a CloudFormation/SAM YAML file, short tags included."""
+    """Parse a CloudFormation/SAM YAML file, short tags included. A file is parsed once per version of it
+    (its modification time and size): the stack reads template.yaml several times as it starts; each caller
+    gets its own copy."""
+    stat = os.stat(path)
+    return copy.deepcopy(_parsed(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(path: str, _mtime_ns: int, _size: int) -> dict[str, Any]:
     with open(path, encoding="utf-8") as handle:
         data = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
     if not isinstance(data, dict):
