@@ -124,13 +124,9 @@ class AwsProcess:
     def stop(self) -> None:
         if self.process is None:
             return
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        from svc_local.serving import close_child
+
+        close_child(self.process, 20)
         self.process = None
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from svc_local.runtime import current_function
+from svc_local.serving import close_child
 from svc_local.template import (
     LOCAL_ACCOUNT_ID,
     LOCAL_REGION,
@@ -351,13 +352,7 @@ class Evaluator:
 
     def close(self) -> None:
         if self._process.poll() is None:
-            assert self._process.stdin is not None
-            self._process.stdin.close()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+            close_child(self._process, 5)
         self._reader.join(timeout=5)
         if self._process.stdout is not None:
             self._process.stdout.close()

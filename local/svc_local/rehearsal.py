@@ -31,7 +31,7 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from botocore.exceptions import ClientError, WaiterError
 
@@ -661,8 +661,44 @@ def _providers() -> list[Any]:
     from moto.secretsmanager.models import secretsmanager_backends
     from moto.stepfunctions.responses import get_backend
 
-    class CreatedOnly(CloudFormationModel):
-        """What the rehearsal's own types share: a stack is created (and deleted), never updated in place."""
+    class FromProperties:
+        """moto's call to create a resource, handed to `create` as the resource's name and its Properties."""
+
+        @classmethod
+        def create_from_cloudformation_json(
+            cls,
+            resource_name: str,
+            cloudformation_json: dict[str, Any],
+            account_id: str,
+            region_name: str,
+            **kwargs: Any,
+        ) -> Any:
+            props = cloudformation_json.get("Properties") or {}
+            return cls.create(resource_name, props, account_id, region_name)
+
+        @classmethod
+        def create(cls, name: str, props: dict[str, Any], account_id: str, region_name: str) -> Any:
+            raise NotImplementedError
+
+    class CreatedOnly(FromProperties, CloudFormationModel):
+        """What the rehearsal's own types share: a stack is created (and deleted), never updated in place; the
+        type, the property that names a resource and the attributes Fn::GetAtt reads are class attributes."""
+
+        TYPE: ClassVar[str]
+        NAME_PROPERTY: ClassVar[str]
+        ATTRIBUTES: ClassVar[frozenset[str]]
+
+        @classmethod
+        def cloudformation_type(cls) -> str:
+            return cls.TYPE
+
+        @classmethod
+        def cloudformation_name_type(cls) -> str:
+            return cls.NAME_PROPERTY
+
+        @classmethod
+        def has_cfn_attr(cls, attr: str) -> bool:
+            return attr in cls.ATTRIBUTES
 
         @classmethod
         def update_from_cloudformation_json(
@@ -675,6 +711,16 @@ def _providers() -> list[Any]:
         ) -> Any:
             raise NotImplementedError("the rehearsal creates stacks; it does not update them")
 
+        @classmethod
+        def delete_from_cloudformation_json(
+            cls, resource_name: str, cloudformation_json: dict[str, Any], account_id: str, region_name: str
+        ) -> None:
+            cls.delete(resource_name, account_id, region_name)
+
+        @classmethod
+        def delete(cls, name: str, account_id: str, region_name: str) -> None:
+            raise NotImplementedError
+
         def is_created(self) -> bool:
             return True
 
@@ -682,6 +728,8 @@ def _providers() -> list[Any]:
         """AWS::SecretsManager::Secret, which moto's CloudFormation lacks: SecretString or
         GenerateSecretString (a random value, with SecretStringTemplate and GenerateStringKey), Description,
         KmsKeyId and Tags. Ref and Fn::GetAtt Id give the ARN, as CloudFormation does."""
+
+        TYPE, NAME_PROPERTY, ATTRIBUTES = "AWS::SecretsManager::Secret", "Name", frozenset({"Id"})
 
         def __init__(self, arn: str, name: str, account_id: str, region_name: str) -> None:
             self.arn, self.name = arn, name
@@ -691,33 +739,13 @@ def _providers() -> list[Any]:
         def physical_resource_id(self) -> str:
             return self.arn
 
-        @staticmethod
-        def cloudformation_name_type() -> str:
-            return "Name"
-
-        @staticmethod
-        def cloudformation_type() -> str:
-            return "AWS::SecretsManager::Secret"
-
-        @classmethod
-        def has_cfn_attr(cls, attr: str) -> bool:
-            return attr == "Id"
-
         def get_cfn_attribute(self, attribute_name: str) -> str:
             if attribute_name == "Id":
                 return self.arn
             raise UnformattedGetAttTemplateException()
 
         @classmethod
-        def create_from_cloudformation_json(
-            cls,
-            resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-            **kwargs: Any,
-        ) -> Any:
-            props = cloudformation_json.get("Properties") or {}
+        def create(cls, name: str, props: dict[str, Any], account_id: str, region_name: str) -> Any:
             backend = secretsmanager_backends[account_id][region_name]
             value = props.get("SecretString")
             generate = props.get("GenerateSecretString")
@@ -742,7 +770,7 @@ def _providers() -> list[Any]:
                     value = password
             created = json.loads(
                 backend.create_secret(
-                    name=resource_name,
+                    name=name,
                     secret_string=value,
                     secret_binary=None,
                     description=props.get("Description"),
@@ -756,11 +784,9 @@ def _providers() -> list[Any]:
             return cls(created["ARN"], created["Name"], account_id, region_name)
 
         @classmethod
-        def delete_from_cloudformation_json(
-            cls, resource_name: str, cloudformation_json: dict[str, Any], account_id: str, region_name: str
-        ) -> None:
+        def delete(cls, name: str, account_id: str, region_name: str) -> None:
             secretsmanager_backends[account_id][region_name].delete_secret(
-                resource_name, recovery_window_in_days=None, force_delete_without_recovery=True
+                name, recovery_window_in_days=None, force_delete_without_recovery=True
             )
 
     class StateMachine(CreatedOnly):
@@ -769,28 +795,11 @@ def _providers() -> list[Any]:
         tracing. Created in the Step Functions backend the API serves (the executing one when executions
         run), so that StartExecution on its ARN runs it. Returns moto's own state machine model."""
 
-        @staticmethod
-        def cloudformation_name_type() -> str:
-            return "StateMachineName"
-
-        @staticmethod
-        def cloudformation_type() -> str:
-            return "AWS::StepFunctions::StateMachine"
+        TYPE, NAME_PROPERTY = "AWS::StepFunctions::StateMachine", "StateMachineName"
+        ATTRIBUTES = frozenset({"Arn", "Name", "StateMachineRevisionId"})
 
         @classmethod
-        def has_cfn_attr(cls, attr: str) -> bool:
-            return attr in ("Arn", "Name", "StateMachineRevisionId")
-
-        @classmethod
-        def create_from_cloudformation_json(
-            cls,
-            resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-            **kwargs: Any,
-        ) -> Any:
-            props = cloudformation_json.get("Properties") or {}
+        def create(cls, name: str, props: dict[str, Any], account_id: str, region_name: str) -> Any:
             if "DefinitionString" in props:
                 definition = str(props["DefinitionString"])
             elif "Definition" in props:
@@ -813,7 +822,7 @@ def _providers() -> list[Any]:
             )
             tracing = props.get("TracingConfiguration")
             return get_backend(account_id, region_name).create_state_machine(
-                name=props.get("StateMachineName", resource_name),
+                name=props.get("StateMachineName", name),
                 definition=definition,
                 roleArn=props["RoleArn"],
                 tags=[{k.lower(): v for k, v in tag.items()} for tag in props.get("Tags") or []],
@@ -822,28 +831,18 @@ def _providers() -> list[Any]:
             )
 
         @classmethod
-        def delete_from_cloudformation_json(
-            cls, resource_name: str, cloudformation_json: dict[str, Any], account_id: str, region_name: str
-        ) -> None:
-            get_backend(account_id, region_name).delete_state_machine(resource_name)
+        def delete(cls, name: str, account_id: str, region_name: str) -> None:
+            get_backend(account_id, region_name).delete_state_machine(name)
 
-    class Table(MotoTable):
+    class Table(FromProperties, MotoTable):
         """moto's AWS::DynamoDB::Table plus the two properties it ignores: TimeToLiveSpecification and
         PointInTimeRecoverySpecification."""
 
         @classmethod
-        def create_from_cloudformation_json(
-            cls,
-            resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-            **kwargs: Any,
-        ) -> Any:
+        def create(cls, name: str, props: dict[str, Any], account_id: str, region_name: str) -> Any:
             table = MotoTable.create_from_cloudformation_json(
-                resource_name, cloudformation_json, account_id, region_name, **kwargs
+                name, {"Properties": props}, account_id, region_name
             )
-            props = cloudformation_json.get("Properties") or {}
             backend = dynamodb_backends[account_id][region_name]
             ttl = props.get("TimeToLiveSpecification")
             if ttl:
@@ -858,21 +857,13 @@ def _providers() -> list[Any]:
                 )
             return table
 
-    class Key(MotoKey):
+    class Key(FromProperties, MotoKey):
         """moto's AWS::KMS::Key keeps a KeyPolicy given as a JSON object (as templates give it) unserialised,
         and DescribeKey then fails; it also ignores KeyUsage and KeySpec. This one serialises the policy and
         passes both."""
 
         @classmethod
-        def create_from_cloudformation_json(
-            cls,
-            resource_name: str,
-            cloudformation_json: dict[str, Any],
-            account_id: str,
-            region_name: str,
-            **kwargs: Any,
-        ) -> Any:
-            props = cloudformation_json.get("Properties") or {}
+        def create(cls, name: str, props: dict[str, Any], account_id: str, region_name: str) -> Any:
             policy = props.get("KeyPolicy")
             key = kms_backends[account_id][region_name].create_key(
                 policy=policy if isinstance(policy, str) or policy is None else json.dumps(policy),

@@ -1,12 +1,25 @@
 """A threaded HTTP server running in a background thread: what the gateway and the sandbox share (the server
-and its request handler), and the with-block of what starts and stops (the embedded AWS too)."""
+and its request handler), the with-block of what starts and stops (the embedded AWS too), and the end of a
+child process."""
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+
+def close_child(process: subprocess.Popen[Any], timeout: float) -> None:
+    """End a child process that runs until its stdin closes: close it, wait `timeout` seconds, then kill it."""
+    assert process.stdin is not None
+    process.stdin.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class StartStop(ABC):

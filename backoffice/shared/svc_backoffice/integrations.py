@@ -31,7 +31,7 @@ COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set,
 
 
 def _purpose(kind: str) -> str:
-    return f"integrations.secret:{kind}"
+    return sealing.purpose_of("integrations", "secret", kind)
 
 
 def list_integrations(db: Database) -> list[Row]:
@@ -51,11 +51,9 @@ def create_integration(db: Database, body: IntegrationCreate) -> Row:
 
 
 def update_integration(db: Database, integration_id: str, body: IntegrationUpdate) -> Row:
-    current = db.found("SELECT kind FROM integrations WHERE id = %s FOR UPDATE", (integration_id,))
-    changes = body.model_dump(exclude_unset=True)
-    if "config" in changes:
-        changes["config"] = Jsonb(changes["config"])
-    sealing.seal_change(changes, "secret", "secret_encrypted", _purpose(current["kind"]))
+    changes = sealing.sealed_changes(
+        db, "integrations", integration_id, body, write_only="secret", json_field="config"
+    )
     sets = [f"{name} = %({name})s" for name in changes] or ["id = id"]
     if "status" in changes:
         # The schema asks a connected integration for its connected_at; any other status clears it.

@@ -17,7 +17,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice import sealing
-from svc_backoffice.catalog import _delete, _update
+from svc_backoffice.catalog import _delete, _insert, _update
 from svc_backoffice.catalogue import say
 from svc_backoffice.db import Database, Row
 from svc_backoffice.errors import WebhookNotConfigured, WebhookRejected
@@ -30,7 +30,7 @@ PROVIDER_COLUMNS = (
 
 
 def _purpose(kind: str) -> str:
-    return f"payment_providers.webhook_secret:{kind}"
+    return sealing.purpose_of("payment_providers", "webhook_secret", kind)
 
 
 # -- providers -----------------------------------------------------------------------------------------------
@@ -39,22 +39,25 @@ def list_providers(db: Database) -> list[Row]:
 
 
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
-    sealed = sealing.seal_given(body.webhook_secret, _purpose(body.kind))
-    row = db.one(
-        "INSERT INTO payment_providers (kind, display_name, enabled, public_config, webhook_secret_encrypted) "  # noqa: S608
-        f"VALUES (%s, %s, %s, %s, %s) RETURNING {PROVIDER_COLUMNS}",
-        (body.kind, body.display_name, body.enabled, Jsonb(body.public_config), sealed),
+    fields = sealing.stored_fields(
+        "payment_providers",
+        body.model_dump(),
+        body.kind,
+        write_only="webhook_secret",
+        json_field="public_config",
     )
-    assert row is not None
-    return row
+    return _insert(db, "payment_providers", fields, PROVIDER_COLUMNS)
 
 
 def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate) -> Row:
-    current = db.found("SELECT kind FROM payment_providers WHERE id = %s FOR UPDATE", (provider_id,))
-    changes = body.model_dump(exclude_unset=True)
-    if "public_config" in changes:
-        changes["public_config"] = Jsonb(changes["public_config"])
-    sealing.seal_change(changes, "webhook_secret", "webhook_secret_encrypted", _purpose(current["kind"]))
+    changes = sealing.sealed_changes(
+        db,
+        "payment_providers",
+        provider_id,
+        body,
+        write_only="webhook_secret",
+        json_field="public_config",
+    )
     return _update(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
 
 

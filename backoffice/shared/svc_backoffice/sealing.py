@@ -9,15 +9,21 @@ import base64
 import binascii
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from psycopg.types.json import Jsonb
 
 from svc_backoffice import tenancy
 from svc_backoffice.config import ConfigurationError, SelfHostedSettings, self_hosted_settings
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from svc_backoffice.db import Database
 
 _AES = b"\x01"  # 0x01 | nonce (12) | AES-256-GCM ciphertext and tag
 _KMS = b"\x02"  # 0x02 | KMS CiphertextBlob (encryption context {"purpose": ...})
@@ -130,11 +136,32 @@ def seal_given(plaintext: str | None, purpose: str) -> bytes | None:
     return seal(plaintext, purpose) if plaintext else None
 
 
-def seal_change(changes: dict[str, Any], field: str, stored_as: str, purpose: str) -> None:
-    """A row's `changes` as they are stored: the plaintext `field`, when it is among them, replaced by
-    `stored_as` (seal_given)."""
-    if field in changes:
-        changes[stored_as] = seal_given(changes.pop(field), purpose)
+def purpose_of(table: str, field: str, kind: str) -> str:
+    """What a row's sealed `field` is bound to: its table, the field and the row's kind."""
+    return f"{table}.{field}:{kind}"
+
+
+def stored_fields(
+    table: str, fields: dict[str, Any], kind: str, *, write_only: str, json_field: str
+) -> dict[str, Any]:
+    """A row's `fields` as `table` stores them: `json_field` wrapped as JSON, the `write_only` secret sealed
+    for the row's kind as `<write_only>_encrypted` (seal_given)."""
+    if json_field in fields:
+        fields[json_field] = Jsonb(fields[json_field])
+    if write_only in fields:
+        fields[f"{write_only}_encrypted"] = seal_given(
+            fields.pop(write_only), purpose_of(table, write_only, kind)
+        )
+    return fields
+
+
+def sealed_changes(
+    db: Database, table: str, row_id: str, body: BaseModel, *, write_only: str, json_field: str
+) -> dict[str, Any]:
+    """An update body's changes to a row of `table` as stored (stored_fields), the row locked for its kind."""
+    current = db.found(f"SELECT kind FROM {table} WHERE id = %s FOR UPDATE", (row_id,))  # noqa: S608
+    changes = body.model_dump(exclude_unset=True)
+    return stored_fields(table, changes, current["kind"], write_only=write_only, json_field=json_field)
 
 
 def unseal(sealed: bytes, purpose: str) -> str:

@@ -91,6 +91,18 @@ def html(body: str, status: int = 200) -> SandboxResponse:
     return SandboxResponse(status, body.encode("utf-8"), {"Content-Type": "text/html; charset=utf-8"})
 
 
+def owned(
+    account: str | SandboxResponse, record: dict[str, Any] | None, owner: str, missing: SandboxResponse
+) -> tuple[str, dict[str, Any]] | SandboxResponse:
+    """(account, record) when the signed-in `account` owns `record` (its `owner` field names it); the
+    account's own refusal when it is one (a 401), else `missing` (the provider's 404)."""
+    if isinstance(account, SandboxResponse):
+        return account
+    if record is None or record[owner] != account:
+        return missing
+    return account, record
+
+
 class JsonState:
     """A provider's state as one JSON document under the state directory, replaced atomically on every
     change (small documents: a write costs about a millisecond). Without a path it lives in memory."""

@@ -21,6 +21,7 @@ from svc_local.providers.common import (
     iso,
     json_body,
     now,
+    owned,
     random_id,
 )
 from svc_local.providers.github import GitHub
@@ -138,13 +139,8 @@ class Netlify(BaseProvider):
         return str(grant["account"]) if grant else _error(401, "Access Denied: Invalid token")
 
     def _site(self, request: SandboxRequest) -> tuple[str, dict[str, Any]] | SandboxResponse:
-        account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         site = self.data["sites"].get(request.params["site_id"])
-        if site is None or site["account_id"] != account:
-            return _error(404, "Not Found")
-        return account, site
+        return owned(self._account(request), site, "account_id", _error(404, "Not Found"))
 
     def _site_json(self, site: dict[str, Any]) -> dict[str, Any]:
         url = self.site_url(site["name"])

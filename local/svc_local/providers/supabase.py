@@ -31,6 +31,7 @@ from svc_local.providers.common import (
     iso,
     json_body,
     now,
+    owned,
     random_id,
 )
 from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
@@ -256,13 +257,8 @@ class Supabase(BaseProvider):
         return str(grant["account"])
 
     def _project(self, request: SandboxRequest) -> tuple[str, dict[str, Any]] | SandboxResponse:
-        account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         project = self.data["projects"].get(request.params["ref"])
-        if project is None or project["account"] != account:
-            return _message(404, "Project not found")
-        return account, project
+        return owned(self._account(request), project, "account", _message(404, "Project not found"))
 
     def _status(self, project: dict[str, Any]) -> str:
         ready_at = project["created_at_ts"] + float(self.settings["project_ready_delay"])
