@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from datetime import UTC, datetime
@@ -625,3 +626,22 @@ def test_a_group_whose_shops_went_quiet_is_folded_by_other_traffic(noon, app_env
     noon.advance(((group - int(noon.now() // 60)) % LOG_GROUPS) * 60)  # the minute this group is checked
     Analytics(table, noon).apply(views([other], 1, noon.now() - 5, "b"))
     assert [next(iter(table.query(keys.stats(s))))["pageviews"] for s in shops] == [2, 2]
+
+
+def test_the_daily_schedule_folds_a_group_whose_shops_went_quiet(noon, app_env):
+    # Entries in the shared log of shops that send nothing more are folded by the aggregator's daily
+    # scheduled run (an EventBridge event), not left to expire with the log after 8 days.
+    from svc_shared.domain.analytics import Analytics
+    from svc_shared.domain.analytics.log import SETTLE_SECONDS
+
+    table = services.current().table
+    shops = shops_of_one_group(2, "quietshop")
+    Analytics(table, noon).apply(views(shops, 3, noon.now() - 30, "a"))
+    assert list(table.query(keys.stats(shops[0]))) == []  # in the log only
+    noon.advance(SETTLE_SECONDS + 60)
+    app = importlib.import_module("functions.analytics.app")
+    scheduled = {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
+    assert app.aggregate(scheduled, lambda_context())["writes"] >= 2
+    for shop in shops:
+        (item,) = table.query(keys.stats(shop))
+        assert item["pageviews"] == 3
