@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock, system_clock
+from svc_shared.core.clock import Clock, iso_utc, system_clock
 from svc_shared.core.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
 from svc_shared.core.passwords import DUMMY_HASH, hash_password, verify_password
 from svc_shared.storage import keys
@@ -62,14 +62,12 @@ class Workspace:
     owner_id: str = ""
 
     def public(self) -> dict[str, Any]:
-        from datetime import UTC, datetime
-
         return {
             "id": self.id,
             "name": self.name,
             "role": self.role,
             "project_count": self.project_count,
-            "created_at": datetime.fromtimestamp(self.created_at, UTC).isoformat().replace("+00:00", "Z"),
+            "created_at": iso_utc(self.created_at),
             "personal": self.personal,
         }
 

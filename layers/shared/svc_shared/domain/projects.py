@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
+from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import Conflict, InvalidInput, NotFound
 from svc_shared.core.names import slugify
 from svc_shared.storage import keys
@@ -26,9 +25,7 @@ KNOWLEDGE_MAX_BYTES = 10 * 1024
 
 
 def iso(ts: float | int | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+    return None if ts is None else iso_utc(ts)
 
 
 @dataclass(frozen=True)

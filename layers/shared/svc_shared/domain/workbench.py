@@ -9,11 +9,10 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
+from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.core.repopath import repo_path, repo_ref
 from svc_shared.domain.accounts import Accounts
@@ -39,10 +38,6 @@ POLL_SECONDS = 0.5
 
 class QuotaExceeded(DomainError):
     code = "deploy_quota_exceeded"
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(eq=False)
@@ -77,7 +72,7 @@ class Workbench:
                 return keys.slot(slot)
         slots = list(self.table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
         free_at = min((int(s["expires_at"]) for s in slots), default=now)
-        raise QuotaExceeded(say("deploys.quota_reached", deploys=FREE_DEPLOYS, date=_iso(free_at)[:10]))
+        raise QuotaExceeded(say("deploys.quota_reached", deploys=FREE_DEPLOYS, date=iso_utc(free_at)[:10]))
 
     def deploy(self, user_id: str, project_id: str) -> str:
         """Start a build of the project's site; returns the deploy id."""
@@ -293,6 +288,6 @@ class Workbench:
             "method": "PUT",
             "key": key,
             "headers": {"Content-Type": content_type, "Content-Length": str(size)},
-            "expires_at": _iso(self.clock.now() + UPLOAD_URL_TTL),
+            "expires_at": iso_utc(self.clock.now() + UPLOAD_URL_TTL),
             "max_bytes": MAX_UPLOAD_BYTES,
         }
