@@ -638,7 +638,7 @@ def test_refresh_token_of_another_client_is_refused(api, tokens):
 def test_verification_costs_one_storage_read(tokens):
     grants = services.grants()
     calls = []
-    grants._table.client.meta.events.register(
+    grants.table.client.meta.events.register(
         "before-call.dynamodb", lambda **kw: calls.append(kw["model"].name)
     )
     assert grants.verify_access_token(tokens["access_token"]) is not None

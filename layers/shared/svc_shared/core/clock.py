@@ -31,3 +31,10 @@ class FrozenClock:
 
 
 system_clock = SystemClock()
+
+
+def iso_utc(ts: float) -> str:
+    """A time in seconds since the epoch as ISO 8601 in UTC, ending in Z (as the API answers times)."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock, system_clock
+from svc_shared.core.clock import Clock, iso_utc, system_clock
 from svc_shared.core.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
 from svc_shared.core.passwords import DUMMY_HASH, hash_password, verify_password
 from svc_shared.storage import keys
@@ -62,14 +62,12 @@ class Workspace:
     owner_id: str = ""
 
     def public(self) -> dict[str, Any]:
-        from datetime import UTC, datetime
-
         return {
             "id": self.id,
             "name": self.name,
             "role": self.role,
             "project_count": self.project_count,
-            "created_at": datetime.fromtimestamp(self.created_at, UTC).isoformat().replace("+00:00", "Z"),
+            "created_at": iso_utc(self.created_at),
             "personal": self.personal,
         }
 
@@ -97,10 +95,10 @@ def _user(item: dict[str, Any]) -> User:
     )
 
 
+@dataclass(eq=False)
 class Accounts:
-    def __init__(self, table: Table, clock: Clock = system_clock) -> None:
-        self._table = table
-        self._clock = clock
+    table: Table
+    clock: Clock = system_clock
 
     # -- users --------------------------------------------------------------------------------------------
     def create_user(
@@ -116,15 +114,15 @@ class Accounts:
             )
         name = (display_name or email.split("@")[0]).strip()[:100] or email
         user_id, workspace_id = str(uuid.uuid4()), str(uuid.uuid4())
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         absent = item_absent()
         try:
-            self._table.transact(
+            self.table.transact(
                 [
-                    self._table.put_action(
+                    self.table.put_action(
                         {"pk": keys.email(email), "sk": keys.EMAIL, "user_id": user_id}, when=absent
                     ),
-                    self._table.put_action(
+                    self.table.put_action(
                         {
                             "pk": keys.user(user_id),
                             "sk": keys.PROFILE,
@@ -139,7 +137,7 @@ class Accounts:
                         },
                         when=absent,
                     ),
-                    self._table.put_action(
+                    self.table.put_action(
                         {
                             "pk": keys.workspace(workspace_id),
                             "sk": keys.META,
@@ -152,9 +150,7 @@ class Accounts:
                         },
                         when=absent,
                     ),
-                    self._table.put_action(
-                        self._membership(user_id, workspace_id, "owner", now), when=absent
-                    ),
+                    self.table.put_action(self._membership(user_id, workspace_id, "owner", now), when=absent),
                 ]
             )
         except TransactionConflict as exc:
@@ -164,7 +160,7 @@ class Accounts:
         return self.get_user(user_id)
 
     def get_user(self, user_id: str) -> User:
-        item = self._table.get(keys.user(user_id), keys.PROFILE)
+        item = self.table.get(keys.user(user_id), keys.PROFILE)
         if item is None:
             raise NotFound(say("accounts.user_not_found"))
         return _user(item)
@@ -174,7 +170,7 @@ class Accounts:
             key = normalize_email(email)
         except InvalidInput:
             return None
-        item = self._table.get(keys.email(key), keys.EMAIL)
+        item = self.table.get(keys.email(key), keys.EMAIL)
         return item["user_id"] if item else None
 
     def get_user_by_email(self, email: str) -> User:
@@ -191,10 +187,10 @@ class Accounts:
             address, valid = normalize_email(email), True
         except InvalidInput:
             address, valid = _NO_ADDRESS, False
-        owner = self._table.get(keys.email(address), keys.EMAIL) if valid else None
+        owner = self.table.get(keys.email(address), keys.EMAIL) if valid else None
         if not valid:
-            self._table.get(keys.email(address), keys.EMAIL)
-        item = self._table.get(keys.user(owner["user_id"] if owner else _NO_USER), keys.PROFILE)
+            self.table.get(keys.email(address), keys.EMAIL)
+        item = self.table.get(keys.user(owner["user_id"] if owner else _NO_USER), keys.PROFILE)
         stored = item["password_hash"] if item else DUMMY_HASH
         if not verify_password(password[:MAX_PASSWORD_LENGTH], stored) or item is None or not valid:
             raise Unauthenticated(say("accounts.invalid_credentials"), code="invalid_credentials")
@@ -206,7 +202,7 @@ class Accounts:
         from svc_shared.storage.dal import ConditionFailed
 
         try:
-            item = self._table.update(
+            item = self.table.update(
                 keys.user(user_id),
                 keys.PROFILE,
                 set={"plan": plan},
@@ -225,7 +221,7 @@ class Accounts:
         from svc_shared.storage.dal import ConditionFailed
 
         try:
-            self._table.update(
+            self.table.update(
                 keys.user(user_id),
                 keys.PROFILE,
                 set={"password_hash": hash_password(password)},
@@ -240,7 +236,7 @@ class Accounts:
         from svc_shared.storage.dal import ConditionFailed
 
         try:
-            self._table.update(
+            self.table.update(
                 keys.user(user_id),
                 keys.PROFILE,
                 add={"session_epoch": 1},
@@ -254,7 +250,7 @@ class Accounts:
         from svc_shared.storage.dal import ConditionFailed
 
         try:
-            self._table.update(
+            self.table.update(
                 keys.user(user_id),
                 keys.PROFILE,
                 set={"repo_host_connected": connected, "repo_host_username": username},
@@ -264,7 +260,7 @@ class Accounts:
             raise NotFound(say("accounts.user_not_found")) from exc
 
     def workspace_knowledge(self, workspace_id: str) -> str:
-        item = self._table.get(keys.workspace(workspace_id), keys.META)
+        item = self.table.get(keys.workspace(workspace_id), keys.META)
         if item is None:
             raise NotFound(say("accounts.workspace_not_found"))
         return str(item.get("knowledge", ""))
@@ -274,7 +270,7 @@ class Accounts:
         from svc_shared.storage.dal import ConditionFailed
 
         try:
-            self._table.update(
+            self.table.update(
                 keys.workspace(workspace_id),
                 keys.META,
                 set={"knowledge": text} if text else None,
@@ -302,17 +298,17 @@ class Accounts:
         """Join `user_id` to a workspace with a role (idempotent: a second call updates the role)."""
         if role not in WORKSPACE_ROLES or role == "owner":
             raise InvalidInput(say("accounts.role_invalid"))
-        if self._table.get(keys.workspace(workspace_id), keys.META) is None:
+        if self.table.get(keys.workspace(workspace_id), keys.META) is None:
             raise NotFound(say("accounts.workspace_not_found"))
         self.get_user(user_id)
-        self._table.put(self._membership(user_id, workspace_id, role, int(self._clock.now())))
+        self.table.put(self._membership(user_id, workspace_id, role, int(self.clock.now())))
 
     def list_workspaces(self, user_id: str) -> list[Workspace]:
         """Workspaces the user belongs to: the personal one first, then the others by name."""
-        memberships = list(self._table.query(keys.user(user_id), sk_prefix=keys.MEMBER_PREFIX))
+        memberships = list(self.table.query(keys.user(user_id), sk_prefix=keys.MEMBER_PREFIX))
         metas = {
             m["workspace_id"]: m
-            for m in self._table.batch_get(
+            for m in self.table.batch_get(
                 [(keys.workspace(m["workspace_id"]), keys.META) for m in memberships]
             )
         }
@@ -334,8 +330,8 @@ class Accounts:
     def get_workspace(self, user: User, workspace_id: str | None = None) -> Workspace:
         """One workspace the user belongs to (default: the personal one); NotFound for any other."""
         wanted = workspace_id or user.default_workspace_id
-        member = self._table.get(keys.user(user.id), keys.member(wanted))
-        meta = self._table.get(keys.workspace(wanted), keys.META) if member else None
+        member = self.table.get(keys.user(user.id), keys.member(wanted))
+        meta = self.table.get(keys.workspace(wanted), keys.META) if member else None
         if member is None or meta is None:
             raise NotFound(say("accounts.workspace_not_found"))
         return Workspace(

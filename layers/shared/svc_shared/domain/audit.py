@@ -29,10 +29,10 @@ class ToolCall:
     client_id: str
 
 
+@dataclass(eq=False)
 class ToolAudit:
-    def __init__(self, table: Table, clock: Clock) -> None:
-        self._table = table
-        self._clock = clock
+    table: Table
+    clock: Clock
 
     def record(
         self,
@@ -45,7 +45,7 @@ class ToolAudit:
         error: str | None = None,
     ) -> None:
         """Best effort: a failed audit write is logged and never fails the tool call it describes."""
-        now = self._clock.now()
+        now = self.clock.now()
         item: dict[str, Any] = {
             "pk": keys.user(user_id),
             "sk": keys.tool_call(int(now * 1000), uuid.uuid4().hex[:8]),
@@ -60,14 +60,14 @@ class ToolAudit:
         if error:
             item["error"] = error[:MAX_ERROR]
         try:
-            self._table.put(item)
+            self.table.put(item)
         except Exception as exc:  # noqa: BLE001 - the audit never breaks the call it records
             logger.warning("tool call audit not written", extra={"tool": tool, "reason": type(exc).__name__})
 
     def recent(self, user_id: str, limit: int = RECENT) -> list[ToolCall]:
-        now = self._clock.now()
+        now = self.clock.now()
         calls = []
-        for item in self._table.query(
+        for item in self.table.query(
             keys.user(user_id), sk_prefix=keys.CALL_PREFIX, newest_first=True, limit=limit
         ):
             if int(item.get("expires_at", 0)) <= now:

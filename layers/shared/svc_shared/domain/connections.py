@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from svc_shared.core.catalogue import say
@@ -83,55 +83,45 @@ def check_provider(provider: object) -> str:
     return str(provider)
 
 
+@dataclass(eq=False)
 class Connections:
-    def __init__(
-        self,
-        tokens: Table,
-        envelope: Envelope,
-        accounts: Accounts,
-        apps: dict[str, ProviderApp],
-        *,
-        state_key: bytes,
-        redirect_uri: Callable[[], str],
-        clock: Clock,
-        repo_host_api: Callable[[str], RepoHost],
-    ) -> None:
-        self._tokens = tokens
-        self._envelope = envelope
-        self._accounts = accounts
-        self._apps = apps
-        self._state_key = state_key
-        self._redirect_uri = redirect_uri  # the callback URL, from the public base URL when it is needed
-        self._clock = clock
-        self._repo_host_api = repo_host_api  # factory: token -> RepoHost adapter
+    tokens: Table
+    envelope: Envelope = field(repr=False)
+    accounts: Accounts
+    apps: dict[str, ProviderApp] = field(repr=False)  # with their client credentials
+    _: KW_ONLY
+    state_key: bytes = field(repr=False)
+    redirect_uri: Callable[[], str]  # the callback URL, from the public base URL when it is needed
+    clock: Clock
+    repo_host_api: Callable[[str], RepoHost]  # factory: token -> RepoHost adapter
 
     # -- the OAuth dance ----------------------------------------------------------------------------------
     def initiate(self, user_id: str, provider: str) -> str:
         """The provider's authorization URL, with a signed state valid 10 minutes for this user and provider."""
-        app = self._apps[check_provider(provider)]
+        app = self.apps[check_provider(provider)]
         state = sign(
             {
                 "u": user_id,
                 "p": provider,
                 "n": secrets.token_urlsafe(12),
-                "exp": int(self._clock.now()) + STATE_TTL,
+                "exp": int(self.clock.now()) + STATE_TTL,
             },
-            self._state_key,
+            self.state_key,
             _PURPOSE,
         )
         return str(
-            app.oauth.authorize_url(client_id=app.client_id, redirect_uri=self._redirect_uri(), state=state)
+            app.oauth.authorize_url(client_id=app.client_id, redirect_uri=self.redirect_uri(), state=state)
         )
 
     def _state(self, user_id: str, state: str | None) -> tuple[str, str]:
         try:
-            data = unsign(state or "", self._state_key, _PURPOSE)
+            data = unsign(state or "", self.state_key, _PURPOSE)
         except BadSignature:
             raise ConnectionFailed(say("connections.state_not_verified"), code="state_invalid") from None
         provider, nonce = data.get("p"), data.get("n")
         if data.get("u") != user_id or provider not in PROVIDERS or not isinstance(nonce, str):
             raise ConnectionFailed(say("connections.state_not_verified"), code="state_invalid")
-        if not isinstance(data.get("exp"), int) or data["exp"] <= self._clock.now():
+        if not isinstance(data.get("exp"), int) or data["exp"] <= self.clock.now():
             raise ConnectionFailed(say("connections.state_expired"), code="state_expired")
         return str(provider), nonce
 
@@ -139,7 +129,7 @@ class Connections:
         """The provider a callback's state names (for its failure to be shown on that provider's card), or
         None when the state is not one this user's flow signed."""
         try:
-            data = unsign(state or "", self._state_key, _PURPOSE)
+            data = unsign(state or "", self.state_key, _PURPOSE)
         except BadSignature:
             return None
         provider = data.get("p")
@@ -150,11 +140,11 @@ class Connections:
         Nothing is stored unless the whole exchange succeeded."""
         provider, nonce = self._state(user_id, state)
         try:  # a state is good for one callback: a replay is refused before the code is spent
-            self._tokens.put(
+            self.tokens.put(
                 {
                     "user_id": user_id,
                     "provider": keys.connection_state(nonce),
-                    "expires_at": int(self._clock.now()) + STATE_TTL,
+                    "expires_at": int(self.clock.now()) + STATE_TTL,
                 },
                 when=item_absent(),
             )
@@ -166,13 +156,13 @@ class Connections:
             raise ConnectionFailed(
                 say("connections.exchange_failed"), code="exchange_failed", provider=provider
             )
-        app = self._apps[provider]
+        app = self.apps[provider]
         try:
             grant = app.oauth.exchange(
                 client_id=app.client_id,
                 client_secret=app.client_secret(),
                 code=code,
-                redirect_uri=self._redirect_uri(),
+                redirect_uri=self.redirect_uri(),
             )
             account = self._account(provider, grant["access_token"])
         except (ProviderError, UpstreamError, KeyError, TypeError) as exc:
@@ -181,12 +171,12 @@ class Connections:
             ) from exc
         self._store(user_id, provider, grant, account, version=None)
         if provider == "repo_host":
-            self._accounts.set_repo_host(user_id, connected=True, username=account)
+            self.accounts.set_repo_host(user_id, connected=True, username=account)
         return provider
 
     def _account(self, provider: str, access_token: str) -> str | None:
         if provider == "repo_host":
-            return self._repo_host_api(access_token).user().login
+            return self.repo_host_api(access_token).user().login
         return None
 
     def _store(
@@ -194,12 +184,12 @@ class Connections:
     ) -> None:
         context = {"user_id": user_id, "provider": provider}
         expires_in = grant.get("expires_in")
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         item = {
             "user_id": user_id,
             "provider": provider,
-            "access_token": self._envelope.encrypt(grant["access_token"], context),
-            "refresh_token": self._envelope.encrypt(grant["refresh_token"], context)
+            "access_token": self.envelope.encrypt(grant["access_token"], context),
+            "refresh_token": self.envelope.encrypt(grant["refresh_token"], context)
             if grant.get("refresh_token")
             else None,
             "scope": grant.get("scope"),
@@ -209,13 +199,13 @@ class Connections:
             "updated_at": now,
         }
         if version is None:
-            self._tokens.put(item)  # a reconnect replaces the row
+            self.tokens.put(item)  # a reconnect replaces the row
         else:
-            self._tokens.put(item, when=attr("version").eq(version))
+            self.tokens.put(item, when=attr("version").eq(version))
 
     # -- reading ------------------------------------------------------------------------------------------
     def summary(self, user_id: str) -> dict[str, Any]:
-        rows = {r["provider"] for r in self._tokens.query(user_id)}
+        rows = {r["provider"] for r in self.tokens.query(user_id)}
         return {"success": True, "connections": {p: p in rows for p in PROVIDERS}}
 
     def require_for_projects(self, user_id: str) -> None:
@@ -226,7 +216,7 @@ class Connections:
 
     def details(self, user_id: str) -> dict[str, dict[str, Any]]:
         """Per provider: connected or not, the connected account where known, and since when."""
-        rows = {r["provider"]: r for r in self._tokens.query(user_id) if r["provider"] in PROVIDERS}
+        rows = {r["provider"]: r for r in self.tokens.query(user_id) if r["provider"] in PROVIDERS}
         return {
             p: {
                 "connected": p in rows,
@@ -238,9 +228,9 @@ class Connections:
 
     def disconnect(self, user_id: str, provider: str) -> None:
         """Forget the stored token only: repositories, database projects and sites stay as they are."""
-        self._tokens.delete(user_id, check_provider(provider))
+        self.tokens.delete(user_id, check_provider(provider))
         if provider == "repo_host":
-            self._accounts.set_repo_host(user_id, connected=False, username=None)
+            self.accounts.set_repo_host(user_id, connected=False, username=None)
 
     def token(self, user_id: str, provider: str, *, missing_message: str | None = None) -> StoredToken:
         """A usable token: decrypted, and for db_host refreshed first when it is about to expire."""
@@ -249,18 +239,18 @@ class Connections:
             if provider == "db_host"
             else say("connections.repo_host_not_connected")
         )
-        row = self._tokens.get(user_id, check_provider(provider), consistent=True)
+        row = self.tokens.get(user_id, check_provider(provider), consistent=True)
         if row is None:
             raise ReconnectRequired(message, provider=provider)
         expires = row.get("token_expires_at")
-        if expires is not None and expires - REFRESH_MARGIN <= self._clock.now():
+        if expires is not None and expires - REFRESH_MARGIN <= self.clock.now():
             row = self._refresh(user_id, provider, row, message)
         return self._read(row, message)
 
     def _read(self, row: dict[str, Any], message: str) -> StoredToken:
         context = {"user_id": row["user_id"], "provider": row["provider"]}
         try:
-            access = self._envelope.decrypt_text(row["access_token"], context)
+            access = self.envelope.decrypt_text(row["access_token"], context)
         except DecryptionFailed as exc:
             raise ReconnectRequired(message, provider=row["provider"]) from exc
         return StoredToken(row["provider"], access, row.get("account"), row.get("token_expires_at"))
@@ -268,22 +258,22 @@ class Connections:
     def _refresh(self, user_id: str, provider: str, row: dict[str, Any], message: str) -> dict[str, Any]:
         """Rotate an expiring token once, even when several requests need it at the same time: the write is
         conditional on the row's version, and a loser reads the winner's token."""
-        app = self._apps.get(provider)
+        app = self.apps.get(provider)
         if app is None or not row.get("refresh_token") or not hasattr(app.oauth, "refresh"):
             raise ReconnectRequired(message, provider=provider)
         context = {"user_id": user_id, "provider": provider}
         try:
-            refresh_token = self._envelope.decrypt_text(row["refresh_token"], context)
+            refresh_token = self.envelope.decrypt_text(row["refresh_token"], context)
             grant = app.oauth.refresh(
                 client_id=app.client_id, client_secret=app.client_secret(), refresh_token=refresh_token
             )
             self._store(user_id, provider, grant, row.get("account"), version=int(row.get("version", 0)))
         except (ConditionFailed, ProviderError, DecryptionFailed, KeyError) as exc:
-            latest = self._tokens.get(user_id, provider, consistent=True)
+            latest = self.tokens.get(user_id, provider, consistent=True)
             if latest is not None and latest.get("version") != row.get("version"):
                 return latest  # another request refreshed it first
             raise ReconnectRequired(message, provider=provider) from exc
-        fresh = self._tokens.get(user_id, provider, consistent=True)
+        fresh = self.tokens.get(user_id, provider, consistent=True)
         if fresh is None:
             raise ReconnectRequired(message, provider=provider)
         return fresh

@@ -34,39 +34,33 @@ class Deleted:
     members_removed: int
 
 
+@dataclass(eq=False)
 class AccountDeletion:
-    def __init__(
-        self,
-        table: Table,
-        tokens: Table,
-        accounts: Accounts,
-        revoke_grants: Callable[[str], int],
-    ) -> None:
-        self._table = table
-        self._tokens = tokens
-        self._accounts = accounts
-        self._revoke_grants = revoke_grants
+    table: Table
+    tokens: Table
+    accounts: Accounts
+    revoke_grants: Callable[[str], int]
 
     def other_members(self, workspace_id: str, user_id: str) -> int:
         """How many people besides the owner belong to the workspace (they lose it with the account)."""
         return sum(
             1
-            for m in self._table.query(
+            for m in self.table.query(
                 keys.workspace(workspace_id), sk_prefix=keys.MEMBER_PREFIX, index="gsi1"
             )
             if m.get("user_id") != user_id
         )
 
     def delete(self, user_id: str) -> Deleted:
-        user = self._accounts.get_user(user_id)  # NotFound when already gone
-        self._accounts.end_sessions(user_id)
-        grants = self._revoke_grants(user_id)
+        user = self.accounts.get_user(user_id)  # NotFound when already gone
+        self.accounts.end_sessions(user_id)
+        grants = self.revoke_grants(user_id)
         connections = 0
-        for row in list(self._tokens.query(user_id)):
-            self._tokens.delete(user_id, row["provider"])
+        for row in list(self.tokens.query(user_id)):
+            self.tokens.delete(user_id, row["provider"])
             connections += 1
         projects = 0
-        for item in list(self._table.query(keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1")):
+        for item in list(self.table.query(keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1")):
             project_id = str(item["id"])
             for pk in (keys.project(project_id), keys.stats(project_id), keys.live(project_id)):
                 self._delete_partition(pk)
@@ -74,19 +68,19 @@ class AccountDeletion:
         members_removed = 0
         workspace_id = user.default_workspace_id
         for member in list(
-            self._table.query(keys.workspace(workspace_id), sk_prefix=keys.MEMBER_PREFIX, index="gsi1")
+            self.table.query(keys.workspace(workspace_id), sk_prefix=keys.MEMBER_PREFIX, index="gsi1")
         ):
-            self._table.delete(member["pk"], member["sk"])
+            self.table.delete(member["pk"], member["sk"])
             members_removed += member.get("user_id") != user_id
         self._delete_partition(keys.workspace(workspace_id))
         self._delete_partition(keys.deploy_slots(user_id))
-        for item in list(self._table.query(keys.user(user_id))):
+        for item in list(self.table.query(keys.user(user_id))):
             if item["sk"] != keys.PROFILE:
-                self._table.delete(item["pk"], item["sk"])
+                self.table.delete(item["pk"], item["sk"])
         # Last, together: the address and the profile (so an interrupted deletion can be run again).
-        self._table.transact(
+        self.table.transact(
             [
-                {"Delete": {"TableName": self._table.name, "Key": self._table.key(pk, sk)}}
+                {"Delete": {"TableName": self.table.name, "Key": self.table.key(pk, sk)}}
                 for pk, sk in ((keys.email(user.email), keys.EMAIL), (keys.user(user_id), keys.PROFILE))
             ]
         )
@@ -95,5 +89,5 @@ class AccountDeletion:
         )
 
     def _delete_partition(self, pk: str) -> None:
-        for item in list(self._table.query(pk)):
-            self._table.delete(item["pk"], item["sk"])
+        for item in list(self.table.query(pk)):
+            self.table.delete(item["pk"], item["sk"])

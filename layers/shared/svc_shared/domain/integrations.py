@@ -7,7 +7,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
@@ -52,28 +52,19 @@ class PushResult:
     dropped: list[str]
 
 
+@dataclass(eq=False)
 class Integrations:
-    def __init__(
-        self,
-        projects: Projects,
-        connections: Connections,
-        limiter: RateLimiter,
-        envelope: Envelope,
-        clock: Clock,
-        *,
-        repo_host: Callable[[str], RepoHost],
-        db_host: Callable[[str], DbHost],
-    ) -> None:
-        self._projects = projects
-        self._connections = connections
-        self._limiter = limiter
-        self._envelope = envelope
-        self._clock = clock
-        self._repo_host = repo_host  # factory: token -> RepoHost
-        self._db_host = db_host  # factory: token -> DbHost
+    projects: Projects
+    connections: Connections
+    limiter: RateLimiter
+    envelope: Envelope = field(repr=False)
+    clock: Clock
+    _: KW_ONLY
+    repo_host: Callable[[str], RepoHost]  # factory: token -> RepoHost
+    db_host: Callable[[str], DbHost]  # factory: token -> DbHost
 
     def _limit(self, scope: str, user_id: str, limit: int, window: int) -> None:
-        allowed, wait = self._limiter.take(scope, user_id, window, limit)
+        allowed, wait = self.limiter.take(scope, user_id, window, limit)
         if not allowed:
             message = (
                 say("integrations.too_many_requests_minutes", limit=limit, minutes=window // 60, wait=wait)
@@ -83,10 +74,10 @@ class Integrations:
             raise RateLimited(message, retry_after=wait)
 
     def _github(self, user_id: str) -> tuple[RepoHost, StoredToken]:
-        token = self._connections.token(
+        token = self.connections.token(
             user_id, "repo_host", missing_message=say("connections.repo_host_not_connected")
         )
-        return self._repo_host(token.access_token), token
+        return self.repo_host(token.access_token), token
 
     # -- repositories -------------------------------------------------------------------------------------
     def list_repos(self, user_id: str, page: int) -> list[dict[str, Any]]:
@@ -103,7 +94,7 @@ class Integrations:
         ]
 
     def connect_repo(self, user_id: str, body: ConnectRepoRequest) -> Project:
-        project = self._projects.owned(body.project_id, user_id)
+        project = self.projects.owned(body.project_id, user_id)
         mode, name = body.mode, body.name
         if mode == "create":
             if not valid_repo_segment(name):
@@ -128,7 +119,7 @@ class Integrations:
                     say("integrations.existing_repo_not_found", invalid=invalid, repo=f"{owner}/{name}"),
                     field="existingRepo",
                 ) from None
-        return self._projects.update(
+        return self.projects.update(
             project,
             {
                 "repo_host_repo": repo.full_name,
@@ -138,7 +129,7 @@ class Integrations:
         )
 
     def push(self, user_id: str, body: PushRequest) -> PushResult:
-        project = self._projects.owned(body.project_id, user_id)
+        project = self.projects.owned(body.project_id, user_id)
         contents: dict[str, bytes] = {}
         dropped: list[str] = []
         total = 0
@@ -172,12 +163,12 @@ class Integrations:
         owner, name = project.repo_host_repo.split("/", 1)
         sha = github.commit_files(owner, name, project.repo_host_branch, contents, message)
         url = f"{project.extra.get('repo_host_url') or f'https://github.com/{project.repo_host_repo}'}/commit/{sha}"
-        self._projects.update(project, {"last_pushed_sha": sha, "last_pushed_at": int(self._clock.now())})
+        self.projects.update(project, {"last_pushed_sha": sha, "last_pushed_at": int(self.clock.now())})
         return PushResult(sha=sha, url=url, files=len(contents), dropped=sorted(dropped))
 
     # -- database projects --------------------------------------------------------------------------------
     def list_db_projects(self, user_id: str) -> list[dict[str, Any]]:
-        db = self._db_host(self._connections.token(user_id, "db_host").access_token)
+        db = self.db_host(self.connections.token(user_id, "db_host").access_token)
         return [
             {
                 "ref": p.ref,
@@ -190,22 +181,22 @@ class Integrations:
         ]
 
     def link_db_project(self, user_id: str, project_id: str, ref: object) -> Project:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         if not isinstance(ref, str) or not re.fullmatch(r"[a-z0-9]{6,40}", ref):
             raise InvalidInput(say("integrations.db_ref_invalid"), code="ref_invalid")
-        db = self._db_host(self._connections.token(user_id, "db_host").access_token)
+        db = self.db_host(self.connections.token(user_id, "db_host").access_token)
         try:
             db.project(ref)
         except ProviderNotFound:
             raise NotFound(say("integrations.db_project_not_found", ref=ref), field="ref") from None
         keys = db.api_keys(ref)
         privileged = keys.privileged
-        return self._projects.update(
+        return self.projects.update(
             project,
             {
                 "db_project_ref": ref,
                 "db_public_key": keys.public,
-                "db_privileged_key": self._envelope.encrypt(
+                "db_privileged_key": self.envelope.encrypt(
                     privileged, {"project_id": project.id, "kind": "db_privileged_key"}
                 )
                 if privileged

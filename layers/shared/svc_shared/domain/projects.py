@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
+from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import Conflict, InvalidInput, NotFound
 from svc_shared.core.names import slugify
 from svc_shared.storage import keys
@@ -26,9 +25,7 @@ KNOWLEDGE_MAX_BYTES = 10 * 1024
 
 
 def iso(ts: float | int | None) -> str | None:
-    if ts is None:
-        return None
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
+    return None if ts is None else iso_utc(ts)
 
 
 @dataclass(frozen=True)
@@ -157,10 +154,10 @@ def derive_name(prompt: str) -> str:
     return (name[:60].rstrip(" ,.;:") or "My shop").capitalize()
 
 
+@dataclass(eq=False)
 class Projects:
-    def __init__(self, table: Table, clock: Clock) -> None:
-        self._table = table
-        self._clock = clock
+    table: Table
+    clock: Clock
 
     def create(
         self,
@@ -184,7 +181,7 @@ class Projects:
             if template is None:
                 raise InvalidInput(say("projects.template_unknown", template_id=template_id))
         project_name = (name or (template.name if template else derive_name(prompt))).strip()[:100]
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         project_id = str(uuid.uuid4())
         slug = f"{slugify(project_name, 40)}-{project_id[:6]}"
         item = {
@@ -206,10 +203,10 @@ class Projects:
             "created_at": now,
             "updated_at": now,
         }
-        self._table.transact(
+        self.table.transact(
             [
-                self._table.put_action(item, when=item_absent()),
-                self._table.update_action(
+                self.table.put_action(item, when=item_absent()),
+                self.table.update_action(
                     keys.workspace(workspace_id), keys.META, add={"project_count": 1}, when=item_exists()
                 ),
             ]
@@ -219,7 +216,7 @@ class Projects:
     def get(self, project_id: str, *, consistent: bool = False) -> Project:
         if not isinstance(project_id, str) or not project_id or len(project_id) > 64:
             raise NotFound(say("projects.not_found"))
-        item = self._table.get(keys.project(project_id), keys.META, consistent=consistent)
+        item = self.table.get(keys.project(project_id), keys.META, consistent=consistent)
         if item is None:
             raise NotFound(say("projects.not_found"))
         return _project(item)
@@ -257,7 +254,7 @@ class Projects:
     def list_owned(self, user_id: str) -> list[Project]:
         return [
             _project(i)
-            for i in self._table.query(
+            for i in self.table.query(
                 keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1", newest_first=True
             )
         ]
@@ -272,10 +269,10 @@ class Projects:
         """Set fields on a project (None removes the field), optionally under a condition."""
         sets = {k: v for k, v in changes.items() if v is not None}
         try:
-            item = self._table.update(
+            item = self.table.update(
                 keys.project(project.id),
                 keys.META,
-                set={**sets, "updated_at": int(self._clock.now())},
+                set={**sets, "updated_at": int(self.clock.now())},
                 remove=[k for k, v in changes.items() if v is None],
                 when=item_exists() & when if when is not None else item_exists(),
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from svc_shared.core.catalogue import say
@@ -28,30 +29,22 @@ REPO_STAGES = {"repo_host_creating_repo", "repo_host_pushing_template"}
 CLAIM_GRACE_SECONDS = 60
 
 
+@dataclass(eq=False)
 class Provisioning:
-    def __init__(
-        self,
-        projects: Projects,
-        clock: Clock,
-        *,
-        sfn: Any,
-        state_machine_arn: str,
-        before_launch: Callable[[], None] = lambda: None,
-        metrics: Metrics,
-    ) -> None:
-        self._projects = projects
-        self._clock = clock
-        self._sfn = sfn
-        self._arn = state_machine_arn
-        # Called before each execution starts: records the public base URL for the publish steps, which
-        # run outside any request (an execution's input is only {"projectId"}, as an operator may start one).
-        self._before_launch = before_launch
-        self._metrics = metrics
+    projects: Projects
+    clock: Clock
+    _: KW_ONLY
+    sfn: Any = field(repr=False)  # the Step Functions client, made when first used
+    state_machine_arn: str
+    # Called before each execution starts: records the public base URL for the publish steps, which
+    # run outside any request (an execution's input is only {"projectId"}, as an operator may start one).
+    before_launch: Callable[[], None] = lambda: None
+    metrics: Metrics
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
         if user.plan != "paid":  # says nothing about the project, so it can come first
             raise PaymentRequired(say("publishing.upgrade_required"), code="UPGRADE_REQUIRED")
-        project = self._projects.owned(project_id, user.id, consistent=True)
+        project = self.projects.owned(project_id, user.id, consistent=True)
         state = PublishState.of(project)
         if start and state.stage != "ready":
             if state.status == "starting":
@@ -75,7 +68,7 @@ class Provisioning:
 
     def _describe(self, arn: str) -> dict[str, Any] | None:
         """The execution (None when there is no such execution; status UNKNOWN when it cannot be read)."""
-        sfn = self._sfn()
+        sfn = self.sfn()
         try:
             described: dict[str, Any] = sfn.describe_execution(executionArn=arn)
         except sfn.exceptions.ExecutionDoesNotExist:
@@ -90,42 +83,42 @@ class Provisioning:
         wins; the other reports), then launch it."""
         attempt = PublishState.of(project).attempt
         try:
-            project = self._projects.update(
+            project = self.projects.update(
                 project,
                 {
                     "publish_attempt": attempt + 1,
                     "publish_status": "starting",
                     "publish_error": None,
-                    "publish_claimed_at": int(self._clock.now()),
+                    "publish_claimed_at": int(self.clock.now()),
                 },
                 when=attr("publish_attempt").missing() | attr("publish_attempt").eq(attempt),
             )
         except Conflict:
-            return self._projects.get(project.id, consistent=True)
+            return self.projects.get(project.id, consistent=True)
         return self._launch(project)
 
     def _launch(self, project: Project) -> Project:
         """Start the claimed attempt's execution. Its name is the attempt's, and Step Functions runs a name
         once (the same name and input give back the running execution), so presses that find a claim whose
         run is starting, or whose claimer failed before starting it, all end with that one execution."""
-        self._before_launch()
-        sfn = self._sfn()
+        self.before_launch()
+        sfn = self.sfn()
         try:
             started = sfn.start_execution(
-                stateMachineArn=self._arn,
+                stateMachineArn=self.state_machine_arn,
                 name=execution_name(project.id, PublishState.of(project).attempt),
                 input=json.dumps({"projectId": project.id}),
             )
         except sfn.exceptions.ExecutionAlreadyExists:
             # That run has already ended: report what it left, or that it stopped before recording anything.
-            return self._settle(self._projects.get(project.id, consistent=True))
+            return self._settle(self.projects.get(project.id, consistent=True))
         except Exception as exc:  # noqa: BLE001 - any refusal: throttled, denied, no such machine, unreachable
             reason = _error_code(exc)
             logger.warning("start_execution failed", extra={"project_id": project.id, "reason": reason})
             return self._stopped(project, "starting", say("publishing.launch_failed", reason=reason))
         if PublishState.of(project).execution_arn == started["executionArn"]:
             return project
-        return self._projects.update(project, {"publish_execution_arn": started["executionArn"]})
+        return self.projects.update(project, {"publish_execution_arn": started["executionArn"]})
 
     def _settle(self, project: Project) -> Project:
         """A project waiting on a run (starting or running) whose run has ended without recording its outcome
@@ -133,7 +126,7 @@ class Provisioning:
         doubt: a claim (short-lived), or a run whose lease, renewed at every step, has run out."""
         state = PublishState.of(project)
         status = state.status
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         if status == "starting":
             arn = self._execution_arn(execution_name(project.id, state.attempt))
             described = self._describe(arn)
@@ -177,19 +170,19 @@ class Provisioning:
         if seen == "running":
             changes |= {"publish_lease": None, "publish_lease_until": None}
         try:
-            project = self._projects.update(
+            project = self.projects.update(
                 project,
                 changes,
                 when=attr("publish_status").eq(seen) & attr("publish_attempt").eq(attempt),
             )
         except Conflict:
-            return self._projects.get(project.id, consistent=True)
-        self._metrics.publish_failed(PublishState.of(project).next_stage)
+            return self.projects.get(project.id, consistent=True)
+        self.metrics.publish_failed(PublishState.of(project).next_stage)
         return project
 
     def _execution_arn(self, name: str) -> str:
         """The ARN of this state machine's execution `name` (...:stateMachine:M -> ...:execution:M:name)."""
-        return f"{self._arn.replace(':stateMachine:', ':execution:', 1)}:{name}"
+        return f"{self.state_machine_arn.replace(':stateMachine:', ':execution:', 1)}:{name}"
 
     @staticmethod
     def report(project: Project) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -51,44 +51,36 @@ class Adapters:
     static_host: Callable[[str], StaticHost]
 
 
+@dataclass(eq=False)
 class PublishStages:
     """The steps of the stages and the stage record they advance; Publisher (svc_shared.domain.publishing) runs them."""
 
-    def __init__(
-        self,
-        table: Table,
-        projects: Projects,
-        connections: Connections,
-        envelope: Envelope,
-        clock: Clock,
-        adapters: Adapters,
-        *,
-        template: Callable[[], Path] = template_root,
-        crash_points: frozenset[str] = frozenset(),
-        platform_url: Callable[[], str | None] = lambda: None,
-    ) -> None:
-        self._table = table
-        self._projects = projects
-        self._connections = connections
-        self._envelope = envelope
-        self._clock = clock
-        self._adapters = adapters
-        self._template = template
-        self._crash_points = set(crash_points)
-        self._platform_url = platform_url  # the platform API's public base URL, None while unknown
+    table: Table
+    projects: Projects
+    connections: Connections
+    envelope: Envelope = field(repr=False)
+    clock: Clock
+    adapters: Adapters
+    _: KW_ONLY
+    template: Callable[[], Path] = template_root
+    crash_points: frozenset[str] = frozenset()
+    platform_url: Callable[[], str | None] = lambda: (
+        None
+    )  # the platform API's public base URL, None while unknown
+    _crashed: set[str] = field(default_factory=set, init=False, repr=False)  # the crash points already hit
 
     def _crash_point(self, name: str) -> None:
         """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
         point, after the provider call and before the record write."""
-        if name in self._crash_points:
-            self._crash_points.discard(name)
+        if name in self.crash_points and name not in self._crashed:
+            self._crashed.add(name)
             raise SimulatedCrash(f"simulated crash at {name}")
 
     def _advance(self, project: Project, stage: str | None, to: str, execution: str, **changes: Any) -> None:
         """Record the next stage, only if the stage is still `stage` and this execution holds the lease."""
         at_stage = attr("publish_stage").missing() if stage is None else attr("publish_stage").eq(stage)
         try:
-            self._projects.update(
+            self.projects.update(
                 project,
                 {
                     **changes,
@@ -103,7 +95,7 @@ class PublishStages:
 
     # -- stages ---------------------------------------------------------------------------------------------
     def _db(self, project: Project) -> DbHost:
-        return self._adapters.db_host(self._connections.token(project.owner_id, "db_host").access_token)
+        return self.adapters.db_host(self.connections.token(project.owner_id, "db_host").access_token)
 
     def _db_creating(self, project: Project, execution: str) -> str:
         db = self._db(project)
@@ -131,9 +123,9 @@ class PublishStages:
         context = {"project_id": project.id, "kind": "db_password"}
         stored = PublishState.of(project).db_password
         if stored:
-            return self._envelope.decrypt_text(stored, context)
+            return self.envelope.decrypt_text(stored, context)
         password = secrets.token_urlsafe(24)
-        self._projects.update(project, {"db_password": self._envelope.encrypt(password, context)})
+        self.projects.update(project, {"db_password": self.envelope.encrypt(password, context)})
         return password
 
     def _db_waiting_ready(self, project: Project, execution: str) -> str:
@@ -142,20 +134,20 @@ class PublishStages:
         if status == "ACTIVE_HEALTHY":
             self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
             return "db_applying_migrations"
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         deadline = PublishState.of(project).ready_deadline
         if deadline is None:  # this run's first poll: its budget starts now
             deadline = now + READY_BUDGET_SECONDS
         elif now >= deadline:
             raise PublishFailed(say("publishing.db_not_ready"))
-        self._projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
+        self.projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
         return WAITING
 
     def _db_applying_migrations(self, project: Project, execution: str) -> str:
         assert project.db_project_ref
         db = self._db(project)
         ref = project.db_project_ref
-        runner = migration_runner(self._template())
+        runner = migration_runner(self.template())
         held: list[str] = []
 
         def execute(sql: str) -> Any:
@@ -168,7 +160,7 @@ class PublishStages:
             held.clear()
             return db.query(ref, text)
 
-        todo = runner.pending(execute, runner.load(self._template() / "migrations"))
+        todo = runner.pending(execute, runner.load(self.template() / "migrations"))
         if todo:
             # Every pending migration in one request: each keeps its own transaction (its version row
             # first), and PostgreSQL stops at the first error, so what ran before it stays recorded and a
@@ -182,7 +174,7 @@ class PublishStages:
             "repo_host_creating_repo",
             execution,
             db_public_key=keys.public,
-            db_privileged_key=self._envelope.encrypt(
+            db_privileged_key=self.envelope.encrypt(
                 privileged, {"project_id": project.id, "kind": "db_privileged_key"}
             )
             if privileged
@@ -191,10 +183,10 @@ class PublishStages:
         return "repo_host_creating_repo"
 
     def _github(self, project: Project) -> tuple[RepoHost, StoredToken]:
-        token = self._connections.token(
+        token = self.connections.token(
             project.owner_id, "repo_host", missing_message=say("publishing.repo_host_missing")
         )
-        return self._adapters.repo_host(token.access_token), token
+        return self.adapters.repo_host(token.access_token), token
 
     def _repo_host_creating_repo(self, project: Project, execution: str) -> str:
         changes: dict[str, Any] = {}
@@ -228,12 +220,12 @@ class PublishStages:
                 owner,
                 name,
                 project.repo_host_branch,
-                template_files(self._template()),
+                template_files(self.template()),
                 f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
                 parent=(head.sha, head.tree_sha),
             )
             self._crash_point("template_pushed")
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         self._advance(
             project,
             "repo_host_pushing_template",
@@ -248,9 +240,7 @@ class PublishStages:
     def _host_triggering_build(self, project: Project, execution: str) -> str:
         if not project.repo_host_repo or not project.repo_host_branch:
             raise PublishFailed(say("publishing.no_linked_repo"))
-        host = self._adapters.static_host(
-            self._connections.token(project.owner_id, "static_host").access_token
-        )
+        host = self.adapters.static_host(self.connections.token(project.owner_id, "static_host").access_token)
         name = repo_name(project.slug)
         site = host.find_site(name)
         if site is None:
@@ -276,7 +266,7 @@ class PublishStages:
             static_site_id=site.id,
             live_url=site.ssl_url or site.url,
             last_deploy_id=build.deploy_id,
-            last_deploy_at=int(self._clock.now()),
+            last_deploy_at=int(self.clock.now()),
             build_status="building",
         )
         return "ready"
@@ -287,10 +277,10 @@ class PublishStages:
         the same thing."""
         assert project.db_project_ref
         pooler = self._db(project).session_pooler(project.db_project_ref)
-        base = (self._platform_url() or "").rstrip("/")
+        base = (self.platform_url() or "").rstrip("/")
         if not base:
             raise PublishFailed(say("publishing.platform_url_unknown"))
-        self._projects.update(
+        self.projects.update(
             project,
             {
                 "db_pooler_host": pooler.host,
@@ -304,7 +294,7 @@ class PublishStages:
     def _site_environment(self, project: Project) -> dict[str, str]:
         from svc_shared.domain.shops import conninfo
 
-        project = self._projects.get(project.id, consistent=True)
+        project = self.projects.get(project.id, consistent=True)
         ref = project.db_project_ref or ""
         state = PublishState.of(project)
         assert state.backoffice_url is not None  # recorded by _record_backoffice just before
@@ -314,7 +304,7 @@ class PublishStages:
             "BACKOFFICE_API_URL": state.backoffice_url,
         }
         # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
-        platform_url = self._platform_url()
+        platform_url = self.platform_url()
         if platform_url:
             env["SVC_PLATFORM_URL"] = platform_url
         else:
@@ -322,11 +312,11 @@ class PublishStages:
                 "platform URL unknown: SVC_PLATFORM_URL left unset", extra={"project_id": project.id}
             )
         if project.db_privileged_key:
-            env["SUPABASE_SERVICE_ROLE_KEY"] = self._envelope.decrypt_text(
+            env["SUPABASE_SERVICE_ROLE_KEY"] = self.envelope.decrypt_text(
                 project.db_privileged_key, {"project_id": project.id, "kind": "db_privileged_key"}
             )
         if state.db_password:
-            password = self._envelope.decrypt_text(
+            password = self.envelope.decrypt_text(
                 state.db_password, {"project_id": project.id, "kind": "db_password"}
             )
             env["DATABASE_URL"] = conninfo(project, password)

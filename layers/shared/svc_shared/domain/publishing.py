@@ -47,7 +47,7 @@ class Publisher(PublishStages):
 
     # -- run control ----------------------------------------------------------------------------------------
     def read(self, project_id: str, execution: str) -> dict[str, Any]:
-        project = self._projects.get(project_id, consistent=True)
+        project = self.projects.get(project_id, consistent=True)
         self._lease(project, execution)
         state = PublishState.of(project)
         stage = state.next_stage
@@ -55,7 +55,7 @@ class Publisher(PublishStages):
             self._advance(project, None, STAGES[0], execution)
         if stage == "ready":
             # A published project started again (an operator's resume): nothing to do, and it stays ready.
-            self._projects.update(
+            self.projects.update(
                 project,
                 {
                     "publish_status": "ready",
@@ -66,7 +66,7 @@ class Publisher(PublishStages):
             )
             return {"projectId": project.id, "stage": "ready", "wait": 0}
         # A run starting (or resuming) gets the whole readiness budget: a timeout of an earlier run is spent.
-        self._projects.update(
+        self.projects.update(
             project,
             {
                 "publish_status": "running",
@@ -79,9 +79,9 @@ class Publisher(PublishStages):
         return {"projectId": project.id, "stage": str(stage), "wait": 0}
 
     def _lease(self, project: Project, execution: str) -> None:
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         try:
-            self._table.update(
+            self.table.update(
                 keys.project(project.id),
                 keys.META,
                 set={"publish_lease": execution, "publish_lease_until": now + LEASE_SECONDS},
@@ -96,11 +96,11 @@ class Publisher(PublishStages):
         """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or
         None when there was nothing to record (another run holds the project, and this run was not the one
         the last press claimed)."""
-        project = self._projects.get(project_id, consistent=True)
+        project = self.projects.get(project_id, consistent=True)
         state = PublishState.of(project)
         stage = state.next_stage
         if state.lease in (None, execution):
-            self._projects.update(
+            self.projects.update(
                 project,
                 {
                     "publish_status": "failed",
@@ -118,7 +118,7 @@ class Publisher(PublishStages):
         busy = isinstance(error, dict) and error.get("Error") == "PublishBusy"
         message = say("publishing.busy_at_start") if busy else error_message(error)
         try:
-            self._projects.update(
+            self.projects.update(
                 project,
                 {"publish_status": "failed", "publish_error": message},
                 when=attr("publish_status").eq("starting") & attr("publish_attempt").eq(attempt),
@@ -131,7 +131,7 @@ class Publisher(PublishStages):
         run = self.STEPS.get(stage)
         if run is None:
             raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
-        project = self._projects.get(project_id, consistent=True)
+        project = self.projects.get(project_id, consistent=True)
         recorded = PublishState.of(project).stage
         if recorded != stage:
             return {
@@ -152,8 +152,8 @@ class Publisher(PublishStages):
         except ProviderError as exc:
             raise PublishFailed(exc.message) from exc
         if next_stage == "ready":
-            self._projects.update(
-                self._projects.get(project.id, consistent=True),
+            self.projects.update(
+                self.projects.get(project.id, consistent=True),
                 {
                     "publish_status": "ready",
                     "publish_lease": None,
@@ -166,8 +166,8 @@ class Publisher(PublishStages):
     def _rate_limited(self, project: Project, stage: str, exc: RateLimited) -> dict[str, Any]:
         """A provider said to come back later: the stage is run again after Retry-After (the state machine's
         Wait), unless this run has been limited for RATE_LIMIT_BUDGET_SECONDS in a row."""
-        now = int(self._clock.now())
-        current = self._projects.get(project.id, consistent=True)
+        now = int(self.clock.now())
+        current = self.projects.get(project.id, consistent=True)
         since = PublishState.of(current).limited_since
         if since is None:
             since = now
@@ -175,6 +175,6 @@ class Publisher(PublishStages):
             raise PublishFailed(exc.message) from exc
         wait = min(max(1, exc.retry_after), MAX_RATE_LIMIT_WAIT)
         wait += random.randint(0, max(1, wait // 5))
-        self._projects.update(current, {"publish_limited_since": since})
+        self.projects.update(current, {"publish_limited_since": since})
         logger.info("publish step rate limited", extra={"stage": stage, "wait": wait})
         return {"projectId": project.id, "stage": stage, "wait": wait}

@@ -4,6 +4,7 @@ and MCP grant of a user (a password change, "sign out everywhere")."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from svc_shared.core.catalogue import say
@@ -33,27 +34,17 @@ def user_grant_revoker(table: Table, clock: Clock) -> Callable[[str], int]:
     return revoke
 
 
+@dataclass(eq=False)
 class SignIn:
-    def __init__(
-        self,
-        accounts: Accounts,
-        sessions: Sessions,
-        limiter: RateLimiter,
-        *,
-        max_failures: int,
-        ip_max_attempts: int,
-        window: int,
-        revoke_grants: Callable[[str], object] | None = None,
-    ) -> None:
-        self._accounts = accounts
-        self._sessions = sessions
-        self._limiter = limiter
-        self._max_failures = max_failures
-        self._ip_max = ip_max_attempts
-        self._window = window
-        self._revoke_grants = (
-            revoke_grants  # every MCP grant of a user (svc_shared.oauth.mcpauth.revoke_user_grants)
-        )
+    accounts: Accounts
+    sessions: Sessions
+    limiter: RateLimiter
+    _: KW_ONLY
+    max_failures: int
+    ip_max_attempts: int
+    window: int
+    # every MCP grant of a user (svc_shared.oauth.mcpauth.revoke_user_grants)
+    revoke_grants: Callable[[str], object] | None = None
 
     @staticmethod
     def _pair(client_ip: str, email: str) -> str:
@@ -68,7 +59,7 @@ class SignIn:
         address and account (failures, with an exponential backoff), never per account alone: a guesser
         elsewhere can slow only their own attempts, never lock the owner out."""
         user = self.check_credentials(email, password, client_ip)
-        return self._sessions.create(user.id, user.session_epoch)
+        return self.sessions.create(user.id, user.session_epoch)
 
     def check_password(self, user: User, password: str, client_ip: str) -> User:
         """The signed-in user, once their password is typed again (changing it, deleting the account): the
@@ -77,56 +68,56 @@ class SignIn:
 
     def new_session(self, user_id: str) -> Session:
         """A session in the user's current epoch (this browser, after the password change it made)."""
-        return self._sessions.create(user_id, self._accounts.get_user(user_id).session_epoch)
+        return self.sessions.create(user_id, self.accounts.get_user(user_id).session_epoch)
 
     def check_credentials(self, email: str, password: str, client_ip: str) -> User:
         """The user with these credentials, throttled as sign_in describes."""
-        attempts, wait = self._limiter.hit("login-ip", client_ip, self._window)
-        if attempts > self._ip_max:
+        attempts, wait = self.limiter.hit("login-ip", client_ip, self.window)
+        if attempts > self.ip_max_attempts:
             raise RateLimited(say("signin.too_many_attempts", seconds=wait), retry_after=wait)
         pair = self._pair(client_ip, email)
-        wait = self._limiter.backoff(
+        wait = self.limiter.backoff(
             "login-pair",
             pair,
-            free=self._max_failures,
+            free=self.max_failures,
             base=BACKOFF_BASE,
-            cap=self._window,
+            cap=self.window,
             forget=FAILURES_FORGOTTEN,
         )
         if wait > 0:
             raise RateLimited(say("signin.too_many_attempts", seconds=wait), retry_after=wait)
         try:
-            user = self._accounts.authenticate(email, password)
+            user = self.accounts.authenticate(email, password)
         except Unauthenticated:
-            self._limiter.fail("login-pair", pair, forget=FAILURES_FORGOTTEN)
+            self.limiter.fail("login-pair", pair, forget=FAILURES_FORGOTTEN)
             raise
-        self._limiter.clear("login-pair", pair)
+        self.limiter.clear("login-pair", pair)
         return user
 
     def current_user_id(self, cookie: str | None) -> str:
         """The signed-in user's id (one read: the session), for routes that need nothing else of the user."""
-        user_id = self._sessions.resolve(cookie)
+        user_id = self.sessions.resolve(cookie)
         if user_id is None:
             raise Unauthenticated(say("signin.required"), code="not_signed_in")
         return user_id
 
     def current_user(self, cookie: str | None) -> User:
-        return self._accounts.get_user(self.current_user_id(cookie))
+        return self.accounts.get_user(self.current_user_id(cookie))
 
     def sign_out(self, cookie: str | None) -> None:
-        self._sessions.revoke(cookie)
+        self.sessions.revoke(cookie)
 
     def sign_out_everywhere(self, user_id: str) -> None:
         """End every workspace session of the user and revoke every MCP grant (access and refresh tokens)."""
-        self._accounts.end_sessions(user_id)
-        if self._revoke_grants is not None:
-            self._revoke_grants(user_id)
+        self.accounts.end_sessions(user_id)
+        if self.revoke_grants is not None:
+            self.revoke_grants(user_id)
 
     def change_password(self, user_id: str, password: str) -> None:
         """A new password: every session ends (in the same write) and every MCP grant is revoked."""
-        self._accounts.set_password(user_id, password)
-        if self._revoke_grants is not None:
-            self._revoke_grants(user_id)
+        self.accounts.set_password(user_id, password)
+        if self.revoke_grants is not None:
+            self.revoke_grants(user_id)
 
 
 __all__ = ["SignIn"]

@@ -8,11 +8,11 @@ import contextlib
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
+from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.core.repopath import repo_path, repo_ref
 from svc_shared.domain.accounts import Accounts
@@ -40,44 +40,28 @@ class QuotaExceeded(DomainError):
     code = "deploy_quota_exceeded"
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat().replace("+00:00", "Z")
-
-
+@dataclass(eq=False)
 class Workbench:
-    def __init__(
-        self,
-        table: Table,
-        projects: Projects,
-        accounts: Accounts,
-        connections: Connections,
-        clock: Clock,
-        *,
-        repo_host: Callable[[str], RepoHost],
-        static_host: Callable[[str], StaticHost],
-        builder: Callable[[], Builder],
-        s3: Any,
-        bucket: str,
-    ) -> None:
-        self._table = table
-        self._projects = projects
-        self._accounts = accounts
-        self._connections = connections
-        self._clock = clock
-        self._repo_host = repo_host
-        self._static_host = static_host
-        self._builder = builder
-        self._s3 = s3
-        self._bucket = bucket
+    table: Table
+    projects: Projects
+    accounts: Accounts
+    connections: Connections
+    clock: Clock
+    _: KW_ONLY
+    repo_host: Callable[[str], RepoHost]
+    static_host: Callable[[str], StaticHost]
+    builder: Callable[[], Builder] = field(repr=False)  # with its API key
+    s3: Any = field(repr=False)  # the S3 client, made when first used
+    bucket: str
 
     # -- deploys ------------------------------------------------------------------------------------------
     def _take_free_slot(self, user_id: str) -> str | None:
         """Claim one of the Free plan's 3 deploy slots for 30 days (a slot frees when its deploy is 30 days
         old); each claim is a conditional write, so concurrent deploys cannot overrun the quota."""
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         for slot in range(FREE_DEPLOYS):
             with contextlib.suppress(ConditionFailed):
-                self._table.put(
+                self.table.put(
                     {
                         "pk": keys.deploy_slots(user_id),
                         "sk": keys.slot(slot),
@@ -86,30 +70,30 @@ class Workbench:
                     when=item_absent() | attr("expires_at").le(now),
                 )
                 return keys.slot(slot)
-        slots = list(self._table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
+        slots = list(self.table.query(keys.deploy_slots(user_id), sk_prefix=keys.SLOT_PREFIX))
         free_at = min((int(s["expires_at"]) for s in slots), default=now)
-        raise QuotaExceeded(say("deploys.quota_reached", deploys=FREE_DEPLOYS, date=_iso(free_at)[:10]))
+        raise QuotaExceeded(say("deploys.quota_reached", deploys=FREE_DEPLOYS, date=iso_utc(free_at)[:10]))
 
     def deploy(self, user_id: str, project_id: str) -> str:
         """Start a build of the project's site; returns the deploy id."""
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         if not project.static_site_id:
             raise DomainError(say("deploys.not_published"), code="not_published")
-        user = self._accounts.get_user(user_id)
+        user = self.accounts.get_user(user_id)
         slot = self._take_free_slot(user_id) if user.plan == "free" else None
         try:
-            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            host = self.static_host(self.connections.token(user_id, "static_host").access_token)
             build = host.start_build(project.static_site_id)
         except Exception:
             if slot:  # a deploy that never started does not count
-                self._table.delete(keys.deploy_slots(user_id), slot)
+                self.table.delete(keys.deploy_slots(user_id), slot)
             raise
         deploy_id = str(build.deploy_id or build.id)
-        self._projects.update(
+        self.projects.update(
             project,
             {
                 "last_deploy_id": deploy_id,
-                "last_deploy_at": int(self._clock.now()),
+                "last_deploy_at": int(self.clock.now()),
                 "build_status": "building",
             },
         )
@@ -120,14 +104,14 @@ class Workbench:
         if not project.last_deploy_id:
             return project
         try:
-            host = self._static_host(self._connections.token(user_id, "static_host").access_token)
+            host = self.static_host(self.connections.token(user_id, "static_host").access_token)
             deploy = host.deploy(project.last_deploy_id)
         except DomainError:
             return project  # not connected or unreachable: report what is recorded
         changes: dict[str, Any] = {"build_status": deploy.state}
         if deploy.state == "ready":
             changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
-        return self._projects.update(project, changes)
+        return self.projects.update(project, changes)
 
     # -- builder ------------------------------------------------------------------------------------------
     def _repo(self, project: Project) -> tuple[str, str]:
@@ -145,13 +129,13 @@ class Workbench:
         wait: bool,
         workspace_knowledge: str,
     ) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         self._repo(project)
         assert project.repo_host_repo and project.repo_host_branch  # _repo refused a project without them
-        token = self._connections.token(user_id, "repo_host")
+        token = self.connections.token(user_id, "repo_host")
         # Project knowledge first: it takes precedence over the workspace's.
         knowledge = "\n\n".join(k for k in (project.knowledge, workspace_knowledge) if k)
-        sent = self._builder().send(
+        sent = self.builder().send(
             project_id=project.id,
             repo=project.repo_host_repo,
             branch=project.repo_host_branch,
@@ -162,14 +146,14 @@ class Workbench:
             idempotency_key=str(uuid.uuid4()),
         )
         message_id = sent.message_id
-        self._table.put(
+        self.table.put(
             {
                 "pk": keys.message(message_id),
                 "sk": keys.MESSAGE,
                 "user_id": user_id,
                 "project_id": project.id,
-                "created_at": int(self._clock.now()),
-                "expires_at": int(self._clock.now()) + 90 * 24 * 3600,
+                "created_at": int(self.clock.now()),
+                "expires_at": int(self.clock.now()) + 90 * 24 * 3600,
             }
         )
         if not wait:
@@ -180,20 +164,20 @@ class Workbench:
             }
         deadline = time.monotonic() + WAIT_SECONDS
         while True:
-            state = self._builder().message(message_id)
+            state = self.builder().message(message_id)
             if state.status != "in_progress" or time.monotonic() >= deadline:
                 return state.known()
             time.sleep(POLL_SECONDS)
 
     def get_message(self, user_id: str, message_id: str) -> dict[str, Any]:
-        record = self._table.get(keys.message(message_id), keys.MESSAGE)
+        record = self.table.get(keys.message(message_id), keys.MESSAGE)
         if record is None or record["user_id"] != user_id:
             raise NotFound(say("builder.message_not_found"))
-        return self._builder().message(message_id).known()
+        return self.builder().message(message_id).known()
 
     def list_edits(self, user_id: str, project_id: str) -> list[dict[str, Any]]:
-        project = self._projects.owned(project_id, user_id)
-        sessions = self._builder().edit_sessions(project.id)
+        project = self.projects.owned(project_id, user_id)
+        sessions = self.builder().edit_sessions(project.id)
         return sorted(
             sessions, key=lambda s: str(s.get("updated_at") or s.get("created_at") or ""), reverse=True
         )
@@ -201,14 +185,14 @@ class Workbench:
     # -- repository ---------------------------------------------------------------------------------------
     def _github(self, user_id: str, project: Project) -> tuple[RepoHost, str, str]:
         owner, name = self._repo(project)
-        return self._repo_host(self._connections.token(user_id, "repo_host").access_token), owner, name
+        return self.repo_host(self.connections.token(user_id, "repo_host").access_token), owner, name
 
     def _ref(self, project: Project, ref: str, what: str = "ref") -> str:
         repo_ref(ref, what=what)
         return project.repo_host_branch or "HEAD" if ref == "HEAD" else ref
 
     def list_files(self, user_id: str, project_id: str, ref: str) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         at = self._ref(project, ref)
         github, owner, name = self._github(user_id, project)
         head = github.commit(owner, name, at)
@@ -222,7 +206,7 @@ class Workbench:
         return {"ref": ref, "commit_sha": head.sha, "count": len(files), "files": files}
 
     def read_file(self, user_id: str, project_id: str, path: str, ref: str) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         repo_path(path)
         at = self._ref(project, ref)
         github, owner, name = self._github(user_id, project)
@@ -247,7 +231,7 @@ class Workbench:
             }
 
     def diff(self, user_id: str, project_id: str, base: str, head: str) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         older, newer = self._ref(project, base, "base"), self._ref(project, head, "head")
         github, owner, name = self._github(user_id, project)
         compare = github.compare(owner, name, older, newer)
@@ -272,7 +256,7 @@ class Workbench:
     def commit_diff(self, user_id: str, project_id: str, commit: str) -> dict[str, Any]:
         """What one commit changed: the diff from its first parent to it (a builder's edit, for example).
         A repository's first commit has no earlier state: InvalidInput says so."""
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         repo_ref(commit, what="commit")
         github, owner, name = self._github(user_id, project)
         found = github.commit(owner, name, commit)
@@ -285,7 +269,7 @@ class Workbench:
     def upload_url(
         self, user_id: str, project_id: str, filename: str, content_type: str, size: int
     ) -> dict[str, Any]:
-        project = self._projects.owned(project_id, user_id)
+        project = self.projects.owned(project_id, user_id)
         if not 0 < size <= MAX_UPLOAD_BYTES:
             raise InvalidInput(say("assets.size_invalid"))
         safe = (
@@ -293,9 +277,9 @@ class Workbench:
         )
         key = f"projects/{project.id}/uploads/{uuid.uuid4().hex}/{safe}"
         # Content-Length and Content-Type are signed: the PUT must send exactly this size and type.
-        url = self._s3().generate_presigned_url(
+        url = self.s3().generate_presigned_url(
             "put_object",
-            Params={"Bucket": self._bucket, "Key": key, "ContentLength": size, "ContentType": content_type},
+            Params={"Bucket": self.bucket, "Key": key, "ContentLength": size, "ContentType": content_type},
             ExpiresIn=UPLOAD_URL_TTL,
             HttpMethod="PUT",
         )
@@ -304,6 +288,6 @@ class Workbench:
             "method": "PUT",
             "key": key,
             "headers": {"Content-Type": content_type, "Content-Length": str(size)},
-            "expires_at": _iso(self._clock.now() + UPLOAD_URL_TTL),
+            "expires_at": iso_utc(self.clock.now() + UPLOAD_URL_TTL),
             "max_bytes": MAX_UPLOAD_BYTES,
         }

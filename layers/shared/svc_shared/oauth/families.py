@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from svc_shared.core.catalogue import say
@@ -64,32 +64,28 @@ class AccessGrant:
     expires_at: int
 
 
+@dataclass(eq=False)
 class TokenFamilies:
-    def __init__(
-        self,
-        table: Table,
-        clock: Clock,
-        resource: str,
-        access_key: Callable[[], bytes] | None = None,
-        *,
-        grace_seconds: int = 0,
-    ) -> None:
-        self._table = table
-        self._grace = grace_seconds
-        self._clock = clock
-        self._resource = resource
-        # Signed access tokens and the user's /mcp gate (svc_shared.oauth.mcpauth); without a key, random tokens.
-        self._access_key = access_key
-        self.gate = Gate(table, clock)
+    table: Table
+    clock: Clock
+    resource: str
+    # Signed access tokens and the user's /mcp gate (svc_shared.oauth.mcpauth); without a key, random tokens.
+    access_key: Callable[[], bytes] | None = field(default=None, repr=False)
+    _: KW_ONLY
+    grace_seconds: int = 0
+    gate: Gate = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.gate = Gate(self.table, self.clock)
 
     def _access_token(
         self, user_id: str, family_id: str, client_id: str, expires_at: int, scope: str
     ) -> tuple[str, str]:
-        if self._access_key is None:
+        if self.access_key is None:
             return f"svcat_{new_token()}", ""
         return issue_access_token(
-            self._access_key(),
-            resource=self._resource,
+            self.access_key(),
+            resource=self.resource,
             user_id=user_id,
             grant_id=family_id,
             client_id=client_id,
@@ -115,7 +111,7 @@ class TokenFamilies:
     def _token_items(
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         access_token, token_id = self._access_token(user_id, family_id, client_id, now + ACCESS_TTL, scope)
         pair = TokenPair(access_token=access_token, refresh_token=f"svcrt_{new_token()}", scope=scope)
         common = {
@@ -147,12 +143,12 @@ class TokenFamilies:
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> TokenPair:
         pair, access, refresh = self._token_items(family_id, client_id, user_id, resource, scope)
-        now = int(self._clock.now())
+        now = int(self.clock.now())
         actions = [
-            self._table.put_action(access),
-            self._table.put_action(refresh),
+            self.table.put_action(access),
+            self.table.put_action(refresh),
             *self._gate_grant(access),
-            self._table.put_action(
+            self.table.put_action(
                 {
                     "pk": keys.oauth_family(family_id),
                     "sk": keys.FAMILY,
@@ -171,7 +167,7 @@ class TokenFamilies:
         ]
         for attempt in range(3):  # a /mcp request of the same user may be writing the gate item right now
             try:
-                self._table.transact(actions)
+                self.table.transact(actions)
                 break
             except TransactionConflict as conflict:
                 if attempt == 2 or "ConditionalCheckFailed" in conflict.reasons:
@@ -187,8 +183,8 @@ class TokenFamilies:
             raise OAuthError("invalid_scope", say("oauth.scope_must_be", scope=SCOPE))
         key = keys.oauth_refresh(hash_token(token))
         for _ in range(_MAX_ROTATION_ATTEMPTS):
-            item = self._table.get(key, keys.REFRESH, consistent=True)
-            now = self._clock.now()
+            item = self.table.get(key, keys.REFRESH, consistent=True)
+            now = self.clock.now()
             if item is None or item["expires_at"] <= now or item["client_id"] != client.client_id:
                 raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
             if request.resource and request.resource != item["resource"]:
@@ -196,7 +192,11 @@ class TokenFamilies:
             try:
                 if item["status"] == "active":
                     return self._rotate(item)
-                if item["status"] == "rotated" and self._grace and now - item["rotated_at"] <= self._grace:
+                if (
+                    item["status"] == "rotated"
+                    and self.grace_seconds
+                    and now - item["rotated_at"] <= self.grace_seconds
+                ):
                     return self._reissue(item)
             except (TransactionConflict, ConditionFailed):
                 # Another request rotated this family first: read again and take the path that now applies.
@@ -212,18 +212,18 @@ class TokenFamilies:
         pair, access, refresh = self._token_items(
             old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
         )
-        now = int(self._clock.now())
-        self._table.transact(
+        now = int(self.clock.now())
+        self.table.transact(
             [
-                self._table.update_action(
+                self.table.update_action(
                     old["pk"],
                     keys.REFRESH,
                     set={"status": "rotated", "rotated_at": now, "successor": refresh["pk"]},
                     when=attr("status").eq("active"),
                 ),
-                self._table.delete_action(keys.oauth_access(old["access_hash"]), keys.ACCESS),
-                self._table.put_action(access),
-                self._table.put_action(refresh),
+                self.table.delete_action(keys.oauth_access(old["access_hash"]), keys.ACCESS),
+                self.table.put_action(access),
+                self.table.put_action(refresh),
                 *self._gate_grant(access),
                 self._family_move(old["family_id"], old["pk"], refresh["pk"], access["pk"], now),
             ]
@@ -234,7 +234,7 @@ class TokenFamilies:
         """A rotated refresh token replayed within the grace window: supersede its successor (which the
         client never received, or lost) with a new pair, and keep the family alive."""
         successor_pk = old["successor"]
-        successor = self._table.get(successor_pk, keys.REFRESH, consistent=True)
+        successor = self.table.get(successor_pk, keys.REFRESH, consistent=True)
         if successor is None:  # the family was revoked
             raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
         if successor["status"] == "rotated":
@@ -247,24 +247,24 @@ class TokenFamilies:
         pair, access, refresh = self._token_items(
             old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
         )
-        now = int(self._clock.now())
-        self._table.transact(
+        now = int(self.clock.now())
+        self.table.transact(
             [
-                self._table.update_action(
+                self.table.update_action(
                     old["pk"],
                     keys.REFRESH,
                     set={"successor": refresh["pk"]},
                     when=attr("successor").eq(successor_pk),
                 ),
-                self._table.update_action(
+                self.table.update_action(
                     successor_pk,
                     keys.REFRESH,
                     set={"status": "superseded", "rotated_at": now},
                     when=attr("status").eq("active"),
                 ),
-                self._table.delete_action(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
-                self._table.put_action(access),
-                self._table.put_action(refresh),
+                self.table.delete_action(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
+                self.table.put_action(access),
+                self.table.put_action(refresh),
                 *self._gate_grant(access),
                 self._family_move(old["family_id"], successor_pk, refresh["pk"], access["pk"], now),
             ]
@@ -272,7 +272,7 @@ class TokenFamilies:
         return pair
 
     def _family_move(self, family_id: str, from_rt: str, to_rt: str, to_at: str, now: int) -> dict[str, Any]:
-        return self._table.update_action(
+        return self.table.update_action(
             keys.oauth_family(family_id),
             keys.FAMILY,
             set={"current_rt": to_rt, "current_at": to_at, "expires_at": now + REFRESH_TTL},
@@ -283,21 +283,21 @@ class TokenFamilies:
         """Kill every live token of a family: mark it revoked and delete its live access and refresh tokens
         (earlier ones were already deleted or rotated)."""
         for _ in range(_MAX_ROTATION_ATTEMPTS):
-            family = self._table.get(keys.oauth_family(family_id), keys.FAMILY, consistent=True)
+            family = self.table.get(keys.oauth_family(family_id), keys.FAMILY, consistent=True)
             if family is None or family.get("revoked_at"):
                 return
-            now = int(self._clock.now())
+            now = int(self.clock.now())
             try:
-                self._table.transact(
+                self.table.transact(
                     [
-                        self._table.update_action(
+                        self.table.update_action(
                             family["pk"],
                             keys.FAMILY,
                             set={"revoked_at": now},
                             when=attr("current_rt").eq(family["current_rt"]) & attr("revoked_at").missing(),
                         ),
-                        self._table.delete_action(family["current_at"], keys.ACCESS),
-                        self._table.delete_action(family["current_rt"], keys.REFRESH),
+                        self.table.delete_action(family["current_at"], keys.ACCESS),
+                        self.table.delete_action(family["current_rt"], keys.REFRESH),
                         self.gate.revoke_action(family["user_id"], family_id),
                     ]
                 )
@@ -316,7 +316,7 @@ class TokenFamilies:
             (keys.oauth_refresh(token_hash), keys.REFRESH),
             (keys.oauth_access(token_hash), keys.ACCESS),
         ):
-            item = self._table.get(pk, sk, consistent=True)
+            item = self.table.get(pk, sk, consistent=True)
             if item is not None and item["client_id"] == client.client_id:
                 self.revoke_family(item["family_id"])
                 return
@@ -330,8 +330,8 @@ class TokenFamilies:
             return None
         if len(token) > MAX_ACCESS_TOKEN or ("." not in token and len(token) != RANDOM_ACCESS_TOKEN_LENGTH):
             return None
-        item = self._table.get(keys.oauth_access(hash_token(token)), keys.ACCESS)
-        if item is None or item["expires_at"] <= self._clock.now() or item["resource"] != self._resource:
+        item = self.table.get(keys.oauth_access(hash_token(token)), keys.ACCESS)
+        if item is None or item["expires_at"] <= self.clock.now() or item["resource"] != self.resource:
             return None
         return AccessGrant(
             user_id=item["user_id"],

@@ -32,7 +32,7 @@ class Grants(TokenFamilies):
         """Record that a consent form was answered: True the first time, False ever after (a conditional
         write, so two posts of one form racing each other cannot both win). The record outlives the form."""
         try:
-            self._table.put(
+            self.table.put(
                 {"pk": keys.oauth_consent(consent_id), "sk": keys.CONSENT, "expires_at": expires_at + 60},
                 when=item_absent(),
             )
@@ -56,8 +56,8 @@ class Grants(TokenFamilies):
         a password change, "sign out everywhere" or the account's deletion (which raise the epoch or remove
         the profile) make it unexchangeable at once."""
         code = new_token()
-        now = int(self._clock.now())
-        self._table.put(
+        now = int(self.clock.now())
+        self.table.put(
             {
                 "pk": keys.oauth_code(hash_token(code)),
                 "sk": keys.CODE,
@@ -82,10 +82,10 @@ class Grants(TokenFamilies):
         if not verifier:
             raise OAuthError("invalid_request", say("oauth.code_verifier_required"))
         key = keys.oauth_code(hash_token(code))
-        now = self._clock.now()
+        now = self.clock.now()
         family_id = str(uuid.uuid4())
         try:
-            item = self._table.update(
+            item = self.table.update(
                 key,
                 keys.CODE,
                 set={"used": True, "family_id": family_id},
@@ -109,11 +109,11 @@ class Grants(TokenFamilies):
 
     def _epoch_holds(self, user_id: str, epoch: int) -> bool:
         """Whether the user still exists and no password change or sign-out everywhere came after `epoch`."""
-        profile = self._table.get(keys.user(user_id), keys.PROFILE, consistent=True)
+        profile = self.table.get(keys.user(user_id), keys.PROFILE, consistent=True)
         return profile is not None and int(profile.get("session_epoch", 0)) == epoch
 
     def _revoke_replayed_code(self, key: str) -> None:
         """A code presented twice: revoke the tokens the first exchange issued (RFC 6749 §4.1.2)."""
-        item = self._table.get(key, keys.CODE, consistent=True)
+        item = self.table.get(key, keys.CODE, consistent=True)
         if item and item.get("family_id"):
             self.revoke_family(item["family_id"])

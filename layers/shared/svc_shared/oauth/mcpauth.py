@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from svc_shared.core.clock import Clock
@@ -118,21 +118,25 @@ class AuthorizedClient:
     last_used_at: float | None
 
 
+@dataclass(eq=False)
 class Gate:
-    def __init__(
-        self, table: Table, clock: Clock, limit: int = RATE_LIMIT, window: int = RATE_WINDOW
-    ) -> None:
-        self._table = table
-        self._clock = clock
-        self._log = SlidingLog(limit, window)
-        self._used: dict[str, float] = {}  # grant id -> when this instance last wrote its "last used"
+    table: Table
+    clock: Clock
+    limit: int = RATE_LIMIT
+    window: int = RATE_WINDOW
+    _log: SlidingLog = field(init=False, repr=False)
+    # grant id -> when this instance last wrote its "last used"
+    _used: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._log = SlidingLog(self.limit, self.window)
 
     def admit(self, user_id: str, grant_id: str | None, token_id: str | None, amount: int = 1) -> Admission:
         """Count `amount` requests of the user if they fit in the sliding window and the token is its
         grant's current one (grant None: an earlier-format token already checked by its hash). One
         UpdateItem when this instance's view of the user's log is current (see ratelimit.py); it also
         records the grant's last use when this instance has not done so for USE_RESOLUTION seconds."""
-        now = log_time(self._clock)
+        now = log_time(self.clock)
         pk = keys.user(user_id)
         names = keys.gate_attributes(grant_id) if grant_id is not None else {}
         record_use = grant_id is not None and now - self._used.get(grant_id, -math.inf) >= USE_RESOLUTION
@@ -145,7 +149,7 @@ class Gate:
                 when = current & when if when is not None else current
             for attempt in range(3):
                 try:
-                    return self._table.update(
+                    return self.table.update(
                         pk,
                         keys.MCP_GATE,
                         set=sets,
@@ -183,7 +187,7 @@ class Gate:
     ) -> dict[str, Any]:
         """Make `token_id` the grant's current access token (a new grant, or a rotation)."""
         names = keys.gate_attributes(grant_id)
-        return self._table.update_action(
+        return self.table.update_action(
             keys.user(user_id),
             keys.MCP_GATE,
             set={names["token"]: token_id, names["client"]: client_id},
@@ -192,7 +196,7 @@ class Gate:
 
     def revoke_action(self, user_id: str, grant_id: str) -> dict[str, Any]:
         """Forget the grant: its access token is refused from the next request on."""
-        return self._table.update_action(
+        return self.table.update_action(
             keys.user(user_id), keys.MCP_GATE, remove=keys.gate_attributes(grant_id).values()
         )
 
@@ -202,7 +206,7 @@ class Gate:
         another token (rotated, or revoked). One conditional UpdateItem."""
         names = keys.gate_attributes(claims.grant_id)
         try:
-            self._table.update(
+            self.table.update(
                 keys.user(claims.user_id),
                 keys.MCP_GATE,
                 set={names["token"]: "-"},
@@ -216,7 +220,7 @@ class Gate:
     # -- the workspace's list ------------------------------------------------------------------------------
     def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
         """The user's live grants, most recently used first (never used: by authorization time)."""
-        item = self._table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
         found = []
         for name, client_id in item.items():
             if not name.startswith(keys.GATE_CLIENT_PREFIX):
@@ -256,18 +260,18 @@ class AuthorizedClientView:
         }
 
 
+@dataclass(eq=False)
 class McpClients:
     """A user's authorized MCP clients (one per grant), and revoking one. "Last used" is written by the
     /mcp request's own gate update: listing costs no extra write on the hot path."""
 
-    def __init__(self, grants: Any, clients: Any) -> None:
-        self._grants = grants  # oauth.grants.Grants
-        self._clients = clients  # oauth.clients.Clients
+    grants: Any  # oauth.grants.Grants
+    clients: Any  # oauth.clients.Clients
 
     def list(self, user_id: str) -> list[AuthorizedClientView]:
         views = []
-        for found in self._grants.gate.authorized_clients(user_id):
-            client = self._clients.get(found.client_id, fetch=False)
+        for found in self.grants.gate.authorized_clients(user_id):
+            client = self.clients.get(found.client_id, fetch=False)
             name = (client.display_name if client else None) or "MCP client"
             views.append(
                 AuthorizedClientView(
@@ -279,9 +283,9 @@ class McpClients:
     def revoke(self, user_id: str, grant_id: str) -> bool:
         """Revoke one of the user's grants: its access token is refused from the next request on and its
         refresh token no longer works. False when the user holds no such grant (nothing is changed)."""
-        if not any(c.grant_id == grant_id for c in self._grants.gate.authorized_clients(user_id)):
+        if not any(c.grant_id == grant_id for c in self.grants.gate.authorized_clients(user_id)):
             return False
-        self._grants.revoke_family(grant_id)
+        self.grants.revoke_family(grant_id)
         return True
 
 
