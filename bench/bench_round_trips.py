@@ -58,7 +58,7 @@ class GateWrite:
             TableName=self._table,
             Key=self._key,
             UpdateExpression=update,
-            ConditionExpression="(#n1 = :v1) AND (#n0 = :v2)",
+            ConditionExpression="#n1 = :v1 AND #n0 = :v2",
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
             ReturnValues="NONE",

@@ -82,3 +82,16 @@ def test_the_check_leaves_ordinary_strings_alone() -> None:
     ]
     for source in ordinary:
         assert not _offenders(source), source
+
+
+def test_conditions_are_parenthesised_only_where_precedence_needs_it() -> None:
+    from svc_shared.storage.dal import _Placeholders, attr, item_absent
+
+    both = _Placeholders("pk").condition(attr("a").eq(1) & attr("b").eq(2) & attr("c").missing())
+    assert both == "#n0 = :v0 AND #n1 = :v1 AND attribute_not_exists(#n2)"
+    nested = _Placeholders("pk").condition(
+        item_absent() | (attr("m").exists() & (attr("g").missing() | attr("g").lt("x")))
+    )
+    assert nested == (
+        "attribute_not_exists(#n0) OR (attribute_exists(#n1) AND (attribute_not_exists(#n2) OR #n2 < :v0))"
+    )

@@ -143,7 +143,14 @@ class _Placeholders:
 
     def condition(self, cond: Cond) -> str:
         if cond.op in ("AND", "OR"):
-            return f" {cond.op} ".join(f"({self.condition(part)})" for part in cond.parts)
+            # Parentheses only where precedence needs them (an OR inside an AND, an AND inside an OR, kept for
+            # the reader): the service parses a shorter expression.
+            return f" {cond.op} ".join(
+                f"({self.condition(part)})"
+                if part.op in ("AND", "OR") and part.op != cond.op
+                else self.condition(part)
+                for part in cond.parts
+            )
         if cond.op == "item_exists":
             return f"attribute_exists({self.name(self._pk)})"
         if cond.op == "item_absent":
