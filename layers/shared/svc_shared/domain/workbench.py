@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock, iso_utc
-from svc_shared.core.errors import DomainError, InvalidInput, NotFound, PayloadTooLarge
+from svc_shared.core.errors import Conflict, DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.core.repopath import repo_path, repo_ref
 from svc_shared.domain.accounts import Accounts
 from svc_shared.domain.connections import Connections
@@ -78,7 +78,7 @@ class Workbench:
         """Start a build of the project's site; returns the deploy id."""
         project = self.projects.owned(project_id, user_id)
         if not project.static_site_id:
-            raise DomainError(say("deploys.not_published"), code="not_published")
+            raise Conflict(say("deploys.not_published"), code="not_published")
         user = self.accounts.get_user(user_id)
         slot = self._take_free_slot(user_id) if user.plan == "free" else None
         try:
@@ -116,7 +116,7 @@ class Workbench:
     # -- builder ------------------------------------------------------------------------------------------
     def _repo(self, project: Project) -> tuple[str, str]:
         if not project.repo_host_repo or not project.repo_host_branch:
-            raise DomainError(say("repository.missing"), code="no_repository")
+            raise Conflict(say("repository.missing"), code="no_repository")
         owner, name = project.repo_host_repo.split("/", 1)
         return owner, name
 
