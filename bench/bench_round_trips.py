@@ -115,8 +115,6 @@ def round_trips(ctx: Context) -> Result:
             Item={
                 **gate_key,
                 names["token"]: {"S": "j" * 16},
-                names["client"]: token_item["client_id"],
-                names["authorized"]: {"N": "1764041000"},
                 names["used"]: {"N": "1764041233.5"},
                 **gate.item(),
             },
@@ -200,8 +198,8 @@ def round_trips(ctx: Context) -> Result:
     result.notes += [
         "Embedded AWS (moto behind werkzeug) in a child process, the lean botocore client of svc_shared.core.aws in "
         "this one; the items as the platform writes them: the access-token item with the attributes the OAuth "
-        "server stores, the gate item of a user with one grant and a full log (60 places in 12 groups of 5, "
-        "`l0`..`l11`). Every write succeeds (it overwrites a place long out of the window). Percentiles "
+        "server stores, the gate item of a user with one grant (its current token and last use) and a full log (60 "
+        "places in 12 groups of 5, `l0`..`l11`). Every write succeeds (it overwrites a place long out of the window). Percentiles "
         "nearest-rank.",
         "Ours is the gate's write of a request: one group of the log rewritten (`SET l<g> = :new`) under "
         "`TOKEN#<grant> = :token AND l<g> = :seen` (svc_shared.storage.ratelimit: a group as the instance "

@@ -293,3 +293,32 @@ def test_revoking_one_access_token_keeps_its_grant(api, bearer):
     assert claims.grant_id in [c.grant_id for c in services.mcp_clients().list(claims.user_id)]
     fresh = refresh_tokens(api, tokens).json()
     assert rpc(api, with_token(bearer, fresh["access_token"]), call("ping")).status == 200
+
+
+def test_the_gate_item_holds_what_a_request_needs_and_the_list_reads_the_grant(api, warm):
+    # Every /mcp request writes the gate item: it holds the grant's current token and last use, not its client
+    # (a metadata-document client id is up to 500 characters) nor its authorization time, which the workspace's
+    # list reads from the grant's token family item.
+    from svc_shared.storage import keys
+
+    claims = claims_of(warm)
+    names = keys.gate_attributes(claims.grant_id)
+    item = services.table().get(keys.user(claims.user_id), keys.MCP_GATE, consistent=True)
+    assert item[names["token"]] == claims.token_id and names["used"] in item
+    assert names["client"] not in item and names["authorized"] not in item
+    (listed,) = [c for c in services.mcp_clients().list(claims.user_id) if c.grant_id == claims.grant_id]
+    family = services.table().get(keys.oauth_family(claims.grant_id), keys.FAMILY)
+    assert (listed.client_id, listed.authorized_at) == (claims.client_id, family["created_at"])
+    # A gate item written before keeps its own client and time, and is listed as before.
+    services.table().update(
+        keys.user(claims.user_id),
+        keys.MCP_GATE,
+        set={names["client"]: "earlier-client", names["authorized"]: 7},
+    )
+    (listed,) = [c for c in services.mcp_clients().list(claims.user_id) if c.grant_id == claims.grant_id]
+    assert (listed.client_id, listed.authorized_at) == ("earlier-client", 7)
+    # Revoking the grant takes all of it off the item, and the request is refused.
+    assert services.mcp_clients().revoke(claims.user_id, claims.grant_id)
+    item = services.table().get(keys.user(claims.user_id), keys.MCP_GATE, consistent=True)
+    assert not set(names.values()) & set(item)
+    assert rpc(api, warm, call("ping")).status == 401

@@ -5,7 +5,7 @@ derived from the session secret in Secrets Manager, fetched once per instance). 
 computation: a malformed, forged, expired or other-resource token is refused with no I/O at all.
 
 Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
-token (`TOKEN#<grant>`), its client, when it was authorized and when it was last used, and the sliding log of
+token (`TOKEN#<grant>`) and when it was last used (`USED#<grant>`), and the sliding log of
 the user's /mcp requests (60 places in twelve string attributes `l0`..`l11`, see ratelimit.py). One conditional
 UpdateItem on that item admits a request: the condition requires the token to be its grant's current one and
 one group of the log to be as this instance last saw it; the update rewrites that group, nothing else, so it
@@ -185,13 +185,15 @@ class Gate:
     def grant_action(
         self, user_id: str, grant_id: str, client_id: str, token_id: str, now: int
     ) -> dict[str, Any]:
-        """Make `token_id` the grant's current access token (a new grant, or a rotation)."""
+        """Make `token_id` the grant's current access token (a new grant, or a rotation). The grant's client and
+        authorization time live on its token family item, not here: every /mcp request writes this item, so it
+        holds what the request needs and no more (a metadata-document client id is up to 500 characters)."""
         names = keys.gate_attributes(grant_id)
         return self.table.update_action(
             keys.user(user_id),
             keys.MCP_GATE,
-            set={names["token"]: token_id, names["client"]: client_id},
-            set_missing={names["authorized"]: now},
+            set={names["token"]: token_id},
+            remove=(names["client"], names["authorized"]),  # as gate items written before kept them
         )
 
     def revoke_action(self, user_id: str, grant_id: str) -> dict[str, Any]:
@@ -218,23 +220,40 @@ class Gate:
         return True
 
     # -- the workspace's list ------------------------------------------------------------------------------
-    def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
-        """The user's live grants, most recently used first (never used: by authorization time)."""
+    def live_grants(self, user_id: str) -> list[str]:
+        """The ids of the user's live grants (one read of the gate item)."""
         item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        return [
+            name[len(keys.GATE_TOKEN_PREFIX) :] for name in item if name.startswith(keys.GATE_TOKEN_PREFIX)
+        ]
+
+    def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
+        """The user's live grants, most recently used first (never used: by authorization time): the gate item
+        for which grants live and their last use, their token family items for the client and when it was
+        authorized. A grant whose family is gone (its refresh token expired) is left out."""
+        item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        grants = [
+            name[len(keys.GATE_TOKEN_PREFIX) :] for name in item if name.startswith(keys.GATE_TOKEN_PREFIX)
+        ]
+        families = {
+            str(family["family_id"]): family
+            for family in (
+                self.table.batch_get([(keys.oauth_family(g), keys.FAMILY) for g in grants]) if grants else []
+            )
+        }
         found = []
-        for name, client_id in item.items():
-            if not name.startswith(keys.GATE_CLIENT_PREFIX):
-                continue
-            grant_id = name[len(keys.GATE_CLIENT_PREFIX) :]
+        for grant_id in grants:
             attributes = keys.gate_attributes(grant_id)
-            if attributes["token"] not in item:
+            family = families.get(grant_id, {})
+            client_id = item.get(attributes["client"]) or family.get("client_id")
+            if client_id is None:
                 continue
             used = item.get(attributes["used"])
             found.append(
                 AuthorizedClient(
                     grant_id=grant_id,
                     client_id=str(client_id),
-                    authorized_at=int(item.get(attributes["authorized"], 0)),
+                    authorized_at=int(item.get(attributes["authorized"]) or family.get("created_at", 0)),
                     last_used_at=float(used) if used is not None else None,
                 )
             )
@@ -283,7 +302,7 @@ class McpClients:
     def revoke(self, user_id: str, grant_id: str) -> bool:
         """Revoke one of the user's grants: its access token is refused from the next request on and its
         refresh token no longer works. False when the user holds no such grant (nothing is changed)."""
-        if not any(c.grant_id == grant_id for c in self.grants.gate.authorized_clients(user_id)):
+        if grant_id not in self.grants.gate.live_grants(user_id):
             return False
         self.grants.revoke_family(grant_id)
         return True
@@ -292,7 +311,7 @@ class McpClients:
 def revoke_user_grants(grants: Any, user_id: str) -> int:
     """Revoke every MCP grant of the user (`grants`: an oauth.grants.Grants): each one's access and refresh
     tokens stop working from the next request on. Returns how many grants were live."""
-    live = grants.gate.authorized_clients(user_id)
-    for client in live:
-        grants.revoke_family(client.grant_id)
+    live = grants.gate.live_grants(user_id)
+    for grant_id in live:
+        grants.revoke_family(grant_id)
     return len(live)

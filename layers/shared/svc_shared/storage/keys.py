@@ -177,14 +177,16 @@ def oauth_family(family_id: str) -> str:
 
 
 # -- attributes of a user's MCP gate item (USER#<id> / MCP_GATE), one set per grant ---------------------------
-GATE_CLIENT_PREFIX = "CLIENT#"
+GATE_TOKEN_PREFIX = "TOKEN#"  # noqa: S105 - an attribute name, not a secret
 
 
 def gate_attributes(grant_id: str) -> dict[str, str]:
-    """The grant's attribute names: its current access token id, client, authorization and last-use times."""
+    """The grant's attribute names: its current access token id and last-use time (what a request reads and
+    writes), and its client and authorization time, which gate items written before the token family item
+    carried them may still hold."""
     return {
-        "token": f"TOKEN#{grant_id}",
-        "client": f"{GATE_CLIENT_PREFIX}{grant_id}",
+        "token": f"{GATE_TOKEN_PREFIX}{grant_id}",
+        "client": f"CLIENT#{grant_id}",
         "authorized": f"AUTHORIZED#{grant_id}",
         "used": f"USED#{grant_id}",
     }
