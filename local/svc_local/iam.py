@@ -43,6 +43,7 @@ from typing import Any
 
 from svc_local.runtime import current_function
 from svc_local.serving import close_child
+from svc_local.state import kept
 from svc_local.template import (
     LOCAL_ACCOUNT_ID,
     LOCAL_REGION,
@@ -156,24 +157,10 @@ def expand(template: dict[str, Any], cache_dir: Path | None = None) -> dict[str,
     """The CloudFormation template SAM makes of `template` (roles and event source mappings included). With
     `cache_dir` (the local stack's state directory), kept there by the hash of the template and the
     translator's version: a restart of the stack skips the transform (a second or more)."""
-    if cache_dir is None:
-        return _expand(template)
-    import hashlib
-
     import samtranslator
 
-    key = hashlib.sha256(
-        json.dumps([template, samtranslator.__version__], sort_keys=True).encode()
-    ).hexdigest()
-    cached = cache_dir / "iam-expanded.json"
-    if cached.is_file():
-        saved = json.loads(cached.read_text())
-        if saved.get("key") == key:
-            return dict(saved["template"])
-    expanded = _expand(template)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({"key": key, "template": expanded}))
-    return expanded
+    path = cache_dir / "iam-expanded.json" if cache_dir else None
+    return kept(path, [template, samtranslator.__version__], lambda: _expand(template))
 
 
 def _expand(template: dict[str, Any]) -> dict[str, Any]:

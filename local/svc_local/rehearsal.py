@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 from botocore.exceptions import ClientError, WaiterError
 
+from svc_local.state import kept
 from svc_local.template import LOCAL_ACCOUNT_ID, LOCAL_REGION, LOCAL_STACK_NAME, Template, load_yaml
 
 # What `sam package --s3-bucket` would upload to: the functions' and layers' code (placeholders: the functions
@@ -337,22 +338,11 @@ class Rehearsal:
         return self
 
     def _transform(self, packaged: Mapping[str, Any]) -> dict[str, Any]:
-        if self.cache_dir is None:
-            return transform(packaged, self.parameters)
         import samtranslator
 
-        key = hashlib.sha256(
-            json.dumps([packaged, self.parameters, samtranslator.__version__], sort_keys=True).encode()
-        ).hexdigest()
-        cached = self.cache_dir / "rehearsal-built.json"
-        if cached.is_file():
-            saved = json.loads(cached.read_text())
-            if saved.get("key") == key:
-                return dict(saved["template"])
-        built = transform(packaged, self.parameters)
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        cached.write_text(json.dumps({"key": key, "template": built}))
-        return built
+        path = self.cache_dir / "rehearsal-built.json" if self.cache_dir else None
+        inputs = [packaged, self.parameters, samtranslator.__version__]
+        return kept(path, inputs, lambda: transform(packaged, self.parameters))
 
     def _create(self, aws: Any) -> None:
         cfn = aws.client("cloudformation")

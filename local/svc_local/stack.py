@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -37,14 +37,6 @@ DEMO_FREE_PASSWORD = "free-password-123"  # noqa: S105 - documented local demo a
 
 def _loopback(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "") else host
-
-
-def _settle(future: Future[str], start: Callable[[], str]) -> None:
-    """Run `start` and settle `future` with what it returns or raises."""
-    try:
-        future.set_result(start())
-    except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
-        future.set_exception(exc)
 
 
 class LocalStack:
@@ -113,13 +105,9 @@ class LocalStack:
         # PostgreSQL starts (initdb on a first start) while embedded AWS creates the stack: they need nothing of
         # each other, and each mostly waits (pg_ctl, moto's CloudFormation).
         self.postgres = Postgres(self.state.path / "pg", self.database_url)
-        postgres_started: Future[str] = Future()
-        threading.Thread(
-            target=_settle,
-            args=(postgres_started, self.postgres.start),
-            name="svc-postgres-start",
-            daemon=True,
-        ).start()
+        starting = ThreadPoolExecutor(1, thread_name_prefix="svc-postgres-start")
+        postgres_started = starting.submit(self.postgres.start)
+        starting.shutdown(wait=False)
         rehearsal = Rehearsal.for_local_stack(template, self.state) if self.rehearse else None
         self.rehearsal = rehearsal
         self.aws = EmbeddedAws(

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import os
 import secrets
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 STATE_DIR_ENV = "SVC_STATE_DIR"
 
@@ -35,6 +39,21 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def kept(path: Path | None, inputs: Any, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`build()`, kept in `path` (a JSON file of the state directory) by the hash of `inputs` (JSON data): a
+    restart with the same inputs reads it back instead of building it again. No path: built every time."""
+    if path is None:
+        return build()
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    if path.is_file():
+        saved = json.loads(path.read_text())
+        if saved.get("key") == key:
+            return dict(saved["value"])
+    value = build()
+    atomic_write(path, json.dumps({"key": key, "value": value}).encode())
+    return value
 
 
 class StateDir:

@@ -220,21 +220,21 @@ class Gate:
         return True
 
     # -- the workspace's list ------------------------------------------------------------------------------
+    def _item(self, user_id: str) -> tuple[dict[str, Any], list[str]]:
+        """The user's gate item and the ids of its live grants (one consistent read)."""
+        item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
+        prefix = keys.GATE_TOKEN_PREFIX
+        return item, [name[len(prefix) :] for name in item if name.startswith(prefix)]
+
     def live_grants(self, user_id: str) -> list[str]:
         """The ids of the user's live grants (one read of the gate item)."""
-        item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
-        return [
-            name[len(keys.GATE_TOKEN_PREFIX) :] for name in item if name.startswith(keys.GATE_TOKEN_PREFIX)
-        ]
+        return self._item(user_id)[1]
 
     def authorized_clients(self, user_id: str) -> list[AuthorizedClient]:
         """The user's live grants, most recently used first (never used: by authorization time): the gate item
         for which grants live and their last use, their token family items for the client and when it was
         authorized. A grant whose family is gone (its refresh token expired) is left out."""
-        item = self.table.get(keys.user(user_id), keys.MCP_GATE, consistent=True) or {}
-        grants = [
-            name[len(keys.GATE_TOKEN_PREFIX) :] for name in item if name.startswith(keys.GATE_TOKEN_PREFIX)
-        ]
+        item, grants = self._item(user_id)
         families = {
             str(family["family_id"]): family
             for family in (

@@ -29,7 +29,6 @@ def revoke() -> Response:
     user = site.current_user(router)
     form = site.form(router)
     grant_id = form.get("grant_id", "")
-    clients = {c.grant_id: c.client_name for c in services.mcp_clients().list(user.id)}
-    if grant_id not in clients or not services.mcp_clients().revoke(user.id, grant_id):
+    if not grant_id or not services.mcp_clients().revoke(user.id, grant_id):  # revoke reads the gate once
         raise errors.NotFound(say("workspace.client_not_found"))
     return site.back("/workspace/mcp", revoked="1")
