@@ -353,3 +353,5 @@ def test_a_project_without_a_repository_says_what_the_builder_needs(api, demo_us
     files = api.get(f"/workspace/projects/{project.id}/files")
     assert files.status == 409  # the project's state, not the request, is what stands in the way
     assert "This project has no repository yet" in text_of(files)
+    assert "Branch, tag or commit" not in text_of(files)  # nothing to pick a version of
+    assert "Compare two versions" not in text_of(files) and f"Back to {project.name}" in text_of(files)
