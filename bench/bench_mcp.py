@@ -580,12 +580,24 @@ def mcp_vs_sdk(ctx: Context) -> Result:
                         peer_in_dynamodb.setdefault(case, []).append(peer_marks.inside())
                     return took
 
+                reference_verifier = verifier_class()
+
+                async def sdk_after(message: dict[str, Any]) -> float:
+                    # The peer's own verifier (its two DynamoDB calls) just before, untimed: the bare SDK's
+                    # code then runs as the peer's does, right after waiting on storage
+                    if await verify(reference_verifier, token) is None:
+                        raise RuntimeError("the peer's verifier refused the token")
+                    return await sdk(message)
+
                 for message in MESSAGES.values():  # warm-up, not counted
                     for _ in range(WARMUP):
                         ours(message)
                         floor()
                         await sdk(message)
                         await sdk_auth(message)
+                    clock.advance(61)
+                    for _ in range(WARMUP):
+                        await sdk_after(message)
                     clock.advance(61)
                     for turn in range(WARMUP):
                         raced(message, "", turn)
@@ -605,6 +617,9 @@ def mcp_vs_sdk(ctx: Context) -> Result:
                         clock.advance(61)
                         for _ in range(size):
                             samples.setdefault(("sdk", case), []).append(await sdk(message))
+                        for _ in range(size):  # the bare SDK in the state the peer's SDK code runs in
+                            samples.setdefault(("sdk-after", case), []).append(await sdk_after(message))
+                        clock.advance(61)
                     done += size
                 # DynamoDB calls of one request of the peer with auth
                 seen: list[str] = []
@@ -749,33 +764,39 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             ]
         )
     for case in MESSAGES:
-        peer_t, peer_storage, bare = (
-            samples[("sdk-auth", case)],
-            peer_in_dynamodb[case],
-            samples[("sdk", case)],
-        )
-        predicted = median(peer_storage) + median(bare)
-        ratio = median(peer_t) / predicted
-        met = abs(ratio - 1) <= 0.10
-        result.rows.append(
-            [
-                "the peer: its DynamoDB calls (same hooks as ours) + the bare SDK, vs its time per request",
-                case,
-                str(requests),
-                *_summary(peer_storage),
-                *_summary(peer_t),
-                f"{predicted / median(peer_t):.2f}",
-                f"{verdict(met)} (peer within 10% of {fmt(predicted)})",
-            ]
-        )
-        result.targets.append(
-            Target(
-                f"mcp-vs-sdk {case}: the peer's median vs its DynamoDB calls (median) + the bare SDK's median",
-                "within 10%",
-                f"{ratio:.2f}x ({fmt(median(peer_t))} vs {fmt(median(peer_storage))} + {fmt(median(bare))})",
-                met,
+        peer_t, peer_storage = samples[("sdk-auth", case)], peer_in_dynamodb[case]
+        for bare_kind, how in (
+            ("sdk-after", "the bare SDK right after the same two calls"),
+            ("sdk", "the bare SDK back to back"),
+        ):
+            bare = samples[(bare_kind, case)]
+            predicted = median(peer_storage) + median(bare)
+            ratio = median(peer_t) / predicted
+            met = abs(ratio - 1) <= 0.10
+            result.rows.append(
+                [
+                    f"the peer: its DynamoDB calls (same hooks as ours) + {how}, vs its time per request",
+                    case,
+                    str(requests),
+                    *_summary(peer_storage),
+                    *_summary(peer_t),
+                    f"{predicted / median(peer_t):.2f}",
+                    f"{verdict(met)} (peer within 10% of {fmt(predicted)})"
+                    if bare_kind == "sdk-after"
+                    else f"(detail: {ratio:.2f}x)",
+                ]
             )
-        )
+            if bare_kind == "sdk-after":
+                result.targets.append(
+                    Target(
+                        f"mcp-vs-sdk {case}: the peer's median vs its DynamoDB calls (median) + the bare SDK's "
+                        "median (timed right after the same two calls, as the peer's SDK code runs)",
+                        "within 10%",
+                        f"{ratio:.2f}x ({fmt(median(peer_t))} vs {fmt(median(peer_storage))} + "
+                        f"{fmt(median(bare))})",
+                        met,
+                    )
+                )
     for case in MESSAGES:
         in_verifier, peer_t, bare = (
             peer_in_verifier[case],
@@ -795,6 +816,20 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             case,
             requests,
             around,
+            bare,
+        )
+        row(
+            "the peer minus its verifier vs the bare SDK right after the same two DynamoDB calls",
+            case,
+            requests,
+            around,
+            samples[("sdk-after", case)],
+        )
+        row(
+            "the bare SDK right after the peer's two DynamoDB calls vs back to back",
+            case,
+            requests,
+            samples[("sdk-after", case)],
             bare,
         )
     for case in MESSAGES:
@@ -822,6 +857,13 @@ def mcp_vs_sdk(ctx: Context) -> Result:
             requests,
             own,
             samples[("sdk", case)],
+        )
+        row(
+            "per request, ours minus its DynamoDB calls vs SDK without auth right after two DynamoDB calls",
+            case,
+            requests,
+            own,
+            samples[("sdk-after", case)],
         )
         result.rows.append(
             [
@@ -893,8 +935,14 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "brings the item back, and is sent again (the DynamoDB calls row counts them).",
         "The peer's DynamoDB calls are timed by the same botocore hooks as ours (`provide-client-params` to "
         "`after-call`, on its boto3 client); the target compares the peer's median with the median of that "
-        "time plus the bare SDK's median (what the SDK's auth middleware, the verifier's own Python and the "
-        "scheduling of its coroutine add shows as the gap).",
+        "time plus the bare SDK's median, the bare SDK timed as the peer's SDK code runs: each request right "
+        "after the peer's own verifier (its GetItem and counter UpdateItem, untimed, on a fresh minute's "
+        "counter). Code that runs right after a wait on another process's I/O runs slower than the same code "
+        "back to back (the process slept; the loopback server ran on the CPU meanwhile): the rows `the bare "
+        "SDK right after the peer's two DynamoDB calls vs back to back` and `ours minus its DynamoDB calls` "
+        "against both references show it on both sides; the back-to-back bare SDK is kept as a detail row "
+        "(what the SDK's auth middleware, the verifier's own Python and that slower code add shows as its "
+        "gap).",
         "Per request is in-process on both sides, and not the same boundary: ours = `handler(event, context)` "
         "with a real API Gateway REST proxy event (svc_local.gateway.build_event, Bearer token from the real "
         "OAuth flow); the SDK = its Starlette ASGI app called directly with a raw ASGI scope/receive/send (no "
@@ -913,7 +961,8 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "initialize needed, a fresh transport per request). Every response is checked: 200 with a JSON-RPC "
         "result that is not isError.",
         f"{WARMUP} warm-up requests per case and server, not counted. Then blocks of {BLOCK}: ours with the "
-        "floor after each request, the peer with auth, ours on two instances, the bare peer, per case, so drift "
+        "floor after each request, the peer with auth, ours on two instances, the bare peer, the bare peer "
+        "after the peer's verifier, per case, so drift "
         "on the machine hits all of them. Rate limits stay on: the "
         "clock both limits use (svc_shared.wiring.services.wire(clock=...); the peer's verifier reads the same clock) moves "
         "61 s ahead between blocks. Percentiles nearest-rank (p99 of n=400 is the 4th slowest).",
@@ -934,7 +983,8 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         + "; ".join(f"{label}: {len(ops)} ({', '.join(ops)})" for label, ops in peer_calls.items())
         + ".",
         "Targets (issue 26, recorded, not asserted): ours at most 1.15x the floor at the median; below the "
-        "equivalent peer at p50 and p99; the peer's median within 10% of its DynamoDB calls plus the bare SDK. "
+        "equivalent peer at p50 and p99; the peer's median within 10% of its DynamoDB calls plus the bare SDK "
+        "(timed as the peer's SDK code runs). "
         + "; ".join(f"{t.what}: {t.measured} ({'met' if t.met else 'not met'})" for t in result.targets)
         + ".",
     ]
