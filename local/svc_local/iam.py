@@ -182,9 +182,11 @@ def _expand(template: dict[str, Any]) -> dict[str, Any]:
     )
     try:
         to_py27_compatible_template(fragment, parameters)
-        translated = Translator(None, Parser(), boto_session=session).translate(
+        translator = Translator(None, Parser(), boto_session=session)
+        translated = translator.translate(
             fragment, parameter_values=parameters, get_managed_policy_map=lambda: {}
         )
+        translator.metrics.publish()  # to its offline publisher: no "unpublished metrics" warning at exit
     except Exception as exc:  # the translator raises many kinds; all mean the same here
         raise IamError(f"the SAM transform of the template failed: {exc}") from exc
     return dict(undo_mark_unicode_str_in_template(translated))

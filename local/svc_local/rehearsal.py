@@ -164,6 +164,7 @@ def transform(sam: Mapping[str, Any], parameters: Mapping[str, str]) -> dict[str
     built = translator.translate(
         copy.deepcopy(dict(sam)), dict(parameters), get_managed_policy_map=lambda: {}
     )
+    translator.metrics.publish()  # to its offline publisher: no "unpublished metrics" warning at exit
     return dict(built)
 
 
