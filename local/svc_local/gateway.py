@@ -307,6 +307,63 @@ def _json_answer(status: int, body: Mapping[str, Any], extra: Sequence[tuple[str
     return _Answer(status, [("Content-Type", "application/json"), *extra], json.dumps(body).encode())
 
 
+# What API Gateway answers itself, instead of a function: response type -> (status, message, x-amzn-ErrorType).
+# A REST API answers an unknown path or method as a missing token (403), whatever the path; a function
+# that raises or returns no valid proxy response is a 502. An HTTP API has its own fixed answers.
+REST_ANSWERS = {
+    "MISSING_AUTHENTICATION_TOKEN": (
+        403,
+        "Missing Authentication Token",
+        "MissingAuthenticationTokenException",
+    ),
+    "REQUEST_TOO_LARGE": (413, "Request Too Long", ""),
+    "DEFAULT_5XX": (502, "Internal server error", ""),
+}
+HTTP_API_ANSWERS = {
+    "NOT_FOUND": (404, "Not Found"),
+    "REQUEST_TOO_LARGE": (413, "Request Entity Too Large"),
+    "INTERNAL": (500, "Internal Server Error"),
+}
+
+
+def rest_answer(
+    kind: str, responses: Mapping[str, Mapping[str, Any]], request_id: str, path: str = ""
+) -> _Answer:
+    """API Gateway's own answer of type `kind` for a REST API whose GatewayResponses are `responses`: the
+    response of that type, else DEFAULT_4XX or DEFAULT_5XX, customises the status, the JSON body (a template
+    with simple `$context` substitution, no VTL) and headers (static `'value'`s). REQUEST_TOO_LARGE cannot be
+    customised."""
+    status, message, error_type = REST_ANSWERS[kind]
+    configured: Mapping[str, Any] = {}
+    if kind != "REQUEST_TOO_LARGE":
+        configured = (
+            responses.get(kind) or responses.get("DEFAULT_5XX" if status >= 500 else "DEFAULT_4XX") or {}
+        )
+    status = int(configured.get("StatusCode") or status)
+    headers = [("Content-Type", "application/json")]
+    if error_type:
+        headers.append(("x-amzn-ErrorType", error_type))
+    template = (configured.get("ResponseTemplates") or {}).get("application/json")
+    if template is None:
+        body = json.dumps({"message": message}).encode()
+    else:
+        values = {
+            "$context.error.messageString": json.dumps(message),  # the message quoted
+            "$context.error.message": message,
+            "$context.error.responseType": kind,
+            "$context.requestId": request_id,
+            "$context.path": path,
+        }
+        body = re.sub(
+            "|".join(re.escape(name) for name in values), lambda m: values[m.group(0)], str(template)
+        ).encode()
+    for name, value in ((configured.get("ResponseParameters") or {}).get("Headers") or {}).items():
+        text = str(value)
+        if len(text) >= 2 and text[0] == text[-1] == "'":  # static values only; mapped ones are not local
+            headers.append((str(name), text[1:-1]))
+    return _Answer(status, headers, body)
+
+
 class _RequestTooLarge(Exception):
     pass
 
@@ -424,6 +481,13 @@ class Gateway(BackgroundServer):
         # An HTTP API answers every unmatched request (unknown path, or a method no route has) with this.
         self.http_api = bool(self.routes) and all(route.kind == "http" for route in self.routes)
         self.router = Router(self.routes)
+        # Each REST API's gateway responses; an unrouted request meets the first REST API's
+        self.gateway_responses = {
+            route.api_id: self.template.gateway_responses(route.api_id)
+            for route in self.routes
+            if route.kind == "rest"
+        }
+        self._unrouted_api = next(iter(self.gateway_responses), "")
         self.registry = registry or FunctionRegistry()
         for route in self.routes:
             if self.registry.find(route.function.logical_id) is None:
@@ -450,24 +514,21 @@ class Gateway(BackgroundServer):
         split = urlsplit(request.path)
         path = unquote(split.path) or "/"
         raw_path = split.path
-        route, _, allowed = self.router.resolve(method, path)
+        route, _, _ = self.router.resolve(method, path)
         if route is None:
             if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
                 request.close_connection = True  # the body is not read: do not reuse the connection
             if self.http_api:
-                return _json_answer(404, {"message": "Not Found"})
-            if not allowed:
-                return _json_answer(404, {"error": "not_found", "message": f"No route for {method} {path}"})
-            return _json_answer(
-                405,
-                {"error": "method_not_allowed", "message": f"{method} is not allowed on {path}"},
-                [("Allow", ", ".join(allowed))],
-            )
+                return self.http_api_answer("NOT_FOUND")
+            # A REST API answers a path it does not have, or a method a path does not have, alike
+            responses = self.gateway_responses.get(self._unrouted_api, {})
+            return rest_answer("MISSING_AUTHENTICATION_TOKEN", responses, request_id, raw_path)
         try:
             body = request.read_body()
         except _RequestTooLarge:
-            message = f"Request body exceeds {MAX_BODY_BYTES} bytes"
-            return _json_answer(413, {"error": "payload_too_large", "message": message})
+            if route.kind == "http":
+                return self.http_api_answer("REQUEST_TOO_LARGE")
+            return rest_answer("REQUEST_TOO_LARGE", {}, request_id)
         except ValueError:
             request.close_connection = True
             return _json_answer(400, {"error": "bad_request", "message": "Malformed request body framing"})
@@ -496,28 +557,31 @@ class Gateway(BackgroundServer):
         )
         return self.invoke(route, event, request_id)
 
+    def http_api_answer(self, kind: str) -> _Answer:
+        status, message = HTTP_API_ANSWERS[kind]
+        return _json_answer(status, {"message": message})
+
+    def failed(self, route: Route, request_id: str) -> _Answer:
+        """A function that raised or gave no valid proxy response: the details are in the log only."""
+        if route.kind == "http":
+            return self.http_api_answer("INTERNAL")
+        return rest_answer("DEFAULT_5XX", self.gateway_responses.get(route.api_id, {}), request_id)
+
     def invoke(self, route: Route, event: dict[str, Any], request_id: str) -> _Answer:
         spec = route.function
         context = LambdaContext.for_function(spec, request_id)
         try:
             result = self.registry.invoke(spec, event, context)
-        except Exception:  # noqa: BLE001 - a failing handler is a 500, as on API Gateway
+        except Exception:  # noqa: BLE001 - a failing handler is API Gateway's own 5xx answer
             self.log(f"[{spec.logical_id} {request_id}] unhandled error\n{traceback.format_exc()}")
-            answer = _json_answer(500, {"error": "internal_error", "request_id": request_id})
+            answer = self.failed(route, request_id)
             answer.function = spec.logical_id
             return answer
         try:
             status, headers, body = convert_response(result)
         except BadLambdaResponse as exc:
             self.log(f"[{spec.logical_id} {request_id}] malformed Lambda proxy response: {exc}")
-            answer = _json_answer(
-                502,
-                {
-                    "error": "bad_gateway",
-                    "message": "Malformed Lambda proxy response",
-                    "request_id": request_id,
-                },
-            )
+            answer = self.failed(route, request_id)
         else:
             answer = _Answer(status, headers, body)
         answer.function = spec.logical_id

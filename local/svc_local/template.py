@@ -511,6 +511,14 @@ class Template:
                 )
         return sources
 
+    def gateway_responses(self, api_id: str) -> dict[str, dict[str, Any]]:
+        """A REST API's GatewayResponses (response type -> StatusCode, ResponseTemplates,
+        ResponseParameters), resolved; Globals' Api section first, as SAM merges it."""
+        props: dict[str, Any] = {**(self.globals.get("Api") or {})}
+        if api_id in self.resources:
+            props.update(self.resources[api_id].get("Properties") or {})
+        return dict(self.resolve(props.get("GatewayResponses")) or {})
+
     def binary_media_types(self, api_id: str) -> tuple[str, ...]:
         props: dict[str, Any] = {**(self.globals.get("Api") or {})}
         if api_id in self.resources:

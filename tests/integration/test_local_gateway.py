@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from svc_local.gateway import MAX_BODY_BYTES, Gateway, Router, build_event, convert_response
+from svc_local.gateway import MAX_BODY_BYTES, Gateway, Router, build_event, convert_response, rest_answer
 from svc_local.template import Template
 
 PACKAGE = "gwtest_fns"
@@ -39,6 +40,13 @@ Resources:
       Name: !Sub gw-${{Stage}}
       StageName: live
       BinaryMediaTypes: [image~1*, application/octet-stream]
+      GatewayResponses:
+        DEFAULT_4XX:
+          ResponseParameters:
+            Headers:
+              Access-Control-Allow-Origin: "'*'"
+          ResponseTemplates:
+            application/json: '{{"error": $context.error.messageString, "type": "$context.error.responseType"}}'
   EchoFunction:
     Type: AWS::Serverless::Function
     Properties:
@@ -351,23 +359,24 @@ def test_multi_value_headers_repeat_set_cookie(client: httpx.Client):
     assert response.headers["content-type"] == "application/json"
 
 
-def test_unknown_route_is_404_json(client: httpx.Client):
-    response = client.get("/nowhere")
-    assert response.status_code == 404
-    assert response.json() == {"error": "not_found", "message": "No route for GET /nowhere"}
+def test_an_unknown_path_or_method_is_the_rest_apis_missing_token_answer_as_the_template_shapes_it(
+    client: httpx.Client,
+):
+    # A REST API answers both as MISSING_AUTHENTICATION_TOKEN (403), here through the API's DEFAULT_4XX
+    for response in (client.get("/nowhere"), client.delete("/items/42")):
+        assert response.status_code == 403
+        assert response.json() == {
+            "error": "Missing Authentication Token",
+            "type": "MISSING_AUTHENTICATION_TOKEN",
+        }
+        assert response.headers["x-amzn-errortype"] == "MissingAuthenticationTokenException"
+        assert response.headers["access-control-allow-origin"] == "*"
 
 
-def test_known_path_with_other_method_is_405_with_allow(client: httpx.Client):
-    response = client.delete("/items/42")
-    assert response.status_code == 405
-    assert response.headers["allow"] == "GET, PUT"
-    assert response.json()["error"] == "method_not_allowed"
-
-
-def test_body_over_ten_megabytes_is_413(client: httpx.Client):
+def test_body_over_ten_megabytes_is_413_whatever_the_gateway_responses(client: httpx.Client):
     response = client.post("/size", content=b"x" * (MAX_BODY_BYTES + 1))
     assert response.status_code == 413
-    assert response.json()["error"] == "payload_too_large"
+    assert response.json() == {"message": "Request Too Long"}  # REQUEST_TOO_LARGE cannot be customised
     assert client.get("/items/1").status_code == 200
 
 
@@ -379,11 +388,11 @@ def test_body_of_exactly_ten_megabytes_is_accepted(client: httpx.Client):
     assert response.json() == {"size": MAX_BODY_BYTES}
 
 
-def test_handler_exception_is_500_with_request_id_and_logged(client: httpx.Client, gateway_log: io.StringIO):
+def test_handler_exception_is_api_gateways_502_and_logged(client: httpx.Client, gateway_log: io.StringIO):
     response = client.get("/boom")
-    assert response.status_code == 500
+    assert response.status_code == 502
     request_id = response.headers["x-amzn-requestid"]
-    assert response.json() == {"error": "internal_error", "request_id": request_id}
+    assert response.json() == {"message": "Internal server error"}  # no DEFAULT_5XX in this template
     log = gateway_log.getvalue()
     assert f"[ToolsFunction {request_id}] unhandled error" in log
     assert "RuntimeError: kaboom" in log
@@ -397,7 +406,7 @@ def test_handler_exception_is_500_with_request_id_and_logged(client: httpx.Clien
 def test_malformed_handler_result_is_502(client: httpx.Client, kind: str):
     response = client.get(f"/garbage/{kind}")
     assert response.status_code == 502
-    assert response.json()["error"] == "bad_gateway"
+    assert response.json() == {"message": "Internal server error"}
 
 
 def test_handlers_run_concurrently(gateway: Gateway):
@@ -461,3 +470,19 @@ def test_port_zero_picks_a_free_port(app_template: Path):
     ):
         assert one.port != two.port
         assert httpx.get(f"{two.url}/items/special").json()["event"]["resource"] == "/items/special"
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "message"),
+    [
+        ("MISSING_AUTHENTICATION_TOKEN", 403, "Missing Authentication Token"),
+        ("DEFAULT_5XX", 502, "Internal server error"),
+    ],
+)
+def test_the_merchant_backoffice_apis_own_answers_are_json_in_its_error_shape(kind, status, message):
+    """backoffice/template.yaml's gateway responses, rendered as API Gateway renders them: valid JSON in the
+    functions' {"error": ...} shape (a template that quotes $context.error.messageString again is not)."""
+    template = Template(Path(__file__).resolve().parents[2] / "backoffice" / "template.yaml")
+    answer = rest_answer(kind, template.gateway_responses("BackofficeApi"), "req-1")
+    assert answer.status == status
+    assert json.loads(answer.body) == {"error": message}
