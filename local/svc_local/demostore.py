@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from svc_local.postgres import server_endpoint
@@ -73,7 +74,72 @@ def prepare_database(server_url: str, owner_email: str) -> str:
     return url
 
 
-def seed(server_url: str, owner_email: str, public_url: str, marker: Path) -> str:
+def publish_in_sandbox(project: Any, sandbox_url: str) -> dict[str, Any]:
+    """The demo store's private repository (the backoffice template pushed in one commit) and its site, made in
+    the provider sandbox as publishing makes them, in the sandbox's default accounts (the ones a merchant
+    signs in to when connecting GitHub and the site host locally); returns what publishing records on the
+    project. Reused when they exist: a restart adds nothing."""
+    import time
+
+    import httpx
+
+    from svc_shared.core.names import repo_name
+    from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
+    from svc_shared.domain.publish_template import template_files, template_root
+    from svc_shared.wiring import services
+
+    def minted(provider: str) -> dict[str, Any]:
+        answer = httpx.post(f"{sandbox_url}/__admin/{provider}/tokens", json={}, timeout=10)
+        answer.raise_for_status()
+        return dict(answer.json())
+
+    if project.repo_host_repo and project.static_site_id and project.last_pushed_sha:
+        return {}  # made by an earlier start
+    name = repo_name(project.slug)
+    github = minted("github")
+    repo_host = services.current().repo_host(github["access_token"])
+    repo = repo_host.create_or_reuse_repo(
+        name, owner=github["login"], description=f"{project.name}: svc shop backoffice"
+    )
+    owner, repo_short = repo.full_name.split("/", 1)
+    head = repo_host.commit(owner, repo_short, repo.default_branch)
+    sha = head.sha
+    if head.message.split("\n", 1)[0] != TEMPLATE_SUBJECT:
+        sha = repo_host.commit_files(
+            owner,
+            repo_short,
+            repo.default_branch,
+            template_files(template_root()),
+            f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
+            parent=(head.sha, head.tree_sha),
+        )
+    static_host = services.current().static_host(minted("netlify")["access_token"])
+    site = static_host.find_site(name) or static_host.create_site(
+        name=name, repo_path=repo.full_name, branch=repo.default_branch
+    )
+    changes: dict[str, Any] = {
+        "repo_host_repo": repo.full_name,
+        "repo_host_branch": repo.default_branch,
+        "repo_host_url": repo.html_url,
+        "template_commit_sha": sha,
+        "static_site_id": site.id,
+        "live_url": site.ssl_url or site.url,
+    }
+    if project.last_pushed_sha is None:
+        build = static_host.start_build(site.id)
+        changes.update(
+            last_pushed_sha=sha,
+            last_pushed_at=int(time.time()),
+            last_deploy_id=build.deploy_id,
+            last_deploy_at=int(time.time()),
+            build_status="building",
+        )
+    return changes
+
+
+def seed(
+    server_url: str, owner_email: str, public_url: str, marker: Path, sandbox_url: str | None = None
+) -> str:
     """The demo store as a published project of `owner_email` (created on first start, its id kept in
     `marker`); returns the project id. Its backoffice is found as every shop's is: from the project record."""
     from svc_shared.core import errors
@@ -97,9 +163,11 @@ def seed(server_url: str, owner_email: str, public_url: str, marker: Path) -> st
     password = project.extra.get("db_password") or services.envelope().encrypt(
         server_password or secrets.token_urlsafe(24), context
     )
+    published = publish_in_sandbox(project, sandbox_url) if sandbox_url else {}
     projects.update(
         project,
         {
+            **published,
             "db_password": password,
             "db_pooler_host": host,
             "db_pooler_port": port,

@@ -216,6 +216,7 @@ class LocalStack:
             os.environ.get("SVC_DEMO_EMAIL", DEMO_EMAIL),
             public_url,
             self.state.path / "demo-project-id",
+            self.sandbox.url if self.sandbox else None,
         )
 
     def _provider_settings(self, credentials: SandboxCredentials) -> dict[str, str]:

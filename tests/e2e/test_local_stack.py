@@ -21,6 +21,19 @@ def sign_in(gateway: str, email: str, password: str) -> httpx.Cookies:
     return answer.cookies
 
 
+def demo_store(stack, cookies: httpx.Cookies) -> dict:
+    """The demo store's publish status, as its owner's browser reads it."""
+    project = stack.services["backoffice"].rsplit("/shops/", 1)[1]
+    answer = httpx.post(
+        f"{stack.services['gateway']}/api/projects/{project}/provision",
+        json={"action": "status"},
+        cookies=cookies,
+        timeout=10,
+    )
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
 def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path: Path):
     """The default `make dev` path (embedded PostgreSQL, no DATABASE_URL): a fresh start, sign-in as the
     demo user, a user created with the CLI, then Ctrl-C (SIGINT) and a second start that still has both."""
@@ -37,6 +50,16 @@ def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path
         assert httpx.get(f"{stack.services['sandbox']}/health", timeout=10).status_code == 200
         cookies = sign_in(gateway, "demo@svc.local", "demo-password-123")
         assert httpx.get(f"{gateway}/api/me", cookies=cookies, timeout=10).json()["plan"] == "paid"
+        # The demo store is published as every shop is: its repository holds the template's one commit, and
+        # its site is live at the address its publish status gives
+        demo = demo_store(stack, cookies)
+        assert demo["done"] and demo["stage"] == "ready"
+        site = httpx.get(demo["live_url"], timeout=10)
+        (repo,) = httpx.get(f"{stack.services['sandbox']}/__admin/github/repos", timeout=10).json()[
+            "repositories"
+        ]
+        pushed = repo["branches"]["main"]
+        assert site.status_code == 200 and pushed in site.text
         created = cli(stack, "users", "create", "--email", "new@example.com", "--password", "new-password-1")
         assert created.returncode == 0, created.stderr
     finally:
@@ -47,6 +70,11 @@ def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path
     try:
         gateway = stack.services["gateway"]
         assert httpx.get(f"{gateway}/api/me", cookies=cookies, timeout=10).json()["email"] == "demo@svc.local"
+        assert demo_store(stack, cookies)["live_url"] == demo["live_url"]
+        again = httpx.get(f"{stack.services['sandbox']}/__admin/github/repos", timeout=10).json()[
+            "repositories"
+        ]
+        assert [r["branches"]["main"] for r in again] == [pushed]  # nothing made or pushed again
         sign_in(gateway, "new@example.com", "new-password-1")
         free = sign_in(gateway, "free@svc.local", "free-password-123")
         assert httpx.get(f"{gateway}/api/me", cookies=free, timeout=10).json()["plan"] == "free"
