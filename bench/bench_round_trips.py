@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.harness import Context, Result, Target, benchmark, median, ms, percentile
 
-REQUESTS = 300
+REQUESTS = 1000
 QUICK_REQUESTS = 20
 WARMUP = 20
 
@@ -160,12 +160,14 @@ def round_trips(ctx: Context) -> Result:
         for _, _, run in designs:
             for _ in range(WARMUP):
                 run()
-        for _ in range(requests // 50 or 1):  # blocks of 50, alternating, so drift hits every design
-            for name, _, run in designs:
-                for _ in range(min(50, requests)):
-                    started = time.perf_counter()
-                    run()
-                    samples[name].append(time.perf_counter() - started)
+        # Request by request, every design in turn, the order rotated each round: drift on the machine hits
+        # every design alike, and no design always runs right after the same other one
+        for turn in range(requests):
+            first = turn % len(designs)
+            for name, _, run in designs[first:] + designs[:first]:
+                started = time.perf_counter()
+                run()
+                samples[name].append(time.perf_counter() - started)
         pool.shutdown()
     finally:
         os.environ.clear()
@@ -201,6 +203,9 @@ def round_trips(ctx: Context) -> Result:
         "server stores, the gate item of a user with one grant (its current token and last use) and a full log (60 "
         "places in 12 groups of 5, `l0`..`l11`). Every write succeeds (it overwrites a place long out of the window). Percentiles "
         "nearest-rank.",
+        f"{WARMUP} warm-up calls per design, then {requests} rounds: each round runs every design once, request by "
+        "request, starting one design further each round (in blocks of 50 in a fixed order, a design's figure "
+        "also carried what the design before it left behind in the server).",
         "Ours is the gate's write of a request: one group of the log rewritten (`SET l<g> = :new`) under "
         "`TOKEN#<grant> = :token AND l<g> = :seen` (svc_shared.storage.ratelimit: a group as the instance "
         "last saw it). The grant's last use (a second SET) rides on it at most once a minute per grant and "
