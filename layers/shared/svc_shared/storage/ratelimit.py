@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,14 +67,19 @@ def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000) - EPOCH_MS)
 
 
+_PAIRS = [high + low for high in _DIGITS for low in _DIGITS]  # every two-digit string, by its value
+_PAIR = len(_PAIRS)  # 36**2
+
+
 def _encode(times: list[int]) -> str:
+    """The places as WIDTH (8) base-36 digits each, written as four two-digit pairs (the log is encoded on
+    every request), newest first."""
     out = []
     for value in sorted(times, reverse=True):
-        digits = []
-        for _ in range(WIDTH):
-            value, digit = divmod(value, 36)
-            digits.append(_DIGITS[digit])
-        out.append("".join(reversed(digits)))
+        high, low = divmod(value, _PAIR * _PAIR)
+        out.append(
+            _PAIRS[high // _PAIR % _PAIR] + _PAIRS[high % _PAIR] + _PAIRS[low // _PAIR] + _PAIRS[low % _PAIR]
+        )
     return "".join(out)
 
 
@@ -144,11 +149,15 @@ class SlidingLog:
         pending = [_ms(float(v)) for v in view.legacy.values()]
         pending = [t for t in pending if t > cutoff] + [stamp] * amount
         changed: dict[int, list[int]] = {}
-        order = random.sample(range(len(self.sizes)), len(self.sizes))
-        if view.last is not None:  # the group this instance wrote last first: it is the least likely changed
-            order.remove(view.last)
-            order.insert(0, view.last)
-        for g in order:
+
+        def order() -> Iterator[int]:
+            # The group this instance wrote last first (it is the least likely changed), then the others at
+            # random, drawn only when that one has no room
+            if view.last is not None:
+                yield view.last
+            yield from (g for g in random.sample(range(len(self.sizes)), len(self.sizes)) if g != view.last)
+
+        for g in order():
             places = list(view.groups[g] or [0] * self.sizes[g])
             free = [i for i, t in enumerate(places) if t <= cutoff]
             if not free or not pending:
