@@ -78,7 +78,7 @@ class ApiClient:
         if self.cookies:
             all_headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         raw_path = f"{path}?{urlencode(params)}" if params else path
-        route, _, _ = self.router.resolve(method, raw_path.split("?")[0])
+        route, _ = self.router.resolve(method, raw_path.split("?")[0])
         if route is None:  # the platform's HTTP API answers every unmatched request so
             return ApiResponse(404, [("Content-Type", "application/json")], b'{"message": "Not Found"}')
         event = build_event(

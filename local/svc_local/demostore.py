@@ -85,8 +85,7 @@ def publish_in_sandbox(project: Any, sandbox_url: str) -> dict[str, Any]:
     import httpx
 
     from svc_shared.core.names import repo_name
-    from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT
-    from svc_shared.domain.publish_template import template_files, template_root
+    from svc_shared.domain.publish_template import push_template, template_root
     from svc_shared.wiring import services
 
     def minted(provider: str) -> dict[str, Any]:
@@ -103,17 +102,7 @@ def publish_in_sandbox(project: Any, sandbox_url: str) -> dict[str, Any]:
         name, owner=github["login"], description=f"{project.name}: svc shop backoffice"
     )
     owner, repo_short = repo.full_name.split("/", 1)
-    head = repo_host.commit(owner, repo_short, repo.default_branch)
-    sha = head.sha
-    if head.message.split("\n", 1)[0] != TEMPLATE_SUBJECT:
-        sha = repo_host.commit_files(
-            owner,
-            repo_short,
-            repo.default_branch,
-            template_files(template_root()),
-            f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
-            parent=(head.sha, head.tree_sha),
-        )
+    sha, _ = push_template(repo_host, owner, repo_short, repo.default_branch, template_root())
     static_host = services.current().static_host(minted("netlify")["access_token"])
     site = static_host.find_site(name) or static_host.create_site(
         name=name, repo_path=repo.full_name, branch=repo.default_branch

@@ -87,19 +87,18 @@ class Router:
                 raise ValueError(f"two functions serve {route.method} {route.path}")
             methods[route.method] = route
 
-    def resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str], list[str]]:
-        """(route, path parameters, allowed methods); route is None when nothing serves the method, and
-        allowed is empty when no resource matches the path."""
+    def resolve(self, method: str, path: str) -> tuple[Route | None, dict[str, str]]:
+        """(route, path parameters); route is None when nothing serves the method on the path (API Gateway
+        answers an unknown path and an unknown method alike)."""
         best: tuple[tuple[int, ...], str, dict[str, str]] | None = None
         for resource in self.resources:
             found = match_resource(resource, path)
             if found and (best is None or found[0] > best[0]):
                 best = (found[0], resource, found[1])
         if best is None:
-            return None, {}, []
+            return None, {}
         methods = self.resources[best[1]]
-        route = methods.get(method.upper()) or methods.get("ANY")
-        return route, best[2], sorted(methods)
+        return methods.get(method.upper()) or methods.get("ANY"), best[2]
 
 
 # ---- events
@@ -514,7 +513,7 @@ class Gateway(BackgroundServer):
         split = urlsplit(request.path)
         path = unquote(split.path) or "/"
         raw_path = split.path
-        route, _, _ = self.router.resolve(method, path)
+        route, _ = self.router.resolve(method, path)
         if route is None:
             if request.headers.get("Content-Length") or request.headers.get("Transfer-Encoding"):
                 request.close_connection = True  # the body is not read: do not reuse the connection

@@ -511,19 +511,20 @@ class Template:
                 )
         return sources
 
+    def _api_properties(self, api_id: str) -> dict[str, Any]:
+        """A REST API's properties over Globals' Api section, as SAM merges them."""
+        props: dict[str, Any] = {**(self.globals.get("Api") or {})}
+        if api_id in self.resources:
+            props.update(self.resources[api_id].get("Properties") or {})
+        return props
+
     def gateway_responses(self, api_id: str) -> dict[str, dict[str, Any]]:
         """A REST API's GatewayResponses (response type -> StatusCode, ResponseTemplates,
-        ResponseParameters), resolved; Globals' Api section first, as SAM merges it."""
-        props: dict[str, Any] = {**(self.globals.get("Api") or {})}
-        if api_id in self.resources:
-            props.update(self.resources[api_id].get("Properties") or {})
-        return dict(self.resolve(props.get("GatewayResponses")) or {})
+        ResponseParameters), resolved."""
+        return dict(self.resolve(self._api_properties(api_id).get("GatewayResponses")) or {})
 
     def binary_media_types(self, api_id: str) -> tuple[str, ...]:
-        props: dict[str, Any] = {**(self.globals.get("Api") or {})}
-        if api_id in self.resources:
-            props.update(self.resources[api_id].get("Properties") or {})
-        types = self.resolve(props.get("BinaryMediaTypes")) or []
+        types = self.resolve(self._api_properties(api_id).get("BinaryMediaTypes")) or []
         # SAM escapes "/" as "~1" in media types.
         return tuple(str(t).replace("~1", "/") for t in types)
 

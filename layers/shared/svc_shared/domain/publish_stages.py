@@ -21,15 +21,13 @@ from svc_shared.domain.projects import Project, Projects
 from svc_shared.domain.publish_state import (
     READY_BUDGET_SECONDS,
     REGION,
-    TEMPLATE_BODY,
-    TEMPLATE_SUBJECT,
     WAITING,
     PublishBusy,
     PublishFailed,
     PublishState,
     SimulatedCrash,
 )
-from svc_shared.domain.publish_template import migration_runner, template_files, template_root
+from svc_shared.domain.publish_template import migration_runner, push_template, template_root
 from svc_shared.providers.http import ProviderConflict
 from svc_shared.storage.dal import Table, attr
 
@@ -212,18 +210,8 @@ class PublishStages:
         github, _ = self._github(project)
         assert project.repo_host_repo and project.repo_host_branch
         owner, name = project.repo_host_repo.split("/", 1)
-        head = github.commit(owner, name, project.repo_host_branch)
-        if head.message.split("\n", 1)[0] == TEMPLATE_SUBJECT:
-            sha = head.sha  # pushed by an earlier attempt that stopped before recording it
-        else:
-            sha = github.commit_files(
-                owner,
-                name,
-                project.repo_host_branch,
-                template_files(self.template()),
-                f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
-                parent=(head.sha, head.tree_sha),
-            )
+        sha, pushed = push_template(github, owner, name, project.repo_host_branch, self.template())
+        if pushed:
             self._crash_point("template_pushed")
         now = int(self.clock.now())
         self._advance(

@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_shared.core.catalogue import say
-from svc_shared.domain.publish_state import PublishFailed
+from svc_shared.domain.publish_state import TEMPLATE_BODY, TEMPLATE_SUBJECT, PublishFailed
+
+if TYPE_CHECKING:
+    from svc_shared.providers.repo_host import RepoHost
 
 _SKIP_DIRS = {
     ".git",
@@ -50,6 +53,23 @@ def template_files(root: Path) -> dict[str, bytes]:
             continue
         files[relative.as_posix()] = path.read_bytes()
     return files
+
+
+def push_template(repo_host: RepoHost, owner: str, name: str, branch: str, root: Path) -> tuple[str, bool]:
+    """The backoffice tree pushed onto the branch in one commit, unless its head already is that commit (an
+    earlier attempt pushed it and stopped before recording it): (the commit's sha, whether it was pushed now)."""
+    head = repo_host.commit(owner, name, branch)
+    if head.message.split("\n", 1)[0] == TEMPLATE_SUBJECT:
+        return head.sha, False
+    sha = repo_host.commit_files(
+        owner,
+        name,
+        branch,
+        template_files(root),
+        f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}",
+        parent=(head.sha, head.tree_sha),
+    )
+    return sha, True
 
 
 def migration_runner(root: Path) -> Any:
