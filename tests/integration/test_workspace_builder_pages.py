@@ -355,3 +355,19 @@ def test_a_project_without_a_repository_says_what_the_builder_needs(api, demo_us
     assert "This project has no repository yet" in text_of(files)
     assert "Branch, tag or commit" not in text_of(files)  # nothing to pick a version of
     assert "Compare two versions" not in text_of(files) and f"Back to {project.name}" in text_of(files)
+
+
+def test_with_github_disconnected_the_repository_pages_point_to_the_connections_page(shop):
+    from svc_shared.wiring import services
+
+    api, pid = shop["api"], shop["id"]
+    assert 'id="reconnect"' not in api.get(f"/workspace/projects/{pid}/files").text
+    services.connections().disconnect(shop["user"].id, "repo_host")
+    for path, params in (
+        ("files", {}),
+        ("files/read", {"path": "src/app.txt"}),
+        ("diff", {"commit": shop["first"]}),
+    ):
+        page = api.get(f"/workspace/projects/{pid}/{path}", params=params)
+        assert page.status >= 400 and "GitHub non connecte" in text_of(page), path
+        assert '/workspace/connections">Connect GitHub on the Connections page</a>' in page.text, path

@@ -11,9 +11,10 @@ from aws_lambda_powertools.event_handler.router import Router
 from svc_shared.core import errors
 from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
+from svc_shared.domain.connections import ReconnectRequired
 from svc_shared.domain.projects import Project
 from svc_shared.edge import web
-from svc_shared.providers.http import ProviderConflict, ProviderNotFound
+from svc_shared.providers.http import ProviderAuthError, ProviderConflict, ProviderNotFound
 from svc_shared.wiring import services
 from svc_shared.workspace import site
 from svc_shared.workspace import workbench_views as wv
@@ -35,6 +36,11 @@ def _failure(exc: errors.DomainError, missing: str) -> tuple[int, str]:
     return web.status_for(exc), exc.message
 
 
+def _reconnect(exc: errors.DomainError) -> bool:
+    """Whether the page should point to the Connections page: the user's GitHub token is missing or refused."""
+    return isinstance(exc, ReconnectRequired | ProviderAuthError)
+
+
 def _page(user: User, project: Project, status: int, template: str, **context: Any) -> Response:
     return site.page(router, status, template, user, nav="home", project=project, **context)
 
@@ -52,7 +58,9 @@ def files(projectId: str) -> Response:
         listed = services.workbench().list_files(user.id, project.id, ref)
     except errors.DomainError as exc:
         status, words = _failure(exc, say("workspace.no_ref", ref=ref, repo=project.repo_host_repo))
-        return _page(user, project, status, "files.html", ref=ref, listed=None, error=words)
+        return _page(
+            user, project, status, "files.html", ref=ref, listed=None, error=words, reconnect=_reconnect(exc)
+        )
     return _page(
         user,
         project,
@@ -78,6 +86,7 @@ def read(projectId: str) -> Response:
         status, context["error"] = _failure(exc, say("workspace.no_file", path=path, ref=ref))
         if isinstance(exc, errors.PayloadTooLarge):
             context["error"] = say("workspace.file_too_large", path=path)
+        context["reconnect"] = _reconnect(exc)
         return _page(user, project, status, "file.html", **context)
     context["file"] = found
     if found["encoding"] == "utf-8":
@@ -112,6 +121,7 @@ def diff(projectId: str) -> Response:
             else say("workspace.no_refs", base=base, head=head, repo=project.repo_host_repo)
         )
         status, context["error"] = _failure(exc, missing)
+        context["reconnect"] = _reconnect(exc)
         return _page(user, project, status, "diff.html", **context)
     context["diff"] = found
     context["files"] = wv.diff_files(found)
