@@ -920,7 +920,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         "Ours per authenticated request: the signed access token is checked in memory (HMAC, expiry, "
         "resource), then ONE conditional UpdateItem on the user's gate item checks that the token is still "
         "its grant's current one (revocation and rotation write there) and rewrites one group of a sliding "
-        "log of 60 per 60 s (12 groups of 5 places); a grant's last use rides on that write at most once a minute per instance "
+        "log of 60 per 60 s (6 groups of 10 places); a grant's last use rides on that write at most once a minute per instance "
         "(svc_shared/oauth/mcpauth.py; here the first request of each instance after each 61 s move of the clock, "
         "so 1 request in 50). The peer makes two calls in a row; its fixed-window limit is weaker (up to 120 "
         "per 60 s across a minute boundary); it sees a revocation at once too, as revoking deletes the "

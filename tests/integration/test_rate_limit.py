@@ -117,19 +117,45 @@ def _log_item(scope: str, key: str, window: int) -> dict:
     return services.table().get(RateLimiter._pk(scope, key), keys.window(window), consistent=True) or {}
 
 
-def test_a_full_log_is_twelve_short_strings(clock, limiter):
-    # 60 places in 12 attributes of 5 times each (8 base-36 characters a time): the item stays well under 1 KB
+def test_a_full_log_is_six_short_strings(clock, limiter):
+    # 60 places in 6 attributes of 10 times each (8 base-36 characters a time): the item stays well under 1 KB
     # whatever the traffic, and no per-place attribute is left on it.
     for _ in range(60):
         clock.advance(0.5)
         assert limiter.take("t", "shape", 60, 60)[0]
     item = _log_item("t", "shape", 60)
     groups = {name: value for name, value in item.items() if name[:1] == "l" and name[1:].isdigit()}
-    assert sorted(groups) == sorted(f"l{g}" for g in range(12))
-    assert {len(value) for value in groups.values()} == {40}
+    assert sorted(groups) == sorted(f"l{g}" for g in range(6))
+    assert {len(value) for value in groups.values()} == {80}
     assert not any(name.startswith("t") and name[1:].isdigit() for name in item)
-    assert sum(len(name) + len(value) for name, value in groups.items()) < 520
-    assert item["lg"] == 12  # the mark that no place of the earlier format is left
+    assert sum(len(name) + len(value) for name, value in groups.items()) < 500
+    assert item["lg"] == 6  # the layout's group count: no attribute of an earlier layout is left
+
+
+def test_a_log_of_twelve_groups_is_folded_into_six_and_still_counts(clock, limiter):
+    # A full log written in the earlier twelve-group layout (l0..l11 of five places each, lg = 12): its sixty
+    # places of the last minute still refuse the next event, with the honest wait, on a fresh instance (its
+    # blind write is refused by the layout mark), and the first write once room is back folds l6..l11 into the
+    # six groups and removes them, keeping every place still in the window.
+    from svc_shared.storage import keys
+    from svc_shared.storage.ratelimit import RateLimiter, _encode, _ms
+    from svc_shared.wiring import services
+
+    first = round(clock.now(), 3)
+    times = [first + i * 0.5 for i in range(60)]  # 60 events over 30 s
+    groups = {f"l{g}": _encode([_ms(t) for t in times[g::12]]) for g in range(12)}
+    services.table().put({"pk": RateLimiter._pk("t", "twelve"), "sk": keys.window(60), **groups, "lg": 12})
+    clock.advance(30.0)
+    assert limiter.take("t", "twelve", 60, 60) == (False, math.ceil(first + 60 - clock.now()))
+    clock.advance(first + 60 - clock.now())  # the first event leaves the window: one place is free
+    assert limiter.take("t", "twelve", 60, 60) == (True, 0)
+    item = _log_item("t", "twelve", 60)
+    assert sorted(n for n in item if n[:1] == "l" and n[1:].isdigit()) == [f"l{g}" for g in range(6)]
+    assert item["lg"] == 6
+    # 59 of the old places and the new one: a fresh instance refuses, and the next place frees 0.5 s later
+    assert RateLimiter(services.table(), clock).take("t", "twelve", 60, 60) == (False, 1)
+    clock.advance(0.5)
+    assert RateLimiter(services.table(), clock).take("t", "twelve", 60, 60) == (True, 0)
 
 
 def test_a_log_of_the_earlier_format_is_folded_in_and_still_counts(clock, limiter):

@@ -6,7 +6,7 @@ computation: a malformed, forged, expired or other-resource token is refused wit
 
 Each user has one gate item (`USER#<id>` / `MCP`) that holds, per live grant, the id of its current access
 token (`TOKEN#<grant>`) and when it was last used (`USED#<grant>`), and the sliding log of
-the user's /mcp requests (60 places in twelve string attributes `l0`..`l11`, see ratelimit.py). One conditional
+the user's /mcp requests (60 places in six string attributes `l0`..`l5`, see ratelimit.py). One conditional
 UpdateItem on that item admits a request: the condition requires the token to be its grant's current one and
 one group of the log to be as this instance last saw it; the update rewrites that group, nothing else, so it
 costs what a counter increment costs. "Last used" rides on the same write when this instance has not recorded

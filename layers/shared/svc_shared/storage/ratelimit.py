@@ -8,22 +8,27 @@ event will pass: when the oldest event in the window leaves it.
 
 The log's places are held in a few string attributes, `l0`..`l<g-1>` (at most GROUPS of them, places dealt
 round robin), each the times of its places written as fixed-width base-36 milliseconds since 2020, newest
-first: a 60-place log is twelve attributes of 40 characters. A write replaces one group under the condition
+first: a 60-place log is six attributes of 80 characters. A write replaces one group under the condition
 that it is still what this instance last saw (group `l3` equal to the string it saw, or absent): the item
 stays small and the condition as lean as a counter's, and two instances writing the same log at once collide
 only when they pick the same group (they pick at random among the groups with room). A group whose newest time
 has left the window can be taken without knowing it (group `l3` below the cutoff's string followed by `~`: it
 sorts there exactly when its newest place is that old), which is how an instance that has never seen the log
-writes first (on an item that carries `lg`, the mark that no place of the earlier format is left).
+writes first (on an item whose `lg`, the group count its places are laid out in, is the current one).
 
 Which group to write is chosen from the item as this instance last saw it (its own writes, and the whole item
 whenever a write failed). When another instance wrote that group since, the write fails, its answer carries
 the item as it is (ReturnValuesOnConditionCheckFailure), and the next attempt uses it: one round trip when the
 view is current, two when another instance wrote the same group in between. An instance writes the group it
 wrote last while that has room (it knows it best: another instance rarely picks it), then another at random. A
-refusal is always decided on the item as it is, never on a cached view. Logs written before groups (one number
-attribute per place, `t<i>`) are folded into groups by their first write, under the condition that they are
-unchanged.
+refusal is always decided on the item as it is, never on a cached view. Logs of an earlier layout, one number
+attribute per place (`t<i>`) or twelve groups of five (`l6`..`l11` beyond today's six), are folded into today's
+groups by their first write, under the condition that they are unchanged, and their extra attributes removed.
+
+Why six groups of ten: every group is an attribute the service copies on each write of the item (moto deep-copies
+and serialises them all, so there the write's cost grows with the count); fewer, longer groups keep the write as
+cheap as a counter's. Two instances then pick the same group a little more often, but an instance switches group
+half as often (every ten writes instead of five), so collisions per request stay about where they were.
 
 `hit` and `count` are fixed-window counters (sign-in attempts per address). `backoff`, `fail` and `clear`
 keep a failure count with the time of the last failure, for an exponential backoff (sign-in failures per
@@ -44,10 +49,12 @@ from svc_shared.storage import keys
 from svc_shared.storage.dal import Cond, ConditionFailed, Table, all_of, attr, item_absent
 
 MAX_LOG = 100  # the most places a log has
-GROUPS = 12  # the most attributes a log's places are held in
+GROUPS = 6  # the most attributes a log's places are held in (a log of earlier layouts had 12)
 EPOCH_MS = 1_577_836_800_000  # 2020-01-01T00:00:00Z: log times are milliseconds since then
 WIDTH = 8  # base-36 digits a time takes: 36**8 ms is 89 years
-MARK = "lg"  # set by every write that knows the log holds no place of the earlier format: its group count
+MARK = (
+    "lg"  # the group count the log's places are laid out in, set by every write that knows no other is left
+)
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # in the byte order DynamoDB compares strings in
 _ATTEMPTS = 10  # writes before giving up on a race (other requests taking the free places each time)
 _REMEMBERED = 10_000  # item views kept per instance
@@ -87,20 +94,25 @@ def _decode(text: str) -> list[int]:
     return [int(text[i : i + WIDTH], 36) for i in range(0, len(text) - WIDTH + 1, WIDTH)]
 
 
+def _carried(name: str, value: Any) -> list[int]:
+    """The places held by an attribute of an earlier layout: `t<i>` a time in seconds, `l<g>` a group."""
+    return _decode(str(value)) if name[:1] == "l" else [_ms(float(value))]
+
+
 @dataclass
 class _View:
     """A log as this instance last saw it: each group's places (ms, newest first; absent groups None) and the
-    stored string each condition compares with, plus places of the earlier format still on the item."""
+    stored string each condition compares with, plus the attributes of an earlier layout still on the item."""
 
     groups: list[list[int] | None]
     stored: dict[int, str] = field(default_factory=dict)
     legacy: dict[str, Any] = field(default_factory=dict)
-    marked: bool = False  # the item carries MARK: no place of the earlier format is left on it
+    marked: bool = False  # the item's MARK is today's group count: no attribute of an earlier layout is left
     last: int | None = None  # the group this instance wrote last: it knows that one best
 
     def times(self) -> list[int]:
         found = [t for places in self.groups if places for t in places]
-        return found + [_ms(float(v)) for v in self.legacy.values()]
+        return found + [t for name, value in self.legacy.items() for t in _carried(name, value)]
 
 
 class SlidingLog:
@@ -120,12 +132,13 @@ class SlidingLog:
         for name, value in item.items():
             if name[:1] == "l" and name[1:].isdigit() and int(name[1:]) < len(self.sizes):
                 g = int(name[1:])
+                # a group of the twelve-group layout holds five places: the rest of today's ten are free
                 places = _decode(str(value))[: self.sizes[g]]
                 view.groups[g] = places + [0] * (self.sizes[g] - len(places))
                 view.stored[g] = str(value)
-            elif name[:1] == "t" and name[1:].isdigit():
+            elif name[:1] in "lt" and name[1:].isdigit():
                 view.legacy[name] = value
-        view.marked = MARK in item
+        view.marked = item.get(MARK) == len(self.sizes)
         return view
 
     def _remember(self, key: str, view: _View) -> None:
@@ -146,8 +159,8 @@ class SlidingLog:
     def _plan(self, view: _View, cutoff: int, stamp: int, amount: int) -> dict[int, list[int]] | None:
         """The groups to write so that `amount` places hold `stamp` (and the earlier format's live places
         move into groups): a random group with room first. None when the view has no room."""
-        pending = [_ms(float(v)) for v in view.legacy.values()]
-        pending = [t for t in pending if t > cutoff] + [stamp] * amount
+        pending = [t for name, value in view.legacy.items() for t in _carried(name, value) if t > cutoff]
+        pending += [stamp] * amount
         changed: dict[int, list[int]] = {}
 
         def order() -> Iterator[int]:
@@ -182,8 +195,8 @@ class SlidingLog:
         expired = _encode([cutoff]) + "~"  # sorts after every group whose newest place is <= cutoff
         taken = all_of(attr(f"l{g}").missing() | attr(f"l{g}").lt(expired) for g in groups)
         assert taken is not None
-        # An item of the earlier format has no MARK: the write fails and the next one folds its places in.
-        return groups, item_absent() | (attr(MARK).exists() & taken)
+        # An item of an earlier layout has another MARK or none: the write fails and the next one folds it in.
+        return groups, item_absent() | (attr(MARK).eq(len(self.sizes)) & taken)
 
     def admit(
         self,
