@@ -121,6 +121,8 @@ def test_list_filters_and_read(editor, viewer, product):
     assert [o["id"] for o in viewer.get(f"/api/orders?q=%23{first['number']}").json()["items"]] == [
         first["id"]
     ]
+    # a superscript one is no order number: nothing found, no error
+    assert viewer.get("/api/orders?q=%23%C2%B9").json()["items"] == []
     page = viewer.get("/api/orders?limit=1").json()
     assert (len(page["items"]), page["has_more"]) == (1, True)
     assert viewer.get("/api/orders?status=paid").json()["items"] == []

@@ -18,6 +18,13 @@ def test_search_finds_entities_of_every_kind(editor, viewer, db):
     assert viewer.get("/api/search?q=100%25_").json()["results"] == []
 
 
+@pytest.mark.parametrize("q", ["%C2%B9", "%C2%B2%C2%B3", "%D9%A1%D9%A2"])  # superscripts, Arabic-Indic 12
+def test_search_for_digits_int_cannot_read_finds_nothing_and_no_error(viewer, q):
+    answer = viewer.get(f"/api/search?q={q}")
+    assert answer.status == 200, answer.body
+    assert answer.json()["results"] == []
+
+
 def test_search_needs_a_query(viewer):
     assert viewer.get("/api/search").status == 400
     assert viewer.get("/api/search?q=" + "x" * 101).status == 400

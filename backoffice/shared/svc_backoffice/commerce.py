@@ -59,7 +59,7 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
     params: dict[str, Any] = {"limit": q.limit + 1, "offset": q.offset}
     if q.q and (text := q.q.strip()):
         params["like"] = _like(text)
-        params["number"] = int(text.lstrip("#")) if text.lstrip("#").isdigit() and len(text) < 18 else None
+        params["number"] = int(text.lstrip("#")) if text.lstrip("#").isdecimal() and len(text) < 18 else None
         where.append("(o.number = %(number)s OR o.email ILIKE %(like)s)")
     _match(q, ("status", "customer_id"), where, params, alias="o.")
     sql = (

@@ -161,7 +161,7 @@ def search(db: Database, q: SearchQuery) -> dict[str, Any]:
         "tsq": tsquery(text) or "",
         "sku": text.lower(),
         "limit": q.limit,
-        "number": int(text) if text.isdigit() and len(text) < 18 else None,
+        "number": int(text) if text.isdecimal() and len(text) < 18 else None,
     }
     products = (
         "SELECT id, title, sku, slug, updated_at FROM products "

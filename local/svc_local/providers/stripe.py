@@ -47,7 +47,7 @@ def parse_form(body: bytes) -> dict[str, Any]:
         node: Any = root
         for index, part in enumerate(parts):
             last = index == len(parts) - 1
-            nxt: Any = value if last else ([] if parts[index + 1].isdigit() else {})
+            nxt: Any = value if last else ([] if parts[index + 1].isdecimal() else {})
             if isinstance(node, list):
                 position = int(part)
                 while len(node) <= position:
@@ -171,7 +171,7 @@ class Stripe(BaseProvider):
             price = item.get("price_data") if isinstance(item, dict) else None
             amount = price.get("unit_amount") if isinstance(price, dict) else None
             quantity = item.get("quantity", "1") if isinstance(item, dict) else "1"
-            if not isinstance(amount, str) or not amount.isdigit() or not str(quantity).isdigit():
+            if not isinstance(amount, str) or not amount.isdecimal() or not str(quantity).isdecimal():
                 return 400, {
                     "error": {
                         "message": f"Invalid integer: line_items[{index}][price_data][unit_amount]",

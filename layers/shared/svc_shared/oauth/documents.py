@@ -193,7 +193,7 @@ class DocumentFetcher:
                 if answer.status_code != 200:
                     raise DocumentError(url, say("client_document.http_status", status=answer.status_code))
                 declared = answer.headers.get("content-length")
-                if declared and declared.isdigit() and int(declared) > MAX_DOCUMENT_BYTES:
+                if declared and declared.isdecimal() and int(declared) > MAX_DOCUMENT_BYTES:
                     raise DocumentError(url, say("client_document.too_large", max_bytes=MAX_DOCUMENT_BYTES))
                 body = bytearray()
                 for chunk in answer.iter_bytes():

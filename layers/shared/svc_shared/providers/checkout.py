@@ -73,7 +73,7 @@ def verify_signature(
     candidates: list[str] = []
     for part in header.split(","):
         key, _, value = part.strip().partition("=")
-        if key == "t" and value.isdigit():
+        if key == "t" and value.isdecimal():
             timestamp = int(value)
         elif key == "v1" and value:
             candidates.append(value)

@@ -137,7 +137,7 @@ def _seconds(retry_after: str | None, default: int) -> int:
     if not retry_after:
         return default
     value = retry_after.strip()
-    if value.isdigit():
+    if value.isdecimal():
         return int(value)
     from email.utils import parsedate_to_datetime
 

@@ -36,7 +36,7 @@ def link_db_project() -> Response:
 @router.get("/api/repo-host/repos")
 def list_repos() -> Response:
     raw_page = router.current_event.get_query_string_value("page") or "1"
-    page = int(raw_page) if raw_page.isdigit() and 0 < int(raw_page) <= 1000 else 1
+    page = int(raw_page) if raw_page.isdecimal() and 0 < int(raw_page) <= 1000 else 1
     return web.json_response(
         200, {"success": True, "repos": services.integrations().list_repos(_user_id(), page)}
     )

@@ -25,10 +25,8 @@ refusal is always decided on the item as it is, never on a cached view. Logs of 
 attribute per place (`t<i>`) or twelve groups of five (`l6`..`l11` beyond today's six), are folded into today's
 groups by their first write, under the condition that they are unchanged, and their extra attributes removed.
 
-Why six groups of ten: every group is an attribute the service copies on each write of the item (moto deep-copies
-and serialises them all, so there the write's cost grows with the count); fewer, longer groups keep the write as
-cheap as a counter's. Two instances then pick the same group a little more often, but an instance switches group
-half as often (every ten writes instead of five), so collisions per request stay about where they were.
+Six groups of ten, not twelve of five: the write costs what a counter's does in the embedded DynamoDB, which copies
+every attribute on each write, and collisions per request stay where they were (docs/decisions.md).
 
 `hit` and `count` are fixed-window counters (sign-in attempts per address). `backoff`, `fail` and `clear`
 keep a failure count with the time of the last failure, for an exponential backoff (sign-in failures per
@@ -130,13 +128,13 @@ class SlidingLog:
     def _view(self, item: dict[str, Any]) -> _View:
         view = _View(groups=[None] * len(self.sizes))
         for name, value in item.items():
-            if name[:1] == "l" and name[1:].isdigit() and int(name[1:]) < len(self.sizes):
+            if name[:1] == "l" and name[1:].isdecimal() and int(name[1:]) < len(self.sizes):
                 g = int(name[1:])
                 # a group of the twelve-group layout holds five places: the rest of today's ten are free
                 places = _decode(str(value))[: self.sizes[g]]
                 view.groups[g] = places + [0] * (self.sizes[g] - len(places))
                 view.stored[g] = str(value)
-            elif name[:1] in "lt" and name[1:].isdigit():
+            elif name[:1] in "lt" and name[1:].isdecimal():
                 view.legacy[name] = value
         view.marked = item.get(MARK) == len(self.sizes)
         return view

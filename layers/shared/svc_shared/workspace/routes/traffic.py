@@ -28,7 +28,7 @@ def _range(query: dict[str, str], today: date) -> tuple[date, date, str | None]:
     default = (today - timedelta(days=DEFAULT_DAYS - 1), today)
     if query.get("days"):
         days = query["days"]
-        if days.isdigit() and int(days) in PRESETS:
+        if days.isdecimal() and int(days) in PRESETS:
             return today - timedelta(days=int(days) - 1), today, None
         return (*default, say("workspace.days_choice", presets=", ".join(map(str, PRESETS))))
     if not (query.get("start") or query.get("end")):
