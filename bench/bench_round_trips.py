@@ -32,11 +32,14 @@ class GateWrite:
         self._token_name, self._token = token_name, token
         self._encode, self._ms = _encode, _ms
         self._now = now
-        from svc_shared.storage.ratelimit import GROUPS
+        from svc_shared.oauth.mcpauth import RATE_LIMIT, RATE_WINDOW
+        from svc_shared.storage.ratelimit import SlidingLog
 
-        self.count = GROUPS
-        size = 60 // GROUPS
-        self.groups = {f"l{g}": [_ms(now - 3600 + g * size + i) for i in range(size)] for g in range(GROUPS)}
+        sizes = SlidingLog(RATE_LIMIT, RATE_WINDOW).sizes  # the gate log's layout: places per group
+        self.count = len(sizes)
+        self.groups = {
+            f"l{g}": [_ms(now - 3600 + g * size + i) for i in range(size)] for g, size in enumerate(sizes)
+        }
         self._turn = 0
 
     def item(self) -> dict[str, Any]:

@@ -50,9 +50,7 @@ MAX_LOG = 100  # the most places a log has
 GROUPS = 6  # the most attributes a log's places are held in (a log of earlier layouts had 12)
 EPOCH_MS = 1_577_836_800_000  # 2020-01-01T00:00:00Z: log times are milliseconds since then
 WIDTH = 8  # base-36 digits a time takes: 36**8 ms is 89 years
-MARK = (
-    "lg"  # the group count the log's places are laid out in, set by every write that knows no other is left
-)
+MARK = "lg"  # the group count of the places' layout, set by every write that knows no other is left
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # in the byte order DynamoDB compares strings in
 _ATTEMPTS = 10  # writes before giving up on a race (other requests taking the free places each time)
 _REMEMBERED = 10_000  # item views kept per instance
@@ -108,9 +106,12 @@ class _View:
     marked: bool = False  # the item's MARK is today's group count: no attribute of an earlier layout is left
     last: int | None = None  # the group this instance wrote last: it knows that one best
 
+    def carried(self) -> list[int]:
+        """The places still held by attributes of an earlier layout."""
+        return [t for name, value in self.legacy.items() for t in _carried(name, value)]
+
     def times(self) -> list[int]:
-        found = [t for places in self.groups if places for t in places]
-        return found + [t for name, value in self.legacy.items() for t in _carried(name, value)]
+        return [t for places in self.groups if places for t in places] + self.carried()
 
 
 class SlidingLog:
@@ -157,8 +158,7 @@ class SlidingLog:
     def _plan(self, view: _View, cutoff: int, stamp: int, amount: int) -> dict[int, list[int]] | None:
         """The groups to write so that `amount` places hold `stamp` (and the earlier format's live places
         move into groups): a random group with room first. None when the view has no room."""
-        pending = [t for name, value in view.legacy.items() for t in _carried(name, value) if t > cutoff]
-        pending += [stamp] * amount
+        pending = [t for t in view.carried() if t > cutoff] + [stamp] * amount
         changed: dict[int, list[int]] = {}
 
         def order() -> Iterator[int]:
