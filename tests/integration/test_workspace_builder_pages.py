@@ -369,5 +369,7 @@ def test_with_github_disconnected_the_repository_pages_point_to_the_connections_
         ("diff", {"commit": shop["first"]}),
     ):
         page = api.get(f"/workspace/projects/{pid}/{path}", params=params)
-        assert page.status >= 400 and "GitHub non connecte" in text_of(page), path
+        assert page.status >= 400, path
+        assert "Your GitHub connection is missing or no longer works" in text_of(page), path
+        assert "non connecte" not in text_of(page), path  # the API's French text is not the page's
         assert '/workspace/connections">Connect GitHub on the Connections page</a>' in page.text, path

@@ -26,19 +26,17 @@ def _query(name: str, default: str = "") -> str:
     return (router.current_event.get_query_string_value(name) or default).strip()
 
 
-def _failure(exc: errors.DomainError, missing: str) -> tuple[int, str]:
-    """(status, words) of a failed repository read: `missing` when the provider found no such ref or file
-    (GitHub answers 404, or 422 for a ref that names no commit)."""
+def _failure(exc: errors.DomainError, missing: str) -> tuple[int, str, bool]:
+    """(status, words, whether to point to the Connections page) of a failed repository read: `missing` when
+    the provider found no such ref or file (GitHub answers 404, or 422 for a ref that names no commit); the
+    page's own words when the user's GitHub token is missing or refused (the API's text for that is French)."""
     if isinstance(exc, ProviderNotFound | ProviderConflict):
-        return 404, missing
+        return 404, missing, False
     if isinstance(exc, errors.NotFound):
         raise exc
-    return web.status_for(exc), exc.message
-
-
-def _reconnect(exc: errors.DomainError) -> bool:
-    """Whether the page should point to the Connections page: the user's GitHub token is missing or refused."""
-    return isinstance(exc, ReconnectRequired | ProviderAuthError)
+    if isinstance(exc, ReconnectRequired | ProviderAuthError):
+        return web.status_for(exc), say("workspace.github_unusable"), True
+    return web.status_for(exc), exc.message, False
 
 
 def _page(user: User, project: Project, status: int, template: str, **context: Any) -> Response:
@@ -57,9 +55,11 @@ def files(projectId: str) -> Response:
     try:
         listed = services.workbench().list_files(user.id, project.id, ref)
     except errors.DomainError as exc:
-        status, words = _failure(exc, say("workspace.no_ref", ref=ref, repo=project.repo_host_repo))
+        status, words, reconnect = _failure(
+            exc, say("workspace.no_ref", ref=ref, repo=project.repo_host_repo)
+        )
         return _page(
-            user, project, status, "files.html", ref=ref, listed=None, error=words, reconnect=_reconnect(exc)
+            user, project, status, "files.html", ref=ref, listed=None, error=words, reconnect=reconnect
         )
     return _page(
         user,
@@ -83,10 +83,11 @@ def read(projectId: str) -> Response:
     try:
         found = services.workbench().read_file(user.id, project.id, path, ref)
     except errors.DomainError as exc:
-        status, context["error"] = _failure(exc, say("workspace.no_file", path=path, ref=ref))
+        status, context["error"], context["reconnect"] = _failure(
+            exc, say("workspace.no_file", path=path, ref=ref)
+        )
         if isinstance(exc, errors.PayloadTooLarge):
             context["error"] = say("workspace.file_too_large", path=path)
-        context["reconnect"] = _reconnect(exc)
         return _page(user, project, status, "file.html", **context)
     context["file"] = found
     if found["encoding"] == "utf-8":
@@ -120,8 +121,7 @@ def diff(projectId: str) -> Response:
             if commit
             else say("workspace.no_refs", base=base, head=head, repo=project.repo_host_repo)
         )
-        status, context["error"] = _failure(exc, missing)
-        context["reconnect"] = _reconnect(exc)
+        status, context["error"], context["reconnect"] = _failure(exc, missing)
         return _page(user, project, status, "diff.html", **context)
     context["diff"] = found
     context["files"] = wv.diff_files(found)
