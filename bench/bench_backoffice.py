@@ -199,8 +199,10 @@ def run() -> dict[str, Any]:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from svc_backoffice import config, migrate, sessions
-    from svc_backoffice.db import Database, use_database
+    from svc_backoffice.access import sessions
+    from svc_backoffice.core import config
+    from svc_backoffice.data import migrate
+    from svc_backoffice.data.db import Database, use_database
 
     name = f"bo_bench_{uuid.uuid4().hex[:10]}"
     url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"

@@ -1,4 +1,4 @@
-"""The hosted backoffice: every published shop at /shops/{projectId}/..., served by svc_backoffice.hosting on
+"""The hosted backoffice: every published shop at /shops/{projectId}/..., served by svc_backoffice.hosting.shops on
 that shop's own database. This handler finds the shop and hands the request over with a path relative to the
 shop (svc_shared.routes.shops); everything else is the backoffice's."""
 
@@ -21,7 +21,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if isinstance(found, dict):  # no such shop, or it could not be resolved
         return found
     # Imported here, on the request path: the backoffice layer loads only when a shop is served.
-    from svc_backoffice import hosting
+    from svc_backoffice.hosting import shops as hosting
 
     shop = hosting.Shop(
         id=found.id,

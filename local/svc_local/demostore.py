@@ -41,7 +41,7 @@ def prepare_database(server_url: str, owner_email: str) -> str:
     """Create the demo store's database once, apply pending migrations, seed the demo data when empty."""
     import psycopg
 
-    from svc_backoffice import migrate
+    from svc_backoffice.data import migrate
 
     name = database_name()
     with psycopg.connect(server_url, autocommit=True) as admin:

@@ -23,8 +23,12 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from svc_backoffice import config, migrate, route_table, sessions, store
-from svc_backoffice.db import Database, use_database
+from svc_backoffice.access import sessions
+from svc_backoffice.core import config
+from svc_backoffice.data import migrate
+from svc_backoffice.data.db import Database, use_database
+from svc_backoffice.domain import store
+from svc_backoffice.routers import table as route_table
 
 
 # -- events -------------------------------------------------------------------------------------------------

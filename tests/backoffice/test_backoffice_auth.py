@@ -13,7 +13,8 @@ from bohelpers import AUDIENCE, ISSUER, Client, invoke
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from svc_backoffice import config, handoff, sessions
+from svc_backoffice.access import handoff, sessions
+from svc_backoffice.core import config
 
 
 def token(key, *, email="new@shop.example", role="editor", jti=None, **overrides):

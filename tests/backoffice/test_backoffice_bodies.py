@@ -12,8 +12,8 @@ import uuid
 import pytest
 from bohelpers import LambdaContext, build_event, function_for
 
-from svc_backoffice import route_table
-from svc_backoffice.web import MAX_BODY_BYTES
+from svc_backoffice.edge.requests import MAX_BODY_BYTES
+from svc_backoffice.routers import table as route_table
 
 WITH_BODIES = [r for r in route_table.ROUTES if r.body and r.role]  # routes that read a JSON body
 

@@ -1,4 +1,4 @@
-"""The backoffice's message catalogue (svc_backoffice.catalogue, texts/en.json): every key the code names is in
+"""The backoffice's message catalogue (svc_backoffice.core.catalogue, texts/en.json): every key the code names is in
 it, every key in it is named, no message is spelled in the code (errors, error bodies, validators), and the
 catalogue ships wherever the backoffice goes. Read with ast: nothing is run, no database is needed."""
 
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from svc_backoffice.catalogue import Group, say, texts
+from svc_backoffice.core.catalogue import Group, say, texts
 from svc_shared.domain.publish_template import template_files
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKOFFICE = ROOT / "backoffice"
 PACKAGE = BACKOFFICE / "shared" / "svc_backoffice"
-CATALOGUE = "shared/svc_backoffice/texts/en.json"
+CATALOGUE = "shared/svc_backoffice/core/texts/en.json"
 KEY = re.compile(r"[a-z_]+(\.[a-z0-9_]+)+")
 
 
@@ -175,7 +175,7 @@ def _messages_spelled_in_place() -> Iterator[str]:
                 if isinstance(node, ast.Call) and _name(node.func) == "__init__" and _spelled(_message(node)):
                     yield f"{path}:{node.lineno} {cls.name}.__init__"
         for node in ast.walk(tree):
-            if (what := _spelled_message(node, errors, path.name == "models.py")) is not None:
+            if (what := _spelled_message(node, errors, path.parent.name == "models")) is not None:
                 yield f"{path}:{getattr(node, 'lineno', 0)} {what}"
 
 
@@ -199,4 +199,4 @@ def test_the_published_tree_holds_the_catalogue() -> None:
 def test_the_package_data_holds_the_catalogue() -> None:
     setuptools = tomllib.loads((BACKOFFICE / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = setuptools["package-data"]["svc_backoffice"]
-    assert any(fnmatch.fnmatch("texts/en.json", pattern) for pattern in patterns)
+    assert any(fnmatch.fnmatch("core/texts/en.json", pattern) for pattern in patterns)

@@ -1,5 +1,5 @@
 """The database's refusals as a client sees them: every constraint of the schema has words in the product's
-language (svc_backoffice.dberrors), and no PostgreSQL text reaches a client."""
+language (svc_backoffice.data.dberrors), and no PostgreSQL text reaches a client."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from svc_backoffice import dberrors
+from svc_backoffice.data import dberrors
 
 RAW = ("violates", "constraint", "relation", "duplicate key", "foreign key", "SQLSTATE")
 

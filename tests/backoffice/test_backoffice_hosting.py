@@ -23,8 +23,11 @@ from bohelpers import ADMIN_URL, Answer, LambdaContext, answer_of, build_event, 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from svc_backoffice import config, db, handoff, hosting, sealing, tenancy
-from svc_backoffice.hosting import Shop
+from svc_backoffice.access import handoff
+from svc_backoffice.core import config, tenancy
+from svc_backoffice.data import db, sealing
+from svc_backoffice.hosting import shops as hosting
+from svc_backoffice.hosting.shops import Shop
 
 # The routers are shared by every resolver a process builds: load a group's function as well as the hosted
 # resolver (as this suite and a local stack do), so the hosted one is shown to serve with its own context.
@@ -415,7 +418,7 @@ def test_a_shop_is_refused_when_built_wrong(handoff_key):
 def test_a_shop_database_behind_the_code_is_brought_up_to_date_when_first_served(hosted, handoff_key):
     """A platform upgrade that adds a migration rolls across shops as each is next served: the database of a
     shop published with an older template gets the migrations it lacks, once per warm instance."""
-    from svc_backoffice import migrate
+    from svc_backoffice.data import migrate
 
     everything = migrate.load()
     # Published two versions ago.

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from bohelpers import AUDIENCE
 
-from svc_backoffice import config
+from svc_backoffice.core import config
 from svc_local.providers import Gsc, SandboxCredentials, base_urls
 from svc_local.providers.gsc import s256
 from svc_local.sandbox import Sandbox
@@ -166,7 +166,7 @@ def test_connect_callback_status_disconnect(admin, db, provider):
     # The state was single-use (and so is the code at the provider).
     assert admin.get(f"/api/gsc/callback?code={code}&state={state}").status == 400
     # An expired access token is refreshed with the stored refresh token (the provider expired the old one).
-    from svc_backoffice import integrations
+    from svc_backoffice.domain import integrations
 
     row = db.one("SELECT * FROM integrations WHERE kind = 'gsc'")
     tokens = integrations._opened_json(row) | {"expires_at": 0}
@@ -206,7 +206,7 @@ def test_callback_refusals(admin, as_role, db, provider):
     assert other.status == 400
     # An expired state is refused and changes nothing.
     db.all("UPDATE integrations SET updated_at = now() WHERE kind = 'gsc'")
-    from svc_backoffice import integrations
+    from svc_backoffice.domain import integrations
 
     row = db.one("SELECT * FROM integrations WHERE kind = 'gsc'")
     pending = integrations._opened_json(row)

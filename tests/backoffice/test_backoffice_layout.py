@@ -13,7 +13,9 @@ import psycopg
 import pytest
 from bohelpers import ADMIN_URL
 
-from svc_backoffice import migrate, openapi, route_table
+from svc_backoffice.data import migrate
+from svc_backoffice.routers import table as openapi
+from svc_backoffice.routers import table as route_table
 from svc_local.template import Template
 
 BACKOFFICE = Path(__file__).resolve().parents[2] / "backoffice"
@@ -163,8 +165,8 @@ def test_order_transitions_live_in_the_database(db):
 
 
 def test_database_refusals_map_to_409_and_422(db):
-    from svc_backoffice import errors
-    from svc_backoffice.db import translate_errors
+    from svc_backoffice.core import errors
+    from svc_backoffice.data.db import translate_errors
 
     order = db.one("INSERT INTO orders (email) VALUES ('a@b.co') RETURNING id")
     with (

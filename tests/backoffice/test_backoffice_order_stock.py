@@ -136,7 +136,7 @@ def test_two_orders_for_the_last_unit_one_wins(database_url, session_connection,
             "SELECT %s, id, 1, 'delivery' FROM stock_locations WHERE is_default",
             (product_id,),
         )
-    from svc_backoffice import sessions
+    from svc_backoffice.access import sessions
 
     cookie = f"svc_session={sessions.mint(editor_id)}"
     results: dict[str, int] = {}

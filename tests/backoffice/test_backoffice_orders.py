@@ -205,7 +205,7 @@ def test_concurrent_transitions_of_one_order_serialize(database_url, session_con
         order_id = setup.execute(
             "INSERT INTO orders (email) VALUES ('race@shop.example') RETURNING id::text"
         ).fetchone()[0]
-    from svc_backoffice import sessions
+    from svc_backoffice.access import sessions
 
     cookie = f"svc_session={sessions.mint(editor_id)}"
     results: dict[str, tuple[int, dict]] = {}

@@ -14,7 +14,8 @@ import uuid
 import pytest
 from bohelpers import Client
 
-from svc_backoffice import config, sealing
+from svc_backoffice.core import config
+from svc_backoffice.data import sealing
 
 SECRET = "whsec_" + "k" * 32
 WRONG = "whsec_" + "x" * 32

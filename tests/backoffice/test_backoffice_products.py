@@ -188,7 +188,7 @@ def test_list_filters_and_sorts(viewer, editor):
 
 
 def test_unexpected_failure_is_500_internal_error_with_a_request_id_and_no_detail(viewer, monkeypatch):
-    from svc_backoffice import catalog
+    from svc_backoffice.domain import catalog
 
     def boom(*_args, **_kwargs):
         raise RuntimeError("relation secret_table password=hunter2")

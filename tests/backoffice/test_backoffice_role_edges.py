@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from svc_backoffice.route_table import ROLE_RANK, ROUTES
+from svc_backoffice.access.roles import ROLE_RANK
+from svc_backoffice.routers.table import ROUTES
 
 BELOW = {rank: role for role, rank in ROLE_RANK.items()}
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from bohelpers import AUDIENCE, ISSUER, Client, invoke, migrated_database
 
-from svc_backoffice import config, handoff
-from svc_backoffice.db import Database, database, use_database
+from svc_backoffice.access import handoff
+from svc_backoffice.core import config
+from svc_backoffice.data.db import Database, database, use_database
 from svc_local.template import load_yaml
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "backoffice" / "template.yaml"

@@ -15,8 +15,8 @@ import pytest
 from awsadmin import admin_client
 from cryptography.hazmat.primitives import serialization
 
-from svc_backoffice.handoff import HandoffRejected
-from svc_backoffice.handoff import verify as backoffice_verify
+from svc_backoffice.access.handoff import HandoffRejected
+from svc_backoffice.access.handoff import verify as backoffice_verify
 from svc_shared.core.crypto import DecryptionFailed
 from svc_shared.domain.handoff import ISSUER
 from svc_shared.domain.handoff_keys import CACHE_SECONDS, HandoffKeys

@@ -101,7 +101,8 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     assert sha == stored.last_pushed_sha
     assert message.startswith(f"{TEMPLATE_SUBJECT}\n\n{TEMPLATE_BODY}")
     assert (clone / "template.yaml").is_file() and (clone / "migrations" / "0001_core.sql").is_file()
-    assert (clone / "shared" / "svc_backoffice" / "texts" / "en.json").is_file()  # the message catalogue
+    catalogue = clone / "shared" / "svc_backoffice" / "core" / "texts" / "en.json"
+    assert catalogue.is_file()  # the message catalogue
 
     # The database: every backoffice migration applied once.
     details = httpx.get(f"{sandbox}/__admin/supabase/projects/{stored.db_project_ref}").json()

@@ -130,7 +130,7 @@ def test_without_the_backoffice_secret_the_error_names_the_setting(app_env, cloc
 
 
 # ---- the shops function ---------------------------------------------------------------------------------
-# TEST STAND-IN for svc_backoffice.hosting (the backoffice side, built elsewhere): the contract's `Shop` and a
+# TEST STAND-IN for svc_backoffice.hosting.shops (the backoffice side, built elsewhere): the contract's `Shop` and a
 # `handle` that records what it was given. Only here, never in shipped code.
 @dataclass(frozen=True)
 class StandInShop:
@@ -144,7 +144,7 @@ class StandInShop:
 
 @pytest.fixture
 def hosting(monkeypatch):
-    import svc_backoffice
+    import svc_backoffice.hosting
 
     calls: list[tuple[dict[str, Any], StandInShop]] = []
 
@@ -156,11 +156,11 @@ def hosting(monkeypatch):
         calls.append((event, shop))
         return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": '{"ok": true}'}
 
-    module = types.ModuleType("svc_backoffice.hosting")
+    module = types.ModuleType("svc_backoffice.hosting.shops")
     module.Shop = StandInShop  # type: ignore[attr-defined]
     module.handle = handle  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "svc_backoffice.hosting", module)
-    monkeypatch.setattr(svc_backoffice, "hosting", module, raising=False)
+    monkeypatch.setitem(sys.modules, "svc_backoffice.hosting.shops", module)
+    monkeypatch.setattr(svc_backoffice.hosting, "shops", module, raising=False)
     return calls
 
 

@@ -1,12 +1,15 @@
-"""The import graph of the platform and the backoffice, read with ast (nothing is imported): each layer imports
-only the layers docs/architecture.md allows, nothing shipped imports the local stack, and no modules import
-each other in a circle."""
+"""The import graph of the platform and the backoffice, read with ast (nothing is imported; a load by name
+through importlib counts as an import): each layer imports only the layers docs/architecture.md allows, each
+sub-package of the shared package and of the backoffice's only those above it, nothing shipped imports the
+local stack, and no modules import each other in a circle."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,11 +63,28 @@ def _imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
                 anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
                 base = ".".join([*anchor, *([base] if base else [])])
             targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        elif isinstance(node, ast.Call) and (loaded := _loaded_by_name(node)) is not None:
+            targets = [loaded]
         for target in targets:
             while target and target not in known:
                 target = target.rpartition(".")[0]
             if target and target != name:
                 yield target
+
+
+def _loaded_by_name(call: ast.Call) -> str | None:
+    """The module `importlib.import_module(...)` or `__import__(...)` loads: its name when written whole, the
+    written start of it when formatted (`f"svc_backoffice.routers.{name}"` loads a module of that package)."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if called not in ("import_module", "__import__") or not call.args:
+        return None
+    name = call.args[0]
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return name.value
+    if isinstance(name, ast.JoinedStr) and name.values and isinstance(name.values[0], ast.Constant):
+        return str(name.values[0].value).rstrip(".")
+    return None
 
 
 def _graph() -> dict[str, set[str]]:
@@ -146,6 +166,18 @@ def test_the_graph_sees_imports_and_circles() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_a_load_by_name_counts_as_an_import(tmp_path: Path) -> None:
+    source = tmp_path / "loader.py"
+    source.write_text(
+        "import importlib\n"
+        "def load(group):\n"
+        "    importlib.import_module(f'svc_backoffice.routers.{group}')\n"
+        "    return importlib.import_module('svc_backoffice.domain.catalog')\n"
+    )
+    found = set(_imports("svc_backoffice.edge.loader", source, _modules()))
+    assert found == {"svc_backoffice.routers", "svc_backoffice.domain.catalog"}
+
+
 def _documented(table: str, imports_column: int) -> dict[str, set[str]]:
     """A table of docs/architecture.md (between its `<!-- table:start -->` and `<!-- table:end -->` marks):
     the first column's name -> the names its `imports_column` lists."""
@@ -179,31 +211,62 @@ SUBPACKAGES = {
     "routes": {"core", "storage", "providers", "oauth", "domain", "wiring", "edge", "workspace"},
 }
 
+# Inside svc_backoffice, the same (its table in docs/architecture.md). `admin` (the staff's HTML screens) stands
+# on the floor of `routers`; `storefront` (the shop's public API) serves through the edge and never reads a
+# staff session (`access`); `hosting` serves them all.
+_BELOW_ROUTERS = {"core", "data", "access", "domain", "edge"}
+BACKOFFICE_SUBPACKAGES = {
+    "core": set(),
+    "data": {"core"},
+    "access": {"core", "data"},
+    "domain": {"core", "data", "access"},
+    "edge": {"core", "data", "access", "domain"},
+    "routers": _BELOW_ROUTERS,
+    "admin": _BELOW_ROUTERS,
+    "storefront": {"core", "data", "domain", "edge"},
+    "hosting": _BELOW_ROUTERS | {"routers", "admin", "storefront"},
+}
 
-def _subpackage(module: str) -> str | None:
+RULES = {"svc_shared": SUBPACKAGES, "svc_backoffice": BACKOFFICE_SUBPACKAGES}
+
+
+def _subpackage(module: str) -> tuple[str, str] | None:
+    """(package, sub-package) of a module of a package kept in sub-packages."""
     parts = module.split(".")
-    return parts[1] if parts[0] == "svc_shared" and len(parts) > 1 else None
+    return (parts[0], parts[1]) if parts[0] in RULES and len(parts) > 1 else None
 
 
-def test_every_module_of_the_shared_package_lives_in_a_sub_package() -> None:
-    flat = sorted(
-        name
-        for name, path in _modules().items()
-        if _layer(name) == "svc_shared" and name != "svc_shared" and _subpackage(name) not in SUBPACKAGES
-    )
+@pytest.mark.parametrize("package", sorted(RULES))
+def test_every_module_lives_in_a_sub_package(package: str) -> None:
+    names = [name for name in _modules() if _layer(name) == package and name != package]
+    assert len(names) > 20
+    flat = sorted(name for name in names if name.split(".")[1] not in RULES[package])
     assert flat == []
 
 
-def test_each_sub_package_imports_only_those_below_it() -> None:
+@pytest.mark.parametrize("package", sorted(RULES))
+def test_each_sub_package_imports_only_those_below_it(package: str) -> None:
+    rules = RULES[package]
     wrong = sorted(
         f"{module} imports {target}"
         for module, targets in _graph().items()
-        if (inside := _subpackage(module)) is not None
+        if (inside := _subpackage(module)) is not None and inside[0] == package
         for target in targets
-        if (other := _subpackage(target)) is not None and other != inside and other not in SUBPACKAGES[inside]
+        if (other := _subpackage(target)) is not None
+        and other[0] == package
+        and other != inside
+        and other[1] not in rules[inside[1]]
     )
     assert wrong == []
 
 
+def test_the_sub_package_rules_point_down_only() -> None:
+    """Each table is an order: a sub-package may import only those listed before it."""
+    for rules in RULES.values():
+        order = list(rules)
+        assert all(allowed <= set(order[: order.index(name)]) for name, allowed in rules.items())
+
+
 def test_the_architecture_document_shows_the_same_sub_packages() -> None:
     assert _documented("subpackages", 2) == SUBPACKAGES
+    assert _documented("backoffice", 2) == BACKOFFICE_SUBPACKAGES

@@ -1,4 +1,5 @@
-"""Lambda entry of the backoffice auth function: the resolver for its routers (svc_backoffice.routers.auth)."""
+"""Lambda entry of the backoffice auth function: the resolver for its routers (svc_backoffice.routers.auth and the
+OpenAPI document's, which describes every router: svc_backoffice.routers.table)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from svc_backoffice.routers.auth import ROUTERS
-from svc_backoffice.web import create_app, logger
+from svc_backoffice.core.logs import logger
+from svc_backoffice.edge.app import create_app
+from svc_backoffice.routers.table import ROUTERS
 
-app = create_app(*ROUTERS)
+app = create_app(*ROUTERS["auth"])
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -7,8 +7,9 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from svc_backoffice.core.logs import logger
+from svc_backoffice.edge.app import create_app
 from svc_backoffice.routers.commerce import ROUTERS
-from svc_backoffice.web import create_app, logger
 
 app = create_app(*ROUTERS)
 

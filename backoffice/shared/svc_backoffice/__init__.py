@@ -1,2 +1,4 @@
-"""Shared package of the merchant backoffice functions: configuration, database, sessions, role gate, domain
-logic and the route table."""
+"""The merchant backoffice's shared package, in sub-packages by concern; each imports only those above it
+(tests/unit/test_import_graph.py keeps the rules, docs/architecture.md shows them):
+
+core -> data -> access -> domain -> edge -> routers (admin) / storefront -> hosting."""

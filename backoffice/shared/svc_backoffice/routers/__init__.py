@@ -1,1 +1,2 @@
-"""One Router per resource; each route body is one call into the domain modules."""
+"""One router module per function group, each route body one call into the domain modules; `table` holds every
+router by function (the route table, the OpenAPI document's router, the generated docs)."""

@@ -9,20 +9,16 @@ from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import auth, handoff, openapi, store, tenancy
-from svc_backoffice.catalogue import Group, say
-from svc_backoffice.config import get_settings
-from svc_backoffice.db import database
-from svc_backoffice.sessions import SESSION_COOKIE
-from svc_backoffice.web import (
-    ApiRouter,
-    check_same_origin,
-    cookie,
-    json_response,
-    logger,
-    redirect,
-    session_cookie,
-)
+from svc_backoffice.access import auth, handoff
+from svc_backoffice.access.sessions import SESSION_COOKIE
+from svc_backoffice.core.catalogue import Group, say
+from svc_backoffice.core.config import get_settings
+from svc_backoffice.core.logs import logger
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import store
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.gate import check_same_origin
+from svc_backoffice.edge.web import cookie, redirect, session_cookie
 
 sessions = ApiRouter("/auth")
 
@@ -163,22 +159,4 @@ def landing() -> Response:
     )
 
 
-openapi_document = ApiRouter("/openapi.json")
-
-
-@openapi_document.api(
-    "GET",
-    role=None,
-    answers="200",
-    summary="This API's OpenAPI document",
-)
-def serve_openapi() -> Response:
-    document = openapi.document()
-    shop = tenancy.current_shop()
-    if shop is not None:
-        # The paths are the shop's, relative to where it is served.
-        document = {**document, "servers": [{"url": shop.base_url}]}
-    return json_response(200, document, headers={"Cache-Control": "public, max-age=300"})
-
-
-ROUTERS = (sessions, home, openapi_document)
+ROUTERS = (sessions, home)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import blog
-from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, body, json_response, path_id
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import blog
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.requests import body, path_id
+from svc_backoffice.edge.web import json_response
 
 posts = ApiRouter("/api/blog/posts", reader="viewer", writer="editor")
 posts.lists(blog.list_posts, query="BlogPostListQuery", summary="Blog posts with filters and paging")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import integrations as logic
-from svc_backoffice.config import get_settings
-from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, json_response, redirect
+from svc_backoffice.core.config import get_settings
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import integrations as logic
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.web import json_response, redirect
 
 integrations = ApiRouter("/api/integrations", reader="admin", writer="admin")
 integrations.lists(logic.list_integrations, summary="Integrations (secrets are write-only)")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import store
-from svc_backoffice.web import ApiRouter, body, json_response
+from svc_backoffice.domain import store
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.requests import body
+from svc_backoffice.edge.web import json_response
 
 search = ApiRouter("/api/search", reader="viewer")
 search.lists(store.search, query="SearchQuery", summary="Command-palette search across entities")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import store
-from svc_backoffice.db import database
-from svc_backoffice.web import OK, ApiRouter, body, json_response
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import store
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.requests import body
+from svc_backoffice.edge.web import OK, json_response
 
 settings = ApiRouter("/api/settings")
 

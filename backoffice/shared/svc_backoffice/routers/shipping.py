@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import payments, shipping
-from svc_backoffice.config import get_settings
-from svc_backoffice.db import database
-from svc_backoffice.web import ApiRouter, json_response, lower_headers, raw_body
+from svc_backoffice.core.config import get_settings
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import payments, shipping
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.requests import lower_headers, raw_body
+from svc_backoffice.edge.web import json_response
 
 zones = ApiRouter("/api/shipping/zones", reader="viewer", writer="admin")
 zones.lists(shipping.list_zones, summary="Shipping zones with their methods")

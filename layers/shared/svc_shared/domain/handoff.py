@@ -1,5 +1,5 @@
 """Single sign-on into a project's backoffice: a 60-second EdDSA token the backoffice verifies with the
-platform's public keys (it never holds a private one). Claims as backoffice/shared/svc_backoffice/handoff.py
+platform's public keys (it never holds a private one). Claims as backoffice/shared/svc_backoffice/access/handoff.py
 expects: iss, aud (the backoffice URL), sub (email), role, iat, exp, jti; the header's `kid` names the signing
 key (svc_shared.domain.handoff_keys)."""
 
@@ -23,7 +23,7 @@ LIFETIME = 60
 # A workspace role becomes a backoffice role the first time its holder signs in there.
 ROLE_BY_WORKSPACE_ROLE = {"owner": "owner", "admin": "admin", "member": "editor"}
 # Anyone else signed in: the token vouches for the email only, and the backoffice lets the person in only if
-# its staff invited that email (svc_backoffice/handoff.py).
+# its staff invited that email (svc_backoffice/access/handoff.py).
 INVITEE = "invitee"
 
 

@@ -75,7 +75,7 @@ def push_template(repo_host: RepoHost, owner: str, name: str, branch: str, root:
 def migration_runner(root: Path) -> Any:
     """The backoffice's own migration runner, from the same tree, so publishing applies migrations exactly as
     the backoffice's tests and the local stack do."""
-    source = root / "shared" / "svc_backoffice" / "migrate.py"
+    source = root / "shared" / "svc_backoffice" / "data" / "migrate.py"
     spec = importlib.util.spec_from_file_location("svc_backoffice_template_migrate", source)
     if spec is None or spec.loader is None:
         raise PublishFailed(say("publishing.migration_runner_missing"))

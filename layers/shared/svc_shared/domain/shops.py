@@ -25,7 +25,7 @@ POOLER_FIELDS = ("db_pooler_host", "db_pooler_port", "db_pooler_user", "db_poole
 
 @dataclass(frozen=True)
 class HostedShop:
-    """What svc_backoffice.hosting.Shop is made of (same fields)."""
+    """What svc_backoffice.hosting.shops.Shop is made of (same fields)."""
 
     id: str
     base_url: str

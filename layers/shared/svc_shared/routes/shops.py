@@ -1,7 +1,7 @@
 """The hosted backoffice's one route, /shops/{projectId}/...: which shop a request is for, the event as the
 backoffice sees it (the path below the shop), the migrations each shop's database is brought to, and the
 answers given before the backoffice is reached. functions/shops/app.py hands the request over to
-svc_backoffice.hosting, which only a function may import."""
+svc_backoffice.hosting.shops, which only a function may import."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from svc_backoffice import config, tenancy
-from svc_backoffice.catalogue import say
-from svc_backoffice.dberrors import translate
-from svc_backoffice.errors import NotFound, Unavailable
+from svc_backoffice.core import config, tenancy
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import NotFound, Unavailable
+from svc_backoffice.data.dberrors import translate
 
 Row = dict[str, Any]
 
@@ -100,7 +100,7 @@ class Database:
 @contextmanager
 def translate_errors() -> Iterator[None]:
     """A refusal the schema or its functions made on purpose becomes the domain error that says it in the
-    product's words (svc_backoffice.dberrors); anything else goes on as it is."""
+    product's words (svc_backoffice.data.dberrors); anything else goes on as it is."""
     try:
         yield
     except psycopg.Error as exc:

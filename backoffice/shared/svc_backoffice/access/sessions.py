@@ -7,7 +7,7 @@ the token names the shop (`shop` claim): a cookie of one shop is refused at ever
 shops ever share a key.
 
 The token also names the staff member's session epoch (`ep`, 0 when absent) at sign-in: signing out raises
-`staff.session_epoch` (svc_backoffice.auth), which ends every session minted before on the server."""
+`staff.session_epoch` (svc_backoffice.access.auth), which ends every session minted before on the server."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import time
 
 import jwt
 
-from svc_backoffice import config, tenancy
+from svc_backoffice.core import config, tenancy
 
 SESSION_COOKIE = "svc_session"
 _TYPE = "svc_session"

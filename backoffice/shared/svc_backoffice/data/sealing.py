@@ -17,13 +17,13 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from psycopg.types.json import Jsonb
 
-from svc_backoffice import tenancy
-from svc_backoffice.config import ConfigurationError, SelfHostedSettings, self_hosted_settings
+from svc_backoffice.core import tenancy
+from svc_backoffice.core.config import ConfigurationError, SelfHostedSettings, self_hosted_settings
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from svc_backoffice.db import Database
+    from svc_backoffice.data.db import Database
 
 _AES = b"\x01"  # 0x01 | nonce (12) | AES-256-GCM ciphertext and tag
 _KMS = b"\x02"  # 0x02 | KMS CiphertextBlob (encryption context {"purpose": ...})

@@ -8,13 +8,13 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _insert, _match, _page, _update
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import NotFound, Unprocessable
-from svc_backoffice.models import (
-    INT32,
+from svc_backoffice.access.auth import Staff
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import NotFound, Unprocessable
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import _delete, _insert, _match, _page, _update
+from svc_backoffice.domain.models.base import INT32
+from svc_backoffice.domain.models.commerce import (
     CouponCreate,
     CouponUpdate,
     CustomerCreate,
@@ -26,7 +26,7 @@ from svc_backoffice.models import (
     OrderTransition,
     OrderUpdate,
 )
-from svc_backoffice.store import _like
+from svc_backoffice.domain.store import _like
 
 
 def _jsonb(data: dict[str, Any], *names: str) -> dict[str, Any]:

@@ -7,16 +7,14 @@ import json
 from collections import OrderedDict
 from typing import Any
 
-from svc_backoffice import tenancy
-from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete, _insert, _update, selective, tsquery
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import Conflict, Forbidden
-from svc_backoffice.models import (
-    InventoryAdjust,
-    LocationCreate,
-    LocationUpdate,
+from svc_backoffice.access.auth import Staff
+from svc_backoffice.core import tenancy
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import Conflict, Forbidden
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import _delete, _insert, _update, selective, tsquery
+from svc_backoffice.domain.models.catalog import InventoryAdjust, LocationCreate, LocationUpdate
+from svc_backoffice.domain.models.content import (
     SearchQuery,
     SettingsUpdate,
     StaffCreate,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalog import _delete, _insert, _update
-from svc_backoffice.db import Database, Row
-from svc_backoffice.models import (
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import _delete, _insert, _update
+from svc_backoffice.domain.models.commerce import (
     CarrierCreate,
     CarrierUpdate,
     ShippingMethodCreate,

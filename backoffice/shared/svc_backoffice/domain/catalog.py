@@ -8,10 +8,10 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import NotFound, Unprocessable
-from svc_backoffice.models import (
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import NotFound, Unprocessable
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.models.catalog import (
     SORTS,
     AttributeCreate,
     AttributeUpdate,

@@ -1,21 +1,17 @@
 """The OpenAPI 3.1 document of the implemented backoffice routes, generated from the route table and the
-pydantic request models. `python -m svc_backoffice.openapi` rewrites the committed backoffice/openapi.json."""
+pydantic request models. `python -m svc_backoffice.routers.table` rewrites the committed backoffice/openapi.json."""
 
 from __future__ import annotations
 
-import functools
-import json
 import re
-import sys
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import models_json_schema
 
-from svc_backoffice import models, payments, route_table
+from svc_backoffice.domain import models, payments
+from svc_backoffice.edge.routes import Route, RouteTable
 
-COMMITTED = Path(__file__).resolve().parents[2] / "openapi.json"
 DESCRIPTIONS = {
     "200": "OK",
     "201": "Created",
@@ -32,8 +28,8 @@ DESCRIPTIONS = {
 ERROR = {"type": "object", "properties": {"error": {}}, "required": ["error"]}
 
 
-def _body_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
-    names = sorted({r.body for r in _routes() if r.body})
+def _body_schemas(routes: list[Route]) -> tuple[dict[str, Any], dict[str, Any]]:
+    names = sorted({r.body for r in routes if r.body})
     plain: list[tuple[type[BaseModel], Literal["validation"]]] = [
         (models.REQUEST_MODELS[n], "validation") for n in names if isinstance(models.REQUEST_MODELS[n], type)
     ]
@@ -48,8 +44,8 @@ def _body_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     return out, schemas
 
 
-def _routes() -> list[route_table.Route]:
-    return [r for r in route_table.ROUTES if route_table.implemented(r)] + list(route_table.AUTH_ROUTES)
+def _routes(table: RouteTable) -> list[Route]:
+    return [r for r in table.routes() if table.implemented(r)] + list(table.auth_routes())
 
 
 def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -61,11 +57,12 @@ def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     ]
 
 
-@functools.cache
-def document() -> dict[str, Any]:
-    bodies, schemas = _body_schemas()
+def document(table: RouteTable) -> dict[str, Any]:
+    """The OpenAPI document of `table`'s implemented routes."""
+    routes = _routes(table)
+    bodies, schemas = _body_schemas(routes)
     paths: dict[str, dict[str, Any]] = {}
-    for r in _routes():
+    for r in routes:
         params = [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}}
             for name in re.findall(r"\[(\w+)\]", r.path)
@@ -121,12 +118,3 @@ def document() -> dict[str, Any]:
             "securitySchemes": {"session": {"type": "apiKey", "in": "cookie", "name": "svc_session"}},
         },
     }
-
-
-def main() -> None:
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else COMMITTED
-    target.write_text(json.dumps(document(), indent=2, sort_keys=True) + "\n")
-
-
-if __name__ == "__main__":
-    main()

@@ -17,38 +17,20 @@ from typing import Any
 import psycopg
 from aws_lambda_powertools.logging import correlation_paths
 
-from svc_backoffice import db, migrate, tenancy
-from svc_backoffice.errors import Unavailable
-from svc_backoffice.routers import (
-    auth,
-    blog,
-    catalog,
-    commerce,
-    integrations,
-    inventory,
-    search,
-    settings,
-    shipping,
-)
-from svc_backoffice.tenancy import Shop
-from svc_backoffice.web import create_app, logger, start_log_context
+from svc_backoffice.core import tenancy
+from svc_backoffice.core.errors import Unavailable
+from svc_backoffice.core.logs import logger, start_log_context
+from svc_backoffice.core.tenancy import Shop
+from svc_backoffice.data import db, migrate
+from svc_backoffice.edge.app import create_app
+from svc_backoffice.routers.table import ROUTERS
 
 __all__ = ["Shop", "handle", "upgrade_schema"]
 
 # One resolver with every router: the groups share their heavy imports (Powertools, pydantic models,
 # psycopg, cryptography), so all of them cost little more at a cold start than one (docs/decisions.md,
 # "Backoffice hosting").
-app = create_app(
-    *catalog.ROUTERS,
-    *inventory.ROUTERS,
-    *settings.ROUTERS,
-    *search.ROUTERS,
-    *commerce.ROUTERS,
-    *shipping.ROUTERS,
-    *blog.ROUTERS,
-    *integrations.ROUTERS,
-    *auth.ROUTERS,
-)
+app = create_app(*(router for group in ROUTERS.values() for router in group))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalogue import say
+from svc_backoffice.core.catalogue import say
 
 
 class DomainError(Exception):

@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_backoffice.catalog import _delete, _insert, _insert_named, _match, _page, _reorder, _update, slugify
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import NotFound, Unprocessable
-from svc_backoffice.models import (
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import NotFound, Unprocessable
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import (
+    _delete,
+    _insert,
+    _insert_named,
+    _match,
+    _page,
+    _reorder,
+    _update,
+    slugify,
+)
+from svc_backoffice.domain.models.content import (
     BlogCategoryCreate,
     BlogCategoryUpdate,
     BlogCommentBulk,
@@ -20,7 +29,7 @@ from svc_backoffice.models import (
     BlogPostSchedule,
     BlogPostUpdate,
 )
-from svc_backoffice.store import _like
+from svc_backoffice.domain.store import _like
 
 POST_COLUMNS = (
     "id, title, slug, excerpt, status, category_id, author_id, tags, seo_title, seo_description, cover_image, "

@@ -33,8 +33,8 @@ from typing import Any
 
 import jwt
 
-from svc_backoffice.db import Database
-from svc_backoffice.route_table import ROLE_RANK
+from svc_backoffice.access.roles import ROLE_RANK
+from svc_backoffice.data.db import Database
 
 MAX_LIFETIME_SECONDS = 60
 LEEWAY_SECONDS = 5

@@ -15,7 +15,7 @@ from typing import Any
 # An executor runs one SQL text (possibly several statements) and returns the rows of its last statement.
 Executor = Callable[[str], Sequence[dict[str, Any]]]
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "migrations"
+DEFAULT_DIR = Path(__file__).resolve().parents[3] / "migrations"
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 BOOTSTRAP_SQL = """CREATE TABLE IF NOT EXISTS schema_migrations (

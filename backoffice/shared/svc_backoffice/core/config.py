@@ -1,6 +1,6 @@
 """Configuration of the backoffice functions: one validated model of the environment per mode, read lazily.
 
-Two modes (svc_backoffice.tenancy):
+Two modes (svc_backoffice.core.tenancy):
 - self-hosted: the merchant's own deployment of template.yaml serves one shop, and its environment names it
   (database, session key, hand-off keys and audience, field-encryption key): `SelfHostedSettings`, the
   variable names of the template;
@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from svc_backoffice import tenancy
+from svc_backoffice.core import tenancy
 
 
 class ConfigurationError(RuntimeError):
@@ -166,7 +166,7 @@ def gsc_client_secret(settings: Settings) -> str | None:
 
 def reset_settings() -> None:
     """Forget cached settings and secrets (tests change the environment); sealers are per settings
-    (svc_backoffice.sealing.sealer_for), so new settings get a new one."""
+    (svc_backoffice.data.sealing.sealer_for), so new settings get a new one."""
     self_hosted_settings.cache_clear()
     hosted_settings.cache_clear()
     secret_string.cache_clear()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import psycopg
 
-from svc_backoffice.catalogue import Group, say
-from svc_backoffice.errors import Conflict, DomainError, NotFound, Unprocessable
+from svc_backoffice.core.catalogue import Group, say
+from svc_backoffice.core.errors import Conflict, DomainError, NotFound, Unprocessable
 
 # SQLSTATEs the migrations' functions raise; their message is shown as it is.
 RAISED: dict[str, type[DomainError]] = {

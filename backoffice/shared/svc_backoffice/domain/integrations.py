@@ -17,15 +17,16 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from svc_backoffice import config, sealing, tenancy
-from svc_backoffice.auth import Staff
-from svc_backoffice.catalog import _delete
-from svc_backoffice.catalogue import say
-from svc_backoffice.config import Settings
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import InvalidInput, Unprocessable
-from svc_backoffice.models import IntegrationCreate, IntegrationUpdate
-from svc_backoffice.web import logger
+from svc_backoffice.access.auth import Staff
+from svc_backoffice.core import config, tenancy
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.config import Settings
+from svc_backoffice.core.errors import InvalidInput, Unprocessable
+from svc_backoffice.core.logs import logger
+from svc_backoffice.data import sealing
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import _delete
+from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate
 
 COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set, connected_at, created_at, updated_at"
 

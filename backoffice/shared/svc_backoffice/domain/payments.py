@@ -16,12 +16,13 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from svc_backoffice import sealing
-from svc_backoffice.catalog import _delete, _insert, _update
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import Database, Row
-from svc_backoffice.errors import WebhookNotConfigured, WebhookRejected
-from svc_backoffice.models import INT32, PaymentProviderCreate, PaymentProviderUpdate, _storable
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import WebhookNotConfigured, WebhookRejected
+from svc_backoffice.data import sealing
+from svc_backoffice.data.db import Database, Row
+from svc_backoffice.domain.catalog import _delete, _insert, _update
+from svc_backoffice.domain.models.base import INT32, _storable
+from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
 
 PROVIDER_COLUMNS = (
     "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from svc_backoffice import config, handoff, sessions, tenancy
-from svc_backoffice.db import Database
-from svc_backoffice.route_table import ROLE_RANK
+from svc_backoffice.access import handoff, sessions
+from svc_backoffice.access.roles import ROLE_RANK
+from svc_backoffice.core import config, tenancy
+from svc_backoffice.data.db import Database
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""PostgreSQL: connections and transactions, the database's refusals in words, the migrations, sealed fields."""

@@ -1,0 +1,83 @@
+"""The resolver factory: one database transaction per request, and the one table from domain error to HTTP
+status and body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import (
+    Conflict,
+    DomainError,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    Unavailable,
+    Unprocessable,
+    UnsupportedMediaType,
+    WebhookNotConfigured,
+    WebhookRejected,
+)
+from svc_backoffice.core.logs import logger
+from svc_backoffice.data.db import database
+from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.web import _RequestLocalResolver, json_response
+
+# The one table from domain error to HTTP status.
+STATUS_BY_ERROR: dict[type[DomainError], int] = {
+    InvalidInput: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    PayloadTooLarge: 413,
+    UnsupportedMediaType: 415,
+    Unprocessable: 422,
+    Unavailable: 503,
+    WebhookRejected: 400,
+    WebhookNotConfigured: 401,
+}
+
+
+def _error_body(exc: DomainError) -> dict[str, Any]:
+    if isinstance(exc, WebhookRejected):
+        return {"ok": False, "error": exc.message}
+    if isinstance(exc, InvalidInput) and exc.issues is not None:
+        return {"error": exc.issues}
+    return {"error": exc.message}
+
+
+def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+    with database().transaction():
+        return next_middleware(app)
+
+
+def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
+    """A resolver serving `routers`, each request in one database transaction."""
+    app = _RequestLocalResolver()
+    app.use(middlewares=[_transaction])
+
+    @app.exception_handler(DomainError)
+    def _domain_error(exc: DomainError) -> Response:
+        if isinstance(exc, Unavailable):
+            logger.warning("dependency unavailable", extra={"reason": exc.reason})
+        status = next((STATUS_BY_ERROR[c] for c in type(exc).__mro__ if c in STATUS_BY_ERROR), 400)
+        return json_response(status, _error_body(exc))
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        return json_response(404, {"error": say("request.not_found")})
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        # The detail (which may name tables, values or settings) stays in the log, found by the request id.
+        request_id = app.current_event.request_context.request_id
+        logger.exception("unhandled error", extra={"request_id": request_id})
+        return json_response(500, {"error": say("request.internal_error"), "request_id": request_id})
+
+    for router in routers:
+        app.include_router(router, prefix=router.prefix)
+    return app

@@ -1,0 +1,1 @@
+"""The platform's hosted backoffice: every published shop served by one deployment."""
