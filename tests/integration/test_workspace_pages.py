@@ -168,7 +168,7 @@ def test_mcp_access_lists_clients_revokes_them_and_shows_changes(api, demo_user)
     assert "http://127.0.0.1:3000/mcp" in page.text
     assert "Revoke" in page.text
     assert "<code>create_project</code>" in page.text
-    assert "Failed:</span> Connect your GitHub account" in page.text
+    assert "Failed:</span> Connect your GitHub and Supabase accounts" in page.text
     assert "<code>set_workspace_knowledge</code>" in page.text
     assert "<code>list_projects</code>" not in page.text
     grant = re.search(r'name="grant_id" value="([^"]+)"', page.text)[1]
@@ -193,11 +193,12 @@ def test_a_new_shop_from_a_template_opens_its_project_page(api, demo_user, provi
         "/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"}
     )
     assert refused.status == 409
-    assert 'id="new-prompt-error">Connect your GitHub account' in refused.text
+    assert 'id="new-prompt-error">Connect your GitHub and Supabase accounts' in refused.text
+    assert "repo_host" not in refused.text and "db_host" not in refused.text
     for provider in ("repo_host", "db_host"):
         connect_provider(api, provider)
     short = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "", "prompt": "mugs"})
-    assert short.status == 400 and 'id="new-prompt-error">prompt must be at least' in short.text
+    assert short.status == 400 and 'id="new-prompt-error">The description must be at least 10' in short.text
     made = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"})
     assert made.status == 303
     page = api.get(made.header("location").split("3000", 1)[1])
