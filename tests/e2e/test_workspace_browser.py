@@ -206,6 +206,13 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         change = page.locator("tr", has_text="create_project")
         assert created["name"] in change.inner_text() and "Done" in change.inner_text()
         shot(page, "mcp-access")
+        # Revoke asks first: cancelled, the client keeps its access.
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        row.get_by_role("button", name="Revoke Browser Test Client").click()
+        assert asked and asked[0].startswith("Revoke Browser Test Client?")
+        assert mcp(gateway, token, "tools/list").status_code == 200
+        page.once("dialog", lambda dialog: dialog.accept())
         row.get_by_role("button", name="Revoke Browser Test Client").click()
         page.wait_for_url(f"{gateway}/workspace/mcp?*")
         assert "The client can no longer use your account." in page.content()

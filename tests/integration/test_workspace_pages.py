@@ -172,7 +172,18 @@ def test_mcp_access_lists_clients_revokes_them_and_shows_changes(api, demo_user)
     assert "<code>set_workspace_knowledge</code>" in page.text
     assert "<code>list_projects</code>" not in page.text
     grant = re.search(r'name="grant_id" value="([^"]+)"', page.text)[1]
-    revoked = api.post("/workspace/mcp/revoke", form={"csrf": csrf_of(page), "grant_id": grant})
+    # Revoke asks first: without the confirmation nothing is revoked and the page says what to do.
+    unconfirmed = api.post("/workspace/mcp/revoke", form={"csrf": csrf_of(page), "grant_id": grant})
+    assert unconfirmed.status == 400
+    assert "Tick the box beside the client to confirm, then press Revoke." in unconfirmed.text
+    still = api.post(
+        "/mcp",
+        headers={**bearer, "Content-Type": "application/json"},
+        body='{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    )
+    assert still.status == 200
+    form = {"csrf": csrf_of(page), "grant_id": grant, "confirm": "yes"}
+    revoked = api.post("/workspace/mcp/revoke", form=form)
     assert revoked.status == 303
     after = api.post(
         "/mcp",

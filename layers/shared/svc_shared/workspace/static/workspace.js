@@ -147,6 +147,16 @@
     });
   });
 
+  // Revoke: the browser's own confirmation instead of the tick box (the server still needs confirm=yes).
+  document.querySelectorAll("form.revoke").forEach(function (form) {
+    var box = form.querySelector("input[name=confirm]");
+    if (box) { box.required = false; box.closest("label").hidden = true; }
+    form.addEventListener("submit", function (event) {
+      if (!window.confirm(form.dataset.confirm)) { event.preventDefault(); return; }
+      if (box) { box.checked = true; }
+    });
+  });
+
   document.querySelectorAll("form.disconnect").forEach(function (form) {
     var box = form.querySelector("input[name=confirm]");
     if (box) { box.required = false; }
