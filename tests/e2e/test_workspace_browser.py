@@ -140,7 +140,7 @@ def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchan
 
 def test_a_new_shop_is_created_by_clicking_only(chromium, merchant):
     """After connecting (the test above), a template and one button make a project."""
-    context, page = signed_in_page(chromium, merchant["gateway"], "/")
+    context, page = signed_in_page(chromium, merchant["gateway"], "/?new=1")
     try:
         page.get_by_label("Independent bookshop", exact=False).check()
         page.click("#create-project")
@@ -224,7 +224,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
 
 def publish_by_clicking(page, gateway: str, template: str) -> str:
     """Home -> New shop from `template` -> its project page -> Publish -> ready; returns the project id."""
-    page.goto(f"{gateway}/")
+    page.goto(f"{gateway}/?new=1")
     page.get_by_label(template, exact=False).check()
     page.click("#create-project")
     page.wait_for_url(f"{gateway}/workspace/projects/*")

@@ -53,6 +53,11 @@ def test_signing_in_lands_on_home_with_account_and_projects(api, demo_user):
     assert "Not published" in home.text
     csp = home.header("content-security-policy")
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    # The merchant's shops come first; the New shop form waits behind its button once there is a shop.
+    assert home.text.index("Candle &lt;Shop&gt;") < home.text.index('id="new-title"')
+    assert '<details class="new-project" id="new-shop" >' in home.text
+    assert 'id="new-shop-button" href="http://127.0.0.1:3000/?new=1#new-shop"' in home.text
+    assert '<details class="new-project" id="new-shop" open>' in api.get("/", params={"new": "1"}).text
 
 
 def test_static_files_are_served_with_their_type_and_unknown_ones_are_404(api):
@@ -206,8 +211,12 @@ def test_a_new_shop_from_a_template_opens_its_project_page(api, demo_user, provi
     assert refused.status == 409
     assert 'id="new-prompt-error">Connect your GitHub and Supabase accounts' in refused.text
     assert "repo_host" not in refused.text and "db_host" not in refused.text
+    assert (
+        'id="connect-first"' in home.text and '<details class="new-project" id="new-shop" open>' in home.text
+    )
     for provider in ("repo_host", "db_host"):
         connect_provider(api, provider)
+    assert 'id="connect-first"' not in api.get("/").text  # the hint only while a connection is missing
     short = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "", "prompt": "mugs"})
     assert short.status == 400 and 'id="new-prompt-error">The description must be at least 10' in short.text
     made = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"})
