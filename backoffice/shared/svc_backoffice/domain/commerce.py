@@ -12,7 +12,6 @@ from svc_backoffice.access.auth import Staff
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import NotFound, Unprocessable
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete, _insert, _match, _page, _update
 from svc_backoffice.domain.models.base import INT32
 from svc_backoffice.domain.models.commerce import (
     CouponCreate,
@@ -26,6 +25,7 @@ from svc_backoffice.domain.models.commerce import (
     OrderTransition,
     OrderUpdate,
 )
+from svc_backoffice.domain.rows import delete_row, insert_row, page_of, update_row, where_equal
 from svc_backoffice.domain.store import _like
 
 
@@ -61,14 +61,14 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
         params["like"] = _like(text)
         params["number"] = int(text.lstrip("#")) if text.lstrip("#").isdecimal() and len(text) < 18 else None
         where.append("(o.number = %(number)s OR o.email ILIKE %(like)s)")
-    _match(q, ("status", "customer_id"), where, params, alias="o.")
+    where_equal(q, ("status", "customer_id"), where, params, alias="o.")
     sql = (
         f"SELECT {ORDER_COLUMNS}, (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) AS item_count "  # noqa: S608
         "FROM orders o"
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY o.placed_at DESC, o.id DESC LIMIT %(limit)s OFFSET %(offset)s"
     )
-    return _page(db.all(sql, params), q.offset, q.limit)
+    return page_of(db.all(sql, params), q.offset, q.limit)
 
 
 def get_order(db: Database, order_id: Any) -> Row:
@@ -139,7 +139,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
         coupon, discount, shipping = _coupon_discount(db, body.coupon_code, subtotal, shipping)
     if subtotal + shipping + body.tax_cents > INT32:
         raise Unprocessable(say("orders.total_too_large"))
-    order = _insert(
+    order = insert_row(
         db,
         "orders",
         {
@@ -180,7 +180,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
 
 def update_order(db: Database, order_id: str, body: OrderUpdate) -> Row:
     changes = _jsonb(body.model_dump(mode="json", exclude_unset=True), "shipping_address", "billing_address")
-    _update(db, "orders", order_id, changes, "id")
+    update_row(db, "orders", order_id, changes, "id")
     return get_order(db, order_id)
 
 
@@ -229,7 +229,7 @@ def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
         "ORDER BY c.created_at DESC, c.id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return _page(rows, q.offset, q.limit)
+    return page_of(rows, q.offset, q.limit)
 
 
 def get_customer(db: Database, customer_id: Any) -> Row:
@@ -245,13 +245,13 @@ def get_customer(db: Database, customer_id: Any) -> Row:
 
 
 def create_customer(db: Database, body: CustomerCreate) -> Row:
-    row = _insert(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
+    row = insert_row(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
     return get_customer(db, row["id"])
 
 
 def update_customer(db: Database, customer_id: str, body: CustomerUpdate) -> Row:
     changes = _jsonb(body.model_dump(mode="json", exclude_unset=True), "addresses")
-    _update(db, "customers", customer_id, changes, "id")
+    update_row(db, "customers", customer_id, changes, "id")
     return get_customer(db, customer_id)
 
 
@@ -272,15 +272,15 @@ def get_coupon(db: Database, coupon_id: str) -> Row:
 
 
 def create_coupon(db: Database, body: CouponCreate) -> Row:
-    return _insert(db, "coupons", body.model_dump(), COUPON_COLUMNS)
+    return insert_row(db, "coupons", body.model_dump(), COUPON_COLUMNS)
 
 
 def update_coupon(db: Database, coupon_id: str, body: CouponUpdate) -> Row:
-    return _update(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
+    return update_row(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
 
 
 def delete_coupon(db: Database, coupon_id: str) -> None:
-    _delete(db, "coupons", coupon_id)
+    delete_row(db, "coupons", coupon_id)
 
 
 def coupon_stats(db: Database, coupon_id: str) -> Row:
