@@ -98,8 +98,7 @@ def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
 
 
 def get_product(db: Database, product_id: str) -> Row:
-    row = db.found(PRODUCT_DETAIL, (product_id,))
-    return row
+    return db.found(PRODUCT_DETAIL, (product_id,))
 
 
 def _product_columns(data: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +187,7 @@ def list_collections(db: Database) -> list[Row]:
 
 
 def get_collection(db: Database, collection_id: str) -> Row:
-    row = db.found(
+    return db.found(
         f"SELECT {COLLECTION_COLUMNS}, coalesce((SELECT jsonb_agg(jsonb_build_object("  # noqa: S608
         "'id', p.id, 'title', p.title, 'slug', p.slug, 'status', p.status, 'price_cents', p.price_cents, "
         "'position', cp.position) ORDER BY cp.position) FROM collection_products cp "
@@ -196,7 +195,6 @@ def get_collection(db: Database, collection_id: str) -> Row:
         "FROM collections c WHERE c.id = %s",
         (collection_id,),
     )
-    return row
 
 
 def _set_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> None:

@@ -72,8 +72,7 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
 
 
 def get_order(db: Database, order_id: Any) -> Row:
-    row = db.found(ORDER_DETAIL, (order_id,))
-    return row
+    return db.found(ORDER_DETAIL, (order_id,))
 
 
 def _coupon_discount(db: Database, code: str, subtotal: int, shipping: int) -> tuple[Row, int, int]:
@@ -197,13 +196,12 @@ def transition_order(db: Database, order_id: str, body: OrderTransition, staff: 
 
 
 def add_order_note(db: Database, order_id: str, body: OrderNoteCreate, staff: Staff) -> Row:
-    row = db.found(
+    return db.found(
         "INSERT INTO order_notes (order_id, staff_id, body, internal) "
         "SELECT id, %s, %s, %s FROM orders WHERE id = %s "
         "RETURNING id, order_id, staff_id, body, internal, created_at",
         (staff.id, body.body, body.internal, order_id),
     )
-    return row
 
 
 # -- customers -----------------------------------------------------------------------------------------------
@@ -233,7 +231,7 @@ def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
 
 
 def get_customer(db: Database, customer_id: Any) -> Row:
-    row = db.found(
+    return db.found(
         f"SELECT {CUSTOMER_COLUMNS}, {CUSTOMER_TOTALS}, "  # noqa: S608
         "coalesce((SELECT jsonb_agg(r ORDER BY r.placed_at DESC) FROM (SELECT o.id, o.number, o.status, "
         "o.total_cents, o.currency, o.placed_at FROM orders o WHERE o.customer_id = c.id "
@@ -241,7 +239,6 @@ def get_customer(db: Database, customer_id: Any) -> Row:
         "FROM customers c WHERE c.id = %s",
         (customer_id,),
     )
-    return row
 
 
 def create_customer(db: Database, body: CustomerCreate) -> Row:

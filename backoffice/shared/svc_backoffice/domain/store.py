@@ -124,8 +124,7 @@ def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
 
 
 def _active_member(db: Database, staff_id: Any) -> Row:
-    row = db.found("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
-    return row
+    return db.found("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
 
 
 def update_staff(db: Database, actor: Staff, body: StaffUpdate) -> Row:
