@@ -8,7 +8,6 @@ import json
 import sys
 import types
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import psycopg
 import pytest
 from awsadmin import SANDBOX_DATABASE_URL, admin_client
 
+from svc_backoffice.core.tenancy import Shop
 from svc_shared.core.config import ConfigurationError
 from svc_shared.core.errors import NotFound
 from svc_shared.storage import keys
@@ -130,26 +130,16 @@ def test_without_the_backoffice_secret_the_error_names_the_setting(app_env, cloc
 
 
 # ---- the shops function ---------------------------------------------------------------------------------
-# TEST STAND-IN for svc_backoffice.hosting.shops (the backoffice side, built elsewhere): the contract's `Shop` and a
-# `handle` that records what it was given. Only here, never in shipped code.
-@dataclass(frozen=True)
-class StandInShop:
-    id: str
-    base_url: str
-    conninfo: str
-    session_key: bytes
-    field_key: bytes
-    handoff_public_keys: tuple[str, ...] = ()
-
-
+# TEST STAND-IN for svc_backoffice.hosting.shops's `handle` (the backoffice side, tested in tests/backoffice):
+# it records what it was given. Only here, never in shipped code.
 @pytest.fixture
 def hosting(monkeypatch):
     import svc_backoffice.hosting
 
-    calls: list[tuple[dict[str, Any], StandInShop]] = []
+    calls: list[tuple[dict[str, Any], Shop]] = []
 
     def handle(
-        event: dict[str, Any], context: Any, shop: StandInShop, *, migrations_dir: Path | None = None
+        event: dict[str, Any], context: Any, shop: Shop, *, migrations_dir: Path | None = None
     ) -> dict[str, Any]:
         # The shop's database is brought to the schema of the backoffice version this deployment runs.
         assert migrations_dir is not None and (migrations_dir / "0001_core.sql").is_file()
@@ -157,7 +147,6 @@ def hosting(monkeypatch):
         return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": '{"ok": true}'}
 
     module = types.ModuleType("svc_backoffice.hosting.shops")
-    module.Shop = StandInShop  # type: ignore[attr-defined]
     module.handle = handle  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "svc_backoffice.hosting.shops", module)
     monkeypatch.setattr(svc_backoffice.hosting, "shops", module, raising=False)
@@ -174,7 +163,7 @@ def test_the_backoffice_gets_the_path_below_the_shop_and_the_shop(shops_env, dem
     )
     assert answer.status == 200 and answer.json() == {"ok": True}
     event, shop = hosting[-1]
-    assert isinstance(shop, StandInShop)
+    assert type(shop) is Shop  # the backoffice's own type, from the Shops service to the pool
     assert (shop.id, shop.base_url) == (project.id, f"http://127.0.0.1:3000/shops/{project.id}")
     assert shop.conninfo == services.shops().get(project.id).conninfo
     assert event["path"] == "/api/products" and event["requestContext"]["path"] == "/api/products"

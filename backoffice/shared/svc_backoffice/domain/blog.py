@@ -8,16 +8,6 @@ from typing import Any
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import NotFound, Unprocessable
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import (
-    _delete,
-    _insert,
-    _insert_named,
-    _match,
-    _page,
-    _reorder,
-    _update,
-    slugify,
-)
 from svc_backoffice.domain.models.content import (
     BlogCategoryCreate,
     BlogCategoryUpdate,
@@ -28,6 +18,16 @@ from svc_backoffice.domain.models.content import (
     BlogPostListQuery,
     BlogPostSchedule,
     BlogPostUpdate,
+)
+from svc_backoffice.domain.rows import (
+    Table,
+    delete_row,
+    insert_row,
+    page_of,
+    reorder,
+    slugify,
+    update_row,
+    where_equal,
 )
 from svc_backoffice.domain.store import _like
 
@@ -53,7 +53,7 @@ def list_posts(db: Database, q: BlogPostListQuery) -> dict[str, Any]:
     if q.q and (text := q.q.strip()):
         params["like"] = _like(text)
         where.append("title ILIKE %(like)s")
-    _match(q, ("status", "category_id"), where, params)
+    where_equal(q, ("status", "category_id"), where, params)
     rows = db.all(
         f"SELECT {POST_COLUMNS}, (SELECT count(*) FROM blog_comments c WHERE c.post_id = p.id) AS comment_count "  # noqa: S608
         "FROM blog_posts p"
@@ -61,7 +61,7 @@ def list_posts(db: Database, q: BlogPostListQuery) -> dict[str, Any]:
         + " ORDER BY coalesce(published_at, scheduled_for, updated_at) DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return _page(rows, q.offset, q.limit)
+    return page_of(rows, q.offset, q.limit)
 
 
 def get_post(db: Database, post_id: Any) -> Row:
@@ -73,17 +73,17 @@ def get_post(db: Database, post_id: Any) -> Row:
 def create_post(db: Database, body: BlogPostCreate, author_id: str) -> Row:
     data = body.model_dump()
     data["slug"] = data["slug"] or slugify(body.title, "post")
-    row = _insert(db, "blog_posts", {**data, "author_id": author_id}, "id")
+    row = insert_row(db, "blog_posts", {**data, "author_id": author_id}, "id")
     return get_post(db, row["id"])
 
 
 def update_post(db: Database, post_id: str, body: BlogPostUpdate) -> Row:
-    _update(db, "blog_posts", post_id, body.model_dump(exclude_unset=True), "id")
+    update_row(db, "blog_posts", post_id, body.model_dump(exclude_unset=True), "id")
     return get_post(db, post_id)
 
 
 def delete_post(db: Database, post_id: str) -> None:
-    _delete(db, "blog_posts", post_id)
+    delete_row(db, "blog_posts", post_id)
 
 
 def _move(
@@ -146,20 +146,14 @@ def list_categories(db: Database) -> list[Row]:
     )
 
 
-def create_category(db: Database, body: BlogCategoryCreate) -> Row:
-    return _insert_named(db, "blog_categories", body, CATEGORY_COLUMNS, "category")
-
-
-def update_category(db: Database, category_id: str, body: BlogCategoryUpdate) -> Row:
-    return _update(db, "blog_categories", category_id, body.model_dump(exclude_unset=True), CATEGORY_COLUMNS)
-
-
-def delete_category(db: Database, category_id: str) -> None:
-    _delete(db, "blog_categories", category_id)
+CATEGORIES: Table[BlogCategoryCreate, BlogCategoryUpdate] = Table(
+    "blog_categories", CATEGORY_COLUMNS, "category"
+)
+create_category, update_category, delete_category = CATEGORIES.create, CATEGORIES.update, CATEGORIES.delete
 
 
 def reorder_categories(db: Database, ids: list[Any]) -> None:
-    _reorder(db, "blog_categories", ids, say("blog.unknown_category"))
+    reorder(db, "blog_categories", ids, say("blog.unknown_category"))
 
 
 # -- comments ------------------------------------------------------------------------------------------------
@@ -169,18 +163,18 @@ STATUS_OF_ACTION = {"approve": "approved", "spam": "spam"}
 def list_comments(db: Database, q: BlogCommentListQuery) -> dict[str, Any]:
     where: list[str] = []
     params: dict[str, Any] = {"limit": q.limit + 1, "offset": q.offset}
-    _match(q, ("status", "post_id"), where, params)
+    where_equal(q, ("status", "post_id"), where, params)
     rows = db.all(
         f"SELECT {COMMENT_COLUMNS} FROM blog_comments"  # noqa: S608
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY created_at DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return _page(rows, q.offset, q.limit)
+    return page_of(rows, q.offset, q.limit)
 
 
 def update_comment(db: Database, comment_id: str, body: BlogCommentUpdate) -> Row:
-    return _update(db, "blog_comments", comment_id, body.model_dump(), COMMENT_COLUMNS)
+    return update_row(db, "blog_comments", comment_id, body.model_dump(), COMMENT_COLUMNS)
 
 
 def bulk_comments(db: Database, body: BlogCommentBulk) -> tuple[bool, dict[str, Any]]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import NotFound, Unprocessable
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.catalog import (
     SORTS,
@@ -23,75 +20,17 @@ from svc_backoffice.domain.models.catalog import (
     ProductListQuery,
     ProductUpdate,
 )
-
-
-def slugify(text: str, fallback: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:120].strip("-")
-    return slug or fallback
-
-
-def tsquery(text: str) -> str | None:
-    """Prefix query over the words of `text`, punctuation read as a space as the search column reads it
-    ('red sh' -> 'red:* & sh:*', 'mug-20' -> 'mug:* & 20:*'); None when it has no words."""
-    words = re.findall(r"[^\W_]+", text.lower())[:8]
-    return " & ".join(f"{w}:*" for w in words) or None
-
-
-def selective(text: str) -> bool:
-    """Whether a search names a code (a word with a digit): such words match few products."""
-    return any(any(ch.isdigit() for ch in word) for word in re.findall(r"[^\W_]+", text))
-
-
-def _update(db: Database, table: str, row_id: str, changes: dict[str, Any], columns: str = "*") -> Row:
-    """UPDATE the given columns (names come from request models, never from the client) of one row."""
-    if not changes:
-        row = db.one(f"SELECT {columns} FROM {table} WHERE id = %s", (row_id,))  # noqa: S608
-    else:
-        sets = ", ".join(f"{name} = %({name})s" for name in changes)
-        row = db.one(
-            f"UPDATE {table} SET {sets} WHERE id = %(id)s RETURNING {columns}",  # noqa: S608
-            {**changes, "id": row_id},
-        )
-    if row is None:
-        raise NotFound()
-    return row
-
-
-def _insert(db: Database, table: str, data: dict[str, Any], columns: str = "*") -> Row:
-    """INSERT one row of `data` (keys come from request models, never from the client)."""
-    names = ", ".join(data)
-    values = ", ".join(f"%({n})s" for n in data)
-    row = db.one(f"INSERT INTO {table} ({names}) VALUES ({values}) RETURNING {columns}", data)  # noqa: S608
-    assert row is not None
-    return row
-
-
-def _insert_named(db: Database, table: str, body: Any, columns: str, fallback: str) -> Row:
-    """INSERT one row of `body`, its slug made from its name when it gives none (`fallback` for a name with
-    no letter or digit)."""
-    data = body.model_dump()
-    data["slug"] = data["slug"] or slugify(body.name, fallback)
-    return _insert(db, table, data, columns)
-
-
-def _match(q: Any, names: tuple[str, ...], where: list[str], params: dict[str, Any], alias: str = "") -> None:
-    """The list query's filters among `names` that are set, each an equality on its column."""
-    for name in names:
-        if (value := getattr(q, name)) is not None:
-            where.append(f"{alias}{name} = %({name})s")
-            params[name] = value
-
-
-def _page(rows: list[Row], offset: int, limit: int) -> dict[str, Any]:
-    """A page of a list read with `limit + 1` rows: the extra row only says there are more."""
-    return {"items": rows[:limit], "offset": offset, "limit": limit, "has_more": len(rows) > limit}
-
-
-def _delete(db: Database, table: str, row_id: str) -> None:
-    if db.one(f"DELETE FROM {table} WHERE id = %s RETURNING id", (row_id,)) is None:  # noqa: S608
-        raise NotFound()
-
+from svc_backoffice.domain.rows import (
+    Table,
+    delete_row,
+    page_of,
+    reorder,
+    selective,
+    slugify,
+    tsquery,
+    update_row,
+    where_equal,
+)
 
 # -- products ------------------------------------------------------------------------------------------------
 LIST_COLUMNS = (
@@ -139,7 +78,7 @@ def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
             where.append("(search @@ to_tsquery('simple', %(tsq)s) OR lower(sku) = %(sku)s)")
         else:
             where.append("lower(sku) = %(sku)s")
-    _match(q, ("status", "type", "category_id"), where, params)
+    where_equal(q, ("status", "type", "category_id"), where, params)
     if q.out_of_stock:
         where.append("stock_state = 'out'")
     if q.low_stock:
@@ -155,12 +94,11 @@ def list_products(db: Database, q: ProductListQuery) -> dict[str, Any]:
         filtered = f"WITH hits AS MATERIALIZED ({filtered}) SELECT * FROM hits"  # noqa: S608
     sql = f"{filtered} ORDER BY {order} LIMIT %(limit)s OFFSET %(offset)s"
     rows = db.all(sql, {**params, "limit": q.limit + 1, "offset": q.offset})
-    return {**_page(rows, q.offset, q.limit), "sort": q.sort, "dir": q.dir}
+    return {**page_of(rows, q.offset, q.limit), "sort": q.sort, "dir": q.dir}
 
 
 def get_product(db: Database, product_id: str) -> Row:
-    row = db.found(PRODUCT_DETAIL, (product_id,))
-    return row
+    return db.found(PRODUCT_DETAIL, (product_id,))
 
 
 def _product_columns(data: dict[str, Any]) -> dict[str, Any]:
@@ -195,14 +133,14 @@ def create_product(db: Database, body: ProductCreate) -> Row:
 
 def update_product(db: Database, product_id: str, body: ProductUpdate) -> Row:
     data = body.model_dump(mode="python", exclude_unset=True)
-    _update(db, "products", product_id, _product_columns(data), "id")
+    update_row(db, "products", product_id, _product_columns(data), "id")
     if "attributes" in data:
         _set_attributes(db, product_id, data["attributes"] or [])
     return get_product(db, product_id)
 
 
 def delete_product(db: Database, product_id: str) -> None:
-    _delete(db, "products", product_id)
+    delete_row(db, "products", product_id)
 
 
 # -- categories ----------------------------------------------------------------------------------------------
@@ -216,33 +154,12 @@ def list_categories(db: Database) -> list[Row]:
     )
 
 
-def create_category(db: Database, body: CategoryCreate) -> Row:
-    return _insert_named(db, "categories", body, CATEGORY_COLUMNS, "category")
-
-
-def update_category(db: Database, category_id: str, body: CategoryUpdate) -> Row:
-    return _update(
-        db, "categories", category_id, body.model_dump(mode="python", exclude_unset=True), CATEGORY_COLUMNS
-    )
-
-
-def delete_category(db: Database, category_id: str) -> None:
-    _delete(db, "categories", category_id)
-
-
-def _reorder(db: Database, table: str, ids: list[Any], unknown: str) -> None:
-    """Positions from the order of `ids`; `unknown` (422) when one names no row."""
-    rows = db.all(
-        f"UPDATE {table} t SET position = o.ord - 1 "  # noqa: S608
-        "FROM unnest(%s::uuid[]) WITH ORDINALITY AS o(id, ord) WHERE t.id = o.id RETURNING t.id",
-        (ids,),
-    )
-    if len(rows) != len(ids):
-        raise Unprocessable(unknown)
+CATEGORIES: Table[CategoryCreate, CategoryUpdate] = Table("categories", CATEGORY_COLUMNS, "category")
+create_category, update_category, delete_category = CATEGORIES.create, CATEGORIES.update, CATEGORIES.delete
 
 
 def reorder_categories(db: Database, ids: list[Any]) -> None:
-    _reorder(db, "categories", ids, say("catalog.unknown_category"))
+    reorder(db, "categories", ids, say("catalog.unknown_category"))
 
 
 # -- attributes ----------------------------------------------------------------------------------------------
@@ -253,18 +170,8 @@ def list_attributes(db: Database) -> list[Row]:
     return db.all(f"SELECT {ATTRIBUTE_COLUMNS} FROM attributes ORDER BY position, name")  # noqa: S608
 
 
-def create_attribute(db: Database, body: AttributeCreate) -> Row:
-    return _insert_named(db, "attributes", body, ATTRIBUTE_COLUMNS, "attribute")
-
-
-def update_attribute(db: Database, attribute_id: str, body: AttributeUpdate) -> Row:
-    return _update(
-        db, "attributes", attribute_id, body.model_dump(mode="python", exclude_unset=True), ATTRIBUTE_COLUMNS
-    )
-
-
-def delete_attribute(db: Database, attribute_id: str) -> None:
-    _delete(db, "attributes", attribute_id)
+ATTRIBUTES: Table[AttributeCreate, AttributeUpdate] = Table("attributes", ATTRIBUTE_COLUMNS, "attribute")
+create_attribute, update_attribute, delete_attribute = ATTRIBUTES.create, ATTRIBUTES.update, ATTRIBUTES.delete
 
 
 # -- collections ---------------------------------------------------------------------------------------------
@@ -280,7 +187,7 @@ def list_collections(db: Database) -> list[Row]:
 
 
 def get_collection(db: Database, collection_id: str) -> Row:
-    row = db.found(
+    return db.found(
         f"SELECT {COLLECTION_COLUMNS}, coalesce((SELECT jsonb_agg(jsonb_build_object("  # noqa: S608
         "'id', p.id, 'title', p.title, 'slug', p.slug, 'status', p.status, 'price_cents', p.price_cents, "
         "'position', cp.position) ORDER BY cp.position) FROM collection_products cp "
@@ -288,7 +195,6 @@ def get_collection(db: Database, collection_id: str) -> Row:
         "FROM collections c WHERE c.id = %s",
         (collection_id,),
     )
-    return row
 
 
 def _set_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> None:
@@ -315,12 +221,12 @@ def create_collection(db: Database, body: CollectionCreate) -> Row:
 
 
 def update_collection(db: Database, collection_id: str, body: CollectionUpdate) -> Row:
-    _update(db, "collections", collection_id, body.model_dump(mode="python", exclude_unset=True), "id")
+    update_row(db, "collections", collection_id, body.model_dump(mode="python", exclude_unset=True), "id")
     return get_collection(db, collection_id)
 
 
 def delete_collection(db: Database, collection_id: str) -> None:
-    _delete(db, "collections", collection_id)
+    delete_row(db, "collections", collection_id)
 
 
 def reorder_collection_products(db: Database, collection_id: str, product_ids: list[Any]) -> Row:

@@ -12,7 +12,6 @@ from svc_backoffice.access.auth import Staff
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import NotFound, Unprocessable
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete, _insert, _match, _page, _update
 from svc_backoffice.domain.models.base import INT32
 from svc_backoffice.domain.models.commerce import (
     CouponCreate,
@@ -26,6 +25,7 @@ from svc_backoffice.domain.models.commerce import (
     OrderTransition,
     OrderUpdate,
 )
+from svc_backoffice.domain.rows import delete_row, insert_row, page_of, update_row, where_equal
 from svc_backoffice.domain.store import _like
 
 
@@ -61,19 +61,18 @@ def list_orders(db: Database, q: OrderListQuery) -> dict[str, Any]:
         params["like"] = _like(text)
         params["number"] = int(text.lstrip("#")) if text.lstrip("#").isdecimal() and len(text) < 18 else None
         where.append("(o.number = %(number)s OR o.email ILIKE %(like)s)")
-    _match(q, ("status", "customer_id"), where, params, alias="o.")
+    where_equal(q, ("status", "customer_id"), where, params, alias="o.")
     sql = (
         f"SELECT {ORDER_COLUMNS}, (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) AS item_count "  # noqa: S608
         "FROM orders o"
         + (f" WHERE {' AND '.join(where)}" if where else "")
         + " ORDER BY o.placed_at DESC, o.id DESC LIMIT %(limit)s OFFSET %(offset)s"
     )
-    return _page(db.all(sql, params), q.offset, q.limit)
+    return page_of(db.all(sql, params), q.offset, q.limit)
 
 
 def get_order(db: Database, order_id: Any) -> Row:
-    row = db.found(ORDER_DETAIL, (order_id,))
-    return row
+    return db.found(ORDER_DETAIL, (order_id,))
 
 
 def _coupon_discount(db: Database, code: str, subtotal: int, shipping: int) -> tuple[Row, int, int]:
@@ -139,7 +138,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
         coupon, discount, shipping = _coupon_discount(db, body.coupon_code, subtotal, shipping)
     if subtotal + shipping + body.tax_cents > INT32:
         raise Unprocessable(say("orders.total_too_large"))
-    order = _insert(
+    order = insert_row(
         db,
         "orders",
         {
@@ -180,7 +179,7 @@ def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) ->
 
 def update_order(db: Database, order_id: str, body: OrderUpdate) -> Row:
     changes = _jsonb(body.model_dump(mode="json", exclude_unset=True), "shipping_address", "billing_address")
-    _update(db, "orders", order_id, changes, "id")
+    update_row(db, "orders", order_id, changes, "id")
     return get_order(db, order_id)
 
 
@@ -197,13 +196,12 @@ def transition_order(db: Database, order_id: str, body: OrderTransition, staff: 
 
 
 def add_order_note(db: Database, order_id: str, body: OrderNoteCreate, staff: Staff) -> Row:
-    row = db.found(
+    return db.found(
         "INSERT INTO order_notes (order_id, staff_id, body, internal) "
         "SELECT id, %s, %s, %s FROM orders WHERE id = %s "
         "RETURNING id, order_id, staff_id, body, internal, created_at",
         (staff.id, body.body, body.internal, order_id),
     )
-    return row
 
 
 # -- customers -----------------------------------------------------------------------------------------------
@@ -229,11 +227,11 @@ def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
         "ORDER BY c.created_at DESC, c.id DESC LIMIT %(limit)s OFFSET %(offset)s",
         params,
     )
-    return _page(rows, q.offset, q.limit)
+    return page_of(rows, q.offset, q.limit)
 
 
 def get_customer(db: Database, customer_id: Any) -> Row:
-    row = db.found(
+    return db.found(
         f"SELECT {CUSTOMER_COLUMNS}, {CUSTOMER_TOTALS}, "  # noqa: S608
         "coalesce((SELECT jsonb_agg(r ORDER BY r.placed_at DESC) FROM (SELECT o.id, o.number, o.status, "
         "o.total_cents, o.currency, o.placed_at FROM orders o WHERE o.customer_id = c.id "
@@ -241,17 +239,16 @@ def get_customer(db: Database, customer_id: Any) -> Row:
         "FROM customers c WHERE c.id = %s",
         (customer_id,),
     )
-    return row
 
 
 def create_customer(db: Database, body: CustomerCreate) -> Row:
-    row = _insert(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
+    row = insert_row(db, "customers", _jsonb(body.model_dump(mode="json"), "addresses"), "id")
     return get_customer(db, row["id"])
 
 
 def update_customer(db: Database, customer_id: str, body: CustomerUpdate) -> Row:
     changes = _jsonb(body.model_dump(mode="json", exclude_unset=True), "addresses")
-    _update(db, "customers", customer_id, changes, "id")
+    update_row(db, "customers", customer_id, changes, "id")
     return get_customer(db, customer_id)
 
 
@@ -272,15 +269,15 @@ def get_coupon(db: Database, coupon_id: str) -> Row:
 
 
 def create_coupon(db: Database, body: CouponCreate) -> Row:
-    return _insert(db, "coupons", body.model_dump(), COUPON_COLUMNS)
+    return insert_row(db, "coupons", body.model_dump(), COUPON_COLUMNS)
 
 
 def update_coupon(db: Database, coupon_id: str, body: CouponUpdate) -> Row:
-    return _update(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
+    return update_row(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
 
 
 def delete_coupon(db: Database, coupon_id: str) -> None:
-    _delete(db, "coupons", coupon_id)
+    delete_row(db, "coupons", coupon_id)
 
 
 def coupon_stats(db: Database, coupon_id: str) -> Row:

@@ -25,8 +25,8 @@ from svc_backoffice.core.errors import InvalidInput, Unprocessable
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete
 from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate
+from svc_backoffice.domain.rows import delete_row
 
 COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set, connected_at, created_at, updated_at"
 
@@ -70,7 +70,7 @@ def update_integration(db: Database, integration_id: str, body: IntegrationUpdat
 
 
 def delete_integration(db: Database, integration_id: str) -> None:
-    _delete(db, "integrations", integration_id)
+    delete_row(db, "integrations", integration_id)
 
 
 # -- search console ------------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import WebhookNotConfigured, WebhookRejected
 from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete, _insert, _update
 from svc_backoffice.domain.models.base import INT32, _storable
 from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
+from svc_backoffice.domain.rows import delete_row, insert_row, update_row
 
 PROVIDER_COLUMNS = (
     "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "
@@ -47,7 +47,7 @@ def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
         write_only="webhook_secret",
         json_field="public_config",
     )
-    return _insert(db, "payment_providers", fields, PROVIDER_COLUMNS)
+    return insert_row(db, "payment_providers", fields, PROVIDER_COLUMNS)
 
 
 def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate) -> Row:
@@ -59,11 +59,11 @@ def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate)
         write_only="webhook_secret",
         json_field="public_config",
     )
-    return _update(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
+    return update_row(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
 
 
 def delete_provider(db: Database, provider_id: str) -> None:
-    _delete(db, "payment_providers", provider_id)
+    delete_row(db, "payment_providers", provider_id)
 
 
 # -- webhook signatures --------------------------------------------------------------------------------------

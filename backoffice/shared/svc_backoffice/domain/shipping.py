@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete, _insert, _update
 from svc_backoffice.domain.models.commerce import (
     CarrierCreate,
     CarrierUpdate,
@@ -14,6 +11,7 @@ from svc_backoffice.domain.models.commerce import (
     ShippingZoneCreate,
     ShippingZoneUpdate,
 )
+from svc_backoffice.domain.rows import Table
 
 ZONE_COLUMNS = "id, name, countries, position, created_at"
 METHOD_COLUMNS = (
@@ -23,10 +21,12 @@ METHOD_COLUMNS = (
 CARRIER_COLUMNS = "id, name, code, tracking_url_template, active, created_at"
 
 
-def _write(db: Database, table: str, row_id: str | None, data: dict[str, Any], columns: str) -> Row:
-    if row_id is None:
-        return _insert(db, table, data, columns)
-    return _update(db, table, row_id, data, columns)
+ZONES: Table[ShippingZoneCreate, ShippingZoneUpdate] = Table("shipping_zones", ZONE_COLUMNS)
+METHODS: Table[ShippingMethodCreate, ShippingMethodUpdate] = Table("shipping_methods", METHOD_COLUMNS)
+CARRIERS: Table[CarrierCreate, CarrierUpdate] = Table("shipping_carriers", CARRIER_COLUMNS)
+create_zone, update_zone, delete_zone = ZONES.create, ZONES.update, ZONES.delete
+create_method, update_method, delete_method = METHODS.create, METHODS.update, METHODS.delete
+create_carrier, update_carrier, delete_carrier = CARRIERS.create, CARRIERS.update, CARRIERS.delete
 
 
 def list_zones(db: Database) -> list[Row]:
@@ -37,45 +37,9 @@ def list_zones(db: Database) -> list[Row]:
     )
 
 
-def create_zone(db: Database, body: ShippingZoneCreate) -> Row:
-    return _write(db, "shipping_zones", None, body.model_dump(), ZONE_COLUMNS)
-
-
-def update_zone(db: Database, zone_id: str, body: ShippingZoneUpdate) -> Row:
-    return _write(db, "shipping_zones", zone_id, body.model_dump(exclude_unset=True), ZONE_COLUMNS)
-
-
-def delete_zone(db: Database, zone_id: str) -> None:
-    _delete(db, "shipping_zones", zone_id)
-
-
 def list_methods(db: Database) -> list[Row]:
     return db.all(f"SELECT {METHOD_COLUMNS} FROM shipping_methods ORDER BY zone_id, position, name")  # noqa: S608
 
 
-def create_method(db: Database, body: ShippingMethodCreate) -> Row:
-    return _write(db, "shipping_methods", None, body.model_dump(), METHOD_COLUMNS)
-
-
-def update_method(db: Database, method_id: str, body: ShippingMethodUpdate) -> Row:
-    return _write(db, "shipping_methods", method_id, body.model_dump(exclude_unset=True), METHOD_COLUMNS)
-
-
-def delete_method(db: Database, method_id: str) -> None:
-    _delete(db, "shipping_methods", method_id)
-
-
 def list_carriers(db: Database) -> list[Row]:
     return db.all(f"SELECT {CARRIER_COLUMNS} FROM shipping_carriers ORDER BY name")  # noqa: S608
-
-
-def create_carrier(db: Database, body: CarrierCreate) -> Row:
-    return _write(db, "shipping_carriers", None, body.model_dump(), CARRIER_COLUMNS)
-
-
-def update_carrier(db: Database, carrier_id: str, body: CarrierUpdate) -> Row:
-    return _write(db, "shipping_carriers", carrier_id, body.model_dump(exclude_unset=True), CARRIER_COLUMNS)
-
-
-def delete_carrier(db: Database, carrier_id: str) -> None:
-    _delete(db, "shipping_carriers", carrier_id)

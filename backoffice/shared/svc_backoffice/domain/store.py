@@ -12,7 +12,6 @@ from svc_backoffice.core import tenancy
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, Forbidden
 from svc_backoffice.data.db import Database, Row
-from svc_backoffice.domain.catalog import _delete, _insert, _update, selective, tsquery
 from svc_backoffice.domain.models.catalog import InventoryAdjust, LocationCreate, LocationUpdate
 from svc_backoffice.domain.models.content import (
     SearchQuery,
@@ -21,6 +20,7 @@ from svc_backoffice.domain.models.content import (
     StaffDelete,
     StaffUpdate,
 )
+from svc_backoffice.domain.rows import delete_row, insert_row, selective, tsquery, update_row
 
 # -- inventory -----------------------------------------------------------------------------------------------
 LOCATION_COLUMNS = "id, name, code, address, is_default, active, created_at"
@@ -39,17 +39,17 @@ def _clear_default(db: Database, changes: dict[str, Any]) -> None:
 def create_location(db: Database, body: LocationCreate) -> Row:
     data = body.model_dump()
     _clear_default(db, data)
-    return _insert(db, "stock_locations", data, LOCATION_COLUMNS)
+    return insert_row(db, "stock_locations", data, LOCATION_COLUMNS)
 
 
 def update_location(db: Database, location_id: str, body: LocationUpdate) -> Row:
     changes = body.model_dump(exclude_unset=True)
     _clear_default(db, changes)
-    return _update(db, "stock_locations", location_id, changes, LOCATION_COLUMNS)
+    return update_row(db, "stock_locations", location_id, changes, LOCATION_COLUMNS)
 
 
 def delete_location(db: Database, location_id: str) -> None:
-    _delete(db, "stock_locations", location_id)
+    delete_row(db, "stock_locations", location_id)
 
 
 def adjust_inventory(db: Database, body: InventoryAdjust, staff: Staff) -> Row:
@@ -124,8 +124,7 @@ def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
 
 
 def _active_member(db: Database, staff_id: Any) -> Row:
-    row = db.found("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
-    return row
+    return db.found("SELECT id, role FROM staff WHERE id = %s AND removed_at IS NULL FOR UPDATE", (staff_id,))
 
 
 def update_staff(db: Database, actor: Staff, body: StaffUpdate) -> Row:
@@ -135,7 +134,7 @@ def update_staff(db: Database, actor: Staff, body: StaffUpdate) -> Row:
     target = _active_member(db, body.id)
     if target["role"] == "owner" and changes.get("role", "owner") != "owner" and actor.role != "owner":
         raise Forbidden(say("staff.only_owner_removes"))
-    return _update(db, "staff", str(body.id), changes, STAFF_COLUMNS)
+    return update_row(db, "staff", str(body.id), changes, STAFF_COLUMNS)
 
 
 def remove_staff(db: Database, actor: Staff, body: StaffDelete) -> None:

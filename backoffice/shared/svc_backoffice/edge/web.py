@@ -1,5 +1,6 @@
 """The HTTP surface every backoffice router shares: the resolver that keeps each request's event and context
-per `contextvars` context, JSON and redirect responses, and the session cookie (written and read)."""
+per `contextvars` context, JSON and redirect responses, and the session cookie (written here, read by
+`core/cookies.py`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from svc_backoffice.access.sessions import SESSION_COOKIE
 from svc_backoffice.core import config, tenancy
+from svc_backoffice.core.cookies import cookie as cookie  # the product's one cookie reader
 
 _current_event: ContextVar[Any] = ContextVar("backoffice_current_event", default=None)
 _lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", default=None)
@@ -57,7 +60,7 @@ class _RequestLocalResolver(APIGatewayRestResolver):
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         _request_context.set({})
         if isinstance(event, dict):
-            _current_event.set(self._to_proxy_event(event))
+            _current_event.set(APIGatewayProxyEvent(event))
         _lambda_context.set(context)
         return super().resolve(event, context)
 
@@ -100,21 +103,3 @@ def session_cookie(value: str, *, max_age: int) -> Cookie:
         max_age=max_age,
         same_site=SameSite.LAX_MODE,
     )
-
-
-def cookie(app: APIGatewayRestResolver, name: str) -> str | None:
-    from http.cookies import CookieError, SimpleCookie
-
-    headers = app.current_event.multi_value_headers or {}
-    values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
-    if not values and (single := (app.current_event.headers or {}).get("cookie")):
-        values = [single]
-    for header in values:
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(header)
-        except CookieError:
-            continue
-        if name in jar:
-            return jar[name].value
-    return None

@@ -75,7 +75,7 @@ def sign_out() -> Response:
     """A form button or a fetch may post it (no body needed); another site's page may not (403), or it could
     sign the staff member out at will."""
     check_same_origin(sessions)  # type: ignore[arg-type]
-    auth.sign_out(database(), cookie(sessions, SESSION_COOKIE))  # type: ignore[arg-type]
+    auth.sign_out(database(), cookie(sessions, SESSION_COOKIE))
     return redirect("/auth/signed-out", cookies=[session_cookie("", max_age=0)])
 
 

@@ -1,14 +1,15 @@
-"""Structured JSON logging (Powertools Logger) with secrets redacted from every record."""
+"""Structured JSON logging (Powertools Logger) with secrets redacted from every record, formatted by the
+product's one request-log formatter (svc_backoffice.core.logformat: its keys kept per request)."""
 
 from __future__ import annotations
 
 import logging
 import re
-from contextvars import ContextVar
 from typing import Any
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+from svc_backoffice.core.logformat import PerContextKeys
 
 SECRET_KEY = re.compile(
     r"(pass(word)?|secret|token|authorization|cookie|code_verifier|api[_-]?key|private|signature)", re.I
@@ -39,36 +40,9 @@ class _RedactSecrets(logging.Filter):
         return True
 
 
-class _PerContextKeys(LambdaPowertoolsFormatter):
-    """Powertools' formatter with its appended keys (function name, request id, project id...) kept per
-    `contextvars` context instead of per process: on Lambda that is the same thing (one request at a time),
-    and where requests run side by side in one process (the local gateway runs each in a context of its own)
-    one request's keys never show in another's log lines."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._keys: ContextVar[dict[str, Any] | None] = ContextVar("svc_log_keys", default=None)
-        self._base: dict[str, Any] = {}
-        super().__init__(**kwargs)
-        # The keys of the context that configured the logger (service, sampling rate...): a new context
-        # starts from a copy of them.
-        self._base = self.log_format
-
-    @property
-    def log_format(self) -> dict[str, Any]:
-        keys = self._keys.get()
-        if keys is None:
-            keys = dict(self._base)
-            self._keys.set(keys)
-        return keys
-
-    @log_format.setter
-    def log_format(self, value: dict[str, Any]) -> None:
-        self._keys.set(value)
-
-
 def get_logger(service: str = "svc") -> Logger:
     """The service logger; child loggers share its handler and redaction filter."""
-    logger = Logger(service=service, use_rfc3339=True, logger_formatter=_PerContextKeys(use_rfc3339=True))
+    logger = Logger(service=service, use_rfc3339=True, logger_formatter=PerContextKeys(use_rfc3339=True))
     if not any(isinstance(f, _RedactSecrets) for f in logger._logger.filters):
         logger._logger.addFilter(_RedactSecrets())
     return logger

@@ -27,7 +27,7 @@ from svc_shared.domain.publish_state import (
     PublishState,
     SimulatedCrash,
 )
-from svc_shared.domain.publish_template import migration_runner, push_template, template_root
+from svc_shared.domain.publish_template import migration_runner, migrations_dir, push_template, template_root
 from svc_shared.providers.http import ProviderConflict
 from svc_shared.storage.dal import Table, attr
 
@@ -158,7 +158,7 @@ class PublishStages:
             held.clear()
             return db.query(ref, text)
 
-        todo = runner.pending(execute, runner.load(self.template() / "migrations"))
+        todo = runner.pending(execute, runner.load(migrations_dir(self.template())))
         if todo:
             # Every pending migration in one request: each keeps its own transaction (its version row
             # first), and PostgreSQL stops at the first error, so what ran before it stays recorded and a

@@ -40,6 +40,12 @@ def template_root(configured: str | None = None) -> Path:
     raise PublishFailed(say("publishing.template_unavailable"))
 
 
+def migrations_dir(root: Path) -> Path:
+    """The migrations of the backoffice tree `root`: what publishing applies to a new shop's database and
+    what the hosted backoffice brings each shop's database to."""
+    return root / "migrations"
+
+
 def template_files(root: Path) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for path in sorted(root.rglob("*")):

@@ -1,14 +1,17 @@
 """Where and how the hosted backoffice serves one shop: its public URL, its own database through the db_host's
 pooler, the keys of its sessions and sealed fields, and the hand-off keys it trusts, from what publishing
-recorded on the project. Kept for a minute per instance, so a warm request does no storage or KMS call."""
+recorded on the project, as the backoffice's own `Shop` (svc_backoffice.core.tenancy: one type from the
+gateway to the pool); and the migrations each shop's database is brought to. Kept for a minute per instance,
+so a warm request does no storage or KMS call."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import quote
 
+from svc_backoffice.core.tenancy import Shop
 from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.config import ConfigurationError
@@ -21,18 +24,6 @@ CACHE_SECONDS = 60
 MAX_CACHED = 512
 # What publishing records on the project (Publisher._host_triggering_build) before a shop is served.
 POOLER_FIELDS = ("db_pooler_host", "db_pooler_port", "db_pooler_user", "db_pooler_database")
-
-
-@dataclass(frozen=True)
-class HostedShop:
-    """What svc_backoffice.hosting.shops.Shop is made of (same fields)."""
-
-    id: str
-    base_url: str
-    conninfo: str = field(repr=False)
-    session_key: bytes = field(repr=False)
-    field_key: bytes = field(repr=False)
-    handoff_public_keys: tuple[str, ...] = ()
 
 
 def derive_key(secret: str, purpose: str, project_id: str) -> bytes:
@@ -62,16 +53,28 @@ class Shops:
         clock: Clock,
         *,
         secret: Callable[[], str],
+        tree: Callable[[], Path],
     ) -> None:
         self._projects = projects
         self._envelope = envelope
         self._handoff_keys = handoff_keys
         self._clock = clock
         self._secret = secret  # read only when a shop is resolved, so a misconfiguration names itself then
-        self._cache: dict[str, tuple[float, HostedShop]] = {}
+        self._tree = tree  # the backoffice tree this deployment publishes and hosts
+        self._migrations_dir: Path | None = None
+        self._cache: dict[str, tuple[float, Shop]] = {}
         self._lock = threading.Lock()
 
-    def get(self, project_id: str) -> HostedShop:
+    def migrations_dir(self) -> Path:
+        """The migrations of the backoffice version this deployment runs (the tree publishing pushes):
+        each shop's database is brought to them when served."""
+        if self._migrations_dir is None:
+            from svc_shared.domain.publish_template import migrations_dir  # once per instance
+
+            self._migrations_dir = migrations_dir(self._tree())
+        return self._migrations_dir
+
+    def get(self, project_id: str) -> Shop:
         """The shop of a published project; NotFound for an unknown project or one not published yet."""
         now = self._clock.now()
         cached = self._cache.get(project_id)
@@ -84,7 +87,7 @@ class Shops:
             self._cache[project_id] = (now, shop)
         return shop
 
-    def _resolve(self, project_id: str) -> HostedShop:
+    def _resolve(self, project_id: str) -> Shop:
         project = self._projects.get(project_id)
         extra = project.extra
         if not extra.get("backoffice_url") or not extra.get("db_password"):
@@ -95,7 +98,7 @@ class Shops:
             extra["db_password"], {"project_id": project.id, "kind": "db_password"}
         )
         secret = self._secret()
-        return HostedShop(
+        return Shop(
             id=project.id,
             base_url=str(extra["backoffice_url"]).rstrip("/"),
             conninfo=conninfo(project, password),

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from contextvars import ContextVar
-from http.cookies import CookieError, SimpleCookie
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
+from svc_backoffice.core.cookies import cookie as cookie  # the product's one cookie reader
 from svc_shared.core import errors, jsonlimit
 from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
@@ -288,22 +288,6 @@ def form_body(app: HasEvent) -> dict[str, str]:
     except ValueError as exc:
         raise errors.InvalidInput(say("http.too_many_fields"), code="invalid_form") from exc
     return {name: values[0] for name, values in fields.items()}
-
-
-def cookie(app: HasEvent, name: str) -> str | None:
-    headers = app.current_event.multi_value_headers or {}
-    values = [v for k, vs in headers.items() if k.lower() == "cookie" for v in (vs or [])]
-    if not values and (single := app.current_event.headers.get("cookie")):
-        values = [single]
-    for header in values:
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(header)
-        except CookieError:
-            continue
-        if name in jar:
-            return jar[name].value
-    return None
 
 
 def client_ip(app: HasEvent) -> str:

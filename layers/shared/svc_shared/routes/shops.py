@@ -1,13 +1,11 @@
-"""The hosted backoffice's one route, /shops/{projectId}/...: which shop a request is for, the event as the
-backoffice sees it (the path below the shop), the migrations each shop's database is brought to, and the
+"""The hosted backoffice's one route, /shops/{projectId}/...: which shop a request is for (the backoffice's own
+`Shop`, from the Shops service), the event as the backoffice sees it (the path below the shop), and the
 answers given before the backoffice is reached. functions/shops/app.py hands the request over to
 svc_backoffice.hosting.shops, which only a function may import."""
 
 from __future__ import annotations
 
-import functools
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svc_shared.core import errors
@@ -15,7 +13,7 @@ from svc_shared.core.logs import get_logger
 from svc_shared.wiring import services
 
 if TYPE_CHECKING:
-    from svc_shared.domain.shops import HostedShop  # loaded with the Shops service, on the first request
+    from svc_backoffice.core.tenancy import Shop
 
 logger = get_logger()
 
@@ -30,7 +28,7 @@ def answer(status: int, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def find(event: dict[str, Any]) -> HostedShop | dict[str, Any]:
+def find(event: dict[str, Any]) -> Shop | dict[str, Any]:
     """The shop the request names, or the answer (a dict) when there is none (404) or it cannot be resolved
     (500, naming the request id; the cause stays in the log)."""
     project_id = str((event.get("pathParameters") or {}).get("projectId") or "")
@@ -58,12 +56,3 @@ def shop_event(event: dict[str, Any]) -> dict[str, Any]:
         "pathParameters": {"proxy": proxy} if proxy else None,
         "requestContext": context,
     }
-
-
-@functools.cache
-def migrations_dir() -> Path:
-    """The migrations of the backoffice version this deployment runs (the tree `make build` bundles into the
-    shared layer; the repository's in development): each shop's database is brought to them when served."""
-    from svc_shared.domain.publish_template import template_root
-
-    return template_root() / "migrations"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc_shared.core.aws import AwsClients
@@ -122,6 +123,13 @@ class Services:
         from svc_shared.providers.static_host import StaticHost
 
         return StaticHost(self.settings.static_host_api_url, token, http=self.http)
+
+    def backoffice_tree(self) -> Path:
+        """The backoffice tree this deployment publishes and hosts: BACKOFFICE_TEMPLATE_DIR, the repository's
+        backoffice/ in development, or the copy `make build` bundles into the layer."""
+        from svc_shared.domain.publish_template import template_root
+
+        return template_root(self.settings.backoffice_template_dir)
 
     @property
     def settings(self) -> Settings:

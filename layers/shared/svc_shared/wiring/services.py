@@ -260,7 +260,6 @@ def workbench(s: Services) -> Workbench:
 @_service
 def publisher(s: Services) -> Publisher:
     from svc_shared.domain.publish_stages import Adapters
-    from svc_shared.domain.publish_template import template_root
     from svc_shared.domain.publishing import Publisher
 
     settings = s.settings
@@ -272,7 +271,7 @@ def publisher(s: Services) -> Publisher:
         s.envelope,
         s.clock,
         Adapters(repo_host=s.repo_host, db_host=s.db_host, static_host=s.static_host),
-        template=lambda: template_root(settings.backoffice_template_dir),
+        template=s.backoffice_tree,
         crash_points=crash_points if settings.env_name != "prod" else frozenset(),
         platform_url=lambda: s.known_base_url,
     )
@@ -322,7 +321,9 @@ def shops(s: Services) -> Shops:
     secret = backoffice_secret_reader(
         s.settings.backoffice_secret_arn, lambda: s.aws.client("secretsmanager")
     )
-    return Shops(projects.of(s), s.envelope, handoff_keys.of(s), s.clock, secret=secret)
+    return Shops(
+        projects.of(s), s.envelope, handoff_keys.of(s), s.clock, secret=secret, tree=s.backoffice_tree
+    )
 
 
 def workspace_url(project_id: str) -> str:

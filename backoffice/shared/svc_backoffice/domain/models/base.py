@@ -73,6 +73,30 @@ class Body(BaseModel):
         return _storable(data)
 
 
+def _no_defaults(schema: dict[str, Any]) -> None:
+    for field in schema.get("properties", {}).values():
+        field.pop("default", None)
+
+
+class Partial(Body):
+    """A partial update: each field of the model (its own and those it inherits, constraints and all) may be
+    left out, and a field left out keeps its stored value; the domain reads the fields sent with
+    `model_dump(exclude_unset=True)`. A field is null only where its type says so (`X | None`), and the fields
+    named in `required` must be sent. Declared once: `class ProductUpdate(Partial, ProductFields)` takes the
+    create model's fields; a field whose update differs is declared again (without a default)."""
+
+    model_config = ConfigDict(json_schema_extra=_no_defaults)  # absent means "unchanged", not a default
+    required: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, info in cls.model_fields.items():
+            if name not in cls.required:
+                info.default, info.default_factory = None, None
+        cls.model_rebuild(force=True)
+
+
 Cents = Annotated[StrictInt, Field(ge=0, le=INT32)]
 Tag = Annotated[str, Field(min_length=1, max_length=40)]
 

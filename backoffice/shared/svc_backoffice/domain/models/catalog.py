@@ -22,6 +22,7 @@ from svc_backoffice.domain.models.base import (
     Distinct,
     ListQuery,
     NotBlank,
+    Partial,
     ProductStatus,
     ProductType,
     Tag,
@@ -64,11 +65,10 @@ class ProductCreate(ProductFields):
     """A new product; `slug` defaults to one made from the title."""
 
 
-class ProductUpdate(ProductFields):
+class ProductUpdate(Partial, ProductFields):
     """Fields to change; absent fields keep their value, `attributes` replaces the whole set."""
 
-    title: str = Field(default=None, min_length=1, max_length=200)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=200)  # type: ignore[assignment]
+    slug: str = Field(pattern=SLUG, max_length=200)  # a product keeps a slug: not null here
 
 
 SORTS = {
@@ -101,12 +101,8 @@ class CategoryCreate(Body):
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = 0
 
 
-class CategoryUpdate(Body):
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=120)  # type: ignore[assignment]
-    parent_id: UUID | None = None
-    description: str = Field(default=None, max_length=5000)  # type: ignore[assignment]
-    position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
+class CategoryUpdate(Partial, CategoryCreate):
+    slug: str = Field(pattern=SLUG, max_length=120)
 
 
 class ReorderBody(Body):
@@ -128,12 +124,8 @@ class AttributeCreate(Body):
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = 0
 
 
-class AttributeUpdate(Body):
-    name: str = Field(default=None, min_length=1, max_length=80)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=80)  # type: ignore[assignment]
-    kind: AttributeKind = None  # type: ignore[assignment]
-    options: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(default=None, max_length=100)  # type: ignore[arg-type]
-    position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
+class AttributeUpdate(Partial, AttributeCreate):
+    slug: str = Field(pattern=SLUG, max_length=80)
 
 
 class CollectionCreate(Body):
@@ -144,11 +136,13 @@ class CollectionCreate(Body):
     product_ids: list[UUID] = Field(default_factory=list, max_length=1000)
 
 
-class CollectionUpdate(Body):
-    title: str = Field(default=None, min_length=1, max_length=200)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=200)  # type: ignore[assignment]
-    description: str = Field(default=None, max_length=5000)  # type: ignore[assignment]
-    published: StrictBool = None  # type: ignore[assignment]
+class CollectionUpdate(Partial):
+    """Fields to change; the products are set by their own route."""
+
+    title: str = Field(min_length=1, max_length=200)
+    slug: str = Field(pattern=SLUG, max_length=200)
+    description: str = Field(max_length=5000)
+    published: StrictBool
 
 
 # -- inventory -----------------------------------------------------------------------------------------------
@@ -163,12 +157,8 @@ class LocationCreate(Body):
     active: StrictBool = True
 
 
-class LocationUpdate(Body):
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    code: str = Field(default=None, pattern=LOCATION_CODE)  # type: ignore[assignment]
-    address: str = Field(default=None, max_length=500)  # type: ignore[assignment]
-    is_default: StrictBool = None  # type: ignore[assignment]
-    active: StrictBool = None  # type: ignore[assignment]
+class LocationUpdate(Partial, LocationCreate):
+    pass
 
 
 class InventoryAdjust(Body):

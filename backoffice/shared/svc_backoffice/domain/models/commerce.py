@@ -14,7 +14,16 @@ from pydantic import (
 )
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.domain.models.base import EMAIL, INT32, Body, Cents, Distinct, ListQuery, NotBlank
+from svc_backoffice.domain.models.base import (
+    EMAIL,
+    INT32,
+    Body,
+    Cents,
+    Distinct,
+    ListQuery,
+    NotBlank,
+    Partial,
+)
 
 # -- commerce -------------------------------------------------------------------------------------------------
 OrderStatus = Literal["pending", "paid", "processing", "shipped", "delivered", "cancelled", "refunded"]
@@ -71,13 +80,13 @@ class OrderCreate(Body):
     billing_address: Address | None = None
 
 
-class OrderUpdate(Body):
+class OrderUpdate(Partial):
     """Contact, addresses and tracking; the status moves only through /transition."""
 
-    email: Email = None  # type: ignore[assignment]
-    tracking_number: str | None = Field(default=None, min_length=1, max_length=120)
-    shipping_address: Address | None = None
-    billing_address: Address | None = None
+    email: Email
+    tracking_number: str | None = Field(min_length=1, max_length=120)
+    shipping_address: Address | None
+    billing_address: Address | None
 
 
 class OrderTransition(Body):
@@ -109,14 +118,8 @@ class CustomerCreate(Body):
     note: str = Field(default="", max_length=5000)
 
 
-class CustomerUpdate(Body):
-    email: Email = None  # type: ignore[assignment]
-    first_name: str = Field(default=None, max_length=120)  # type: ignore[assignment]
-    last_name: str = Field(default=None, max_length=120)  # type: ignore[assignment]
-    phone: str | None = Field(default=None, pattern=PHONE)
-    accepts_marketing: StrictBool = None  # type: ignore[assignment]
-    addresses: list[Address] = Field(default=None, max_length=20)  # type: ignore[arg-type]
-    note: str = Field(default=None, max_length=5000)  # type: ignore[assignment]
+class CustomerUpdate(Partial, CustomerCreate):
+    pass
 
 
 CouponKind = Literal["percent", "fixed", "free_shipping"]
@@ -150,14 +153,8 @@ class CouponCreate(CouponFields):
     """A coupon; `code` is upper case letters, digits, - and _."""
 
 
-class CouponUpdate(CouponFields):
+class CouponUpdate(Partial, CouponFields):
     """Fields to change; rules spanning stored fields (dates, value per kind) are the database's (422)."""
-
-    code: str = Field(default=None, pattern=COUPON_CODE)  # type: ignore[assignment]
-    kind: CouponKind = None  # type: ignore[assignment]
-    value: Cents = None  # type: ignore[assignment]
-    min_subtotal_cents: Cents = None  # type: ignore[assignment]
-    active: StrictBool = None  # type: ignore[assignment]
 
 
 # -- shipping, payments --------------------------------------------------------------------------------------
@@ -167,10 +164,8 @@ class ShippingZoneCreate(Body):
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = 0
 
 
-class ShippingZoneUpdate(ShippingZoneCreate):
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    countries: Annotated[list[Country], Distinct] = Field(default=None, max_length=250)  # type: ignore[arg-type]
-    position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
+class ShippingZoneUpdate(Partial, ShippingZoneCreate):
+    pass
 
 
 ShippingKind = Literal["flat", "free", "weight", "pickup"]
@@ -198,13 +193,8 @@ class ShippingMethodCreate(Body):
         return self
 
 
-class ShippingMethodUpdate(ShippingMethodCreate):
-    zone_id: UUID = None  # type: ignore[assignment]
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    kind: ShippingKind = None  # type: ignore[assignment]
-    price_cents: Cents = None  # type: ignore[assignment]
-    active: StrictBool = None  # type: ignore[assignment]
-    position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
+class ShippingMethodUpdate(Partial, ShippingMethodCreate):
+    pass
 
 
 class CarrierCreate(Body):
@@ -214,10 +204,8 @@ class CarrierCreate(Body):
     active: StrictBool = True
 
 
-class CarrierUpdate(CarrierCreate):
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    code: str = Field(default=None, pattern=r"^[a-z0-9_-]{1,40}$")  # type: ignore[assignment]
-    active: StrictBool = None  # type: ignore[assignment]
+class CarrierUpdate(Partial, CarrierCreate):
+    pass
 
 
 PaymentProviderKind = Literal["card", "wallet-a", "wallet-b", "mobile-money"]
@@ -234,10 +222,10 @@ class PaymentProviderCreate(Body):
     webhook_secret: WebhookSecret | None = None
 
 
-class PaymentProviderUpdate(Body):
+class PaymentProviderUpdate(Partial):
     """Fields to change; `webhook_secret: null` removes the secret (the webhook then answers 401)."""
 
-    display_name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    enabled: StrictBool = None  # type: ignore[assignment]
-    public_config: dict[str, Any] = Field(default=None, max_length=50)  # type: ignore[arg-type]
-    webhook_secret: WebhookSecret | None = None
+    display_name: str = Field(min_length=1, max_length=120)
+    enabled: StrictBool
+    public_config: dict[str, Any] = Field(max_length=50)
+    webhook_secret: WebhookSecret | None

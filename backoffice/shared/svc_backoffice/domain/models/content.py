@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.domain.models.base import INT32, SLUG, Body, Distinct, ListQuery, Role, Tag
+from svc_backoffice.domain.models.base import INT32, SLUG, Body, Distinct, ListQuery, Partial, Role, Tag
 from svc_backoffice.domain.models.commerce import Email
 
 # -- blog ----------------------------------------------------------------------------------------------------
@@ -43,12 +43,8 @@ class BlogPostCreate(Body):
     cover_image: str | None = Field(default=None, min_length=1, max_length=2000)
 
 
-class BlogPostUpdate(BlogPostCreate):
-    title: str = Field(default=None, min_length=1, max_length=200)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=200)  # type: ignore[assignment]
-    excerpt: str = Field(default=None, max_length=500)  # type: ignore[assignment]
-    body: str = Field(default=None, max_length=200000)  # type: ignore[assignment]
-    tags: list[Tag] = Field(default=None, max_length=50)  # type: ignore[arg-type]
+class BlogPostUpdate(Partial, BlogPostCreate):
+    slug: str = Field(pattern=SLUG, max_length=200)
 
 
 class BlogPostSchedule(Body):
@@ -68,10 +64,8 @@ class BlogCategoryCreate(Body):
     position: Annotated[StrictInt, Field(ge=0, le=INT32)] = 0
 
 
-class BlogCategoryUpdate(Body):
-    name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    slug: str = Field(default=None, pattern=SLUG, max_length=120)  # type: ignore[assignment]
-    position: Annotated[StrictInt, Field(ge=0, le=INT32)] = None  # type: ignore[assignment]
+class BlogCategoryUpdate(Partial, BlogCategoryCreate):
+    slug: str = Field(pattern=SLUG, max_length=120)
 
 
 CommentStatus = Literal["pending", "approved", "spam"]
@@ -112,10 +106,10 @@ class IntegrationCreate(Body):
     status: IntegrationStatus = "disconnected"
 
 
-class IntegrationUpdate(Body):
-    config: dict[str, Any] = Field(default=None, max_length=50)  # type: ignore[arg-type]
-    secret: IntegrationSecret | None = None
-    status: IntegrationStatus = None  # type: ignore[assignment]
+class IntegrationUpdate(Partial):
+    config: dict[str, Any] = Field(max_length=50)
+    secret: IntegrationSecret | None
+    status: IntegrationStatus
 
 
 # -- search, ai ----------------------------------------------------------------------------------------------
@@ -198,14 +192,14 @@ AiSuggest = Annotated[
 
 
 # -- settings, staff -----------------------------------------------------------------------------------------
-class SettingsUpdate(Body):
-    store_name: str = Field(default=None, min_length=1, max_length=120)  # type: ignore[assignment]
-    contact_email: Email | None = None
-    currency: str = Field(default=None, pattern=r"^[A-Z]{3}$")  # type: ignore[assignment]
-    locale: str = Field(default=None, pattern=r"^[a-z]{2}(-[A-Z]{2})?$")  # type: ignore[assignment]
-    timezone: str = Field(default=None, min_length=1, max_length=64)  # type: ignore[assignment]
-    low_stock_threshold: Annotated[StrictInt, Field(ge=0, le=100000)] = None  # type: ignore[assignment]
-    weight_unit: Literal["kg", "g", "lb", "oz"] = None  # type: ignore[assignment]
+class SettingsUpdate(Partial):
+    store_name: str = Field(min_length=1, max_length=120)
+    contact_email: Email | None
+    currency: str = Field(pattern=r"^[A-Z]{3}$")
+    locale: str = Field(pattern=r"^[a-z]{2}(-[A-Z]{2})?$")
+    timezone: str = Field(min_length=1, max_length=64)
+    low_stock_threshold: Annotated[StrictInt, Field(ge=0, le=100000)]
+    weight_unit: Literal["kg", "g", "lb", "oz"]
 
 
 class StaffCreate(Body):
@@ -214,10 +208,12 @@ class StaffCreate(Body):
     role: Role
 
 
-class StaffUpdate(Body):
+class StaffUpdate(Partial):
+    required = frozenset({"id"})
+
     id: UUID
-    role: Role = None  # type: ignore[assignment]
-    name: str = Field(default=None, max_length=120)  # type: ignore[assignment]
+    role: Role
+    name: str = Field(max_length=120)
 
 
 class StaffDelete(Body):
