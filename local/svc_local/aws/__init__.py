@@ -24,7 +24,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from svc_local import iam as local_iam
-from svc_local import s3presign
+from svc_local.aws import s3presign
 from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
 from svc_local.serving import StartStop
