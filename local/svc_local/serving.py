@@ -8,6 +8,7 @@ import subprocess
 import threading
 from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BufferedIOBase
 from typing import Any, Self
 
 
@@ -120,3 +121,63 @@ class BackgroundServer(StartStop):
 
     def stopped(self) -> None:
         """Called once the server has stopped serving."""
+
+
+# ---- what the gateway and the sandbox share: API Gateway's resource paths, chunked request bodies
+
+_SEGMENT_EXACT, _SEGMENT_PARAM, _SEGMENT_PROXY = 2, 1, 0
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def match_resource(resource: str, path: str) -> tuple[tuple[int, ...], dict[str, str]] | None:
+    """Match a decoded request path against a resource path: (precedence score, path parameters) or None.
+    Scores compare segment by segment: exact beats {param} beats {proxy+}."""
+    pattern, actual = _segments(resource), _segments(path)
+    score: list[int] = []
+    params: dict[str, str] = {}
+    for index, part in enumerate(pattern):
+        if part.startswith("{") and part.endswith("+}"):
+            rest = actual[index:]
+            if index != len(pattern) - 1 or not rest:
+                return None
+            params[part[1:-2]] = "/".join(rest)
+            score.append(_SEGMENT_PROXY)
+            return tuple(score), params
+        if index >= len(actual):
+            return None
+        if part.startswith("{") and part.endswith("}"):
+            params[part[1:-1]] = actual[index]
+            score.append(_SEGMENT_PARAM)
+        elif part == actual[index]:
+            score.append(_SEGMENT_EXACT)
+        else:
+            return None
+    if len(actual) != len(pattern):
+        return None
+    return tuple(score), params
+
+
+class BodyTooLarge(Exception):
+    """A request body over the server's limit."""
+
+
+def read_chunked(rfile: BufferedIOBase, limit: int) -> bytes:
+    """A chunked request body (git sends large pack negotiations this way); BodyTooLarge past `limit` bytes,
+    ValueError when the framing is not chunked encoding."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        line = rfile.readline(1024)
+        chunk = int(line.split(b";", 1)[0].strip() or b"0", 16)
+        if chunk == 0:
+            while rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+            return b"".join(parts)
+        size += chunk
+        if size > limit:
+            raise BodyTooLarge
+        parts.append(rfile.read(chunk))
+        rfile.readline(1024)

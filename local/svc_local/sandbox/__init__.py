@@ -17,8 +17,7 @@ from http.server import ThreadingHTTPServer
 from typing import Any, Protocol, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from svc_local.gateway import match_resource
-from svc_local.serving import BackgroundServer, DispatchingHandler
+from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, match_resource, read_chunked
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -184,23 +183,17 @@ class _Handler(DispatchingHandler):
         started = time.perf_counter()
         split = urlsplit(self.path)
         try:
-            chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self._read_chunked() if chunked else None
-            if length > MAX_BODY_BYTES or (body is not None and len(body) > MAX_BODY_BYTES):
-                response = json_response({"error": "payload_too_large"}, 413)
-                self.close_connection = True
-            else:
-                if body is None:
-                    body = self.rfile.read(length) if length > 0 else b""
-                request = SandboxRequest(
-                    method=self.command,
-                    path=unquote(split.path) or "/",
-                    query=parse_qs(split.query, keep_blank_values=True),
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body,
-                )
-                response = self.server.sandbox.handle(request)
+            request = SandboxRequest(
+                method=self.command,
+                path=unquote(split.path) or "/",
+                query=parse_qs(split.query, keep_blank_values=True),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=self._read_body(),
+            )
+            response = self.server.sandbox.handle(request)
+        except BodyTooLarge:
+            response = json_response({"error": "payload_too_large"}, 413)
+            self.close_connection = True
         except _Drop:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -227,22 +220,13 @@ class _Handler(DispatchingHandler):
             f'{self.client_address[0]} "{self.command} {split.path}" {response.status} {elapsed:.1f}ms'
         )
 
-    def _read_chunked(self) -> bytes:
-        """A chunked request body (git sends large pack negotiations this way)."""
-        parts: list[bytes] = []
-        size = 0
-        while True:
-            line = self.rfile.readline(1024)
-            chunk = int(line.split(b";", 1)[0].strip() or b"0", 16)
-            if chunk == 0:
-                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            size += chunk
-            if size > MAX_BODY_BYTES:
-                raise ValueError("chunked body too large")
-            parts.append(self.rfile.read(chunk))
-            self.rfile.readline(1024)
+    def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return read_chunked(self.rfile, MAX_BODY_BYTES)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            raise BodyTooLarge
+        return self.rfile.read(length) if length > 0 else b""
 
 
 class _Server(ThreadingHTTPServer):
