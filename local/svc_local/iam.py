@@ -856,7 +856,7 @@ class _ScopedCache(MutableMapping[str, Any]):
 
 
 class _FunctionContainers:
-    """The holder of the shipped code's Services (svc_shared.wiring.services.hold_services_in) while IAM is
+    """The holder of the shipped code's Services (svc_shared.wiring.container.hold_services_in) while IAM is
     enforced: inside a function, the function's own Services (settings from its own environment; clock and HTTP
     pool those of the wiring outside); outside, those of the `original` holder."""
 
@@ -930,13 +930,13 @@ class _Installed:
 def install(iam: Iam, template: Template) -> None:
     """Enforce `iam` on the functions of this process; each function gets a container of its own."""
     from svc_shared.core import secrets
-    from svc_shared.wiring import services
+    from svc_shared.wiring import container
 
     _install_botocore_hook()
     _Active.iam = iam
     if _Installed.container is None:
         scoped = _FunctionContainers(lambda spec: function_environment(template, spec, os.environ))
-        scoped.original = _Installed.container = services.hold_services_in(scoped)
+        scoped.original = _Installed.container = container.hold_services_in(scoped)
         shared_cache = _ScopedCache({})
         _Installed.cache = secrets.use_cache(shared_cache)
         shared_cache.update(_Installed.cache)
@@ -944,11 +944,11 @@ def install(iam: Iam, template: Template) -> None:
 
 def uninstall() -> None:
     from svc_shared.core import secrets
-    from svc_shared.wiring import services
+    from svc_shared.wiring import container
 
     iam, _Active.iam = _Active.iam, None
     if _Installed.container is not None:
-        services.hold_services_in(_Installed.container)
+        container.hold_services_in(_Installed.container)
         secrets.use_cache(_Installed.cache)
         _Installed.container = _Installed.cache = None
     if iam is not None:

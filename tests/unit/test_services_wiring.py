@@ -8,7 +8,7 @@ from svc_shared.core.aws import AwsClients
 from svc_shared.core.clock import FrozenClock
 from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
-from svc_shared.wiring import services
+from svc_shared.wiring import container, services
 
 SETTINGS = Settings.model_validate(
     {
@@ -87,14 +87,14 @@ class _Holder:
 def test_a_holder_put_in_keeps_the_services_until_the_previous_one_is_put_back():
     outside = services.wire(settings=SETTINGS)
     holder = _Holder()
-    previous = services.hold_services_in(holder)
+    previous = container.hold_services_in(holder)
     try:
         assert services.current() is holder.services  # wired on first use, into the holder
         assert services.current() is not outside
         inside = services.wire(settings=SETTINGS.model_copy(update={"table_name": "held-app"}))
         assert holder.services is inside and services.table().name == "held-app"
     finally:
-        assert services.hold_services_in(previous) is holder
+        assert container.hold_services_in(previous) is holder
     assert services.current() is outside and services.table().name == "wired-app"
 
 

@@ -7,14 +7,14 @@ what it builds, so a function loads only the modules of the services it uses (co
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, Protocol
+from typing import TYPE_CHECKING, Any, Generic
 
 from svc_shared.core.aws import AwsClients
 from svc_shared.core.clock import Clock, system_clock
 from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
 from svc_shared.wiring import baseurl
-from svc_shared.wiring.container import Built, Services
+from svc_shared.wiring.container import Built, Services, services_holder
 
 if TYPE_CHECKING:
     from svc_shared.core.metrics import Metrics
@@ -340,38 +340,9 @@ def workspace_app_url() -> str:
     return current().settings.workspace_app_url or f"{public_base_url()}/workspace"
 
 
-class ServicesHolder(Protocol):
-    """Where the container's one Services is kept (`current` reads it, `wire` replaces it)."""
-
-    @property
-    def services(self) -> Services | None: ...
-
-    @services.setter
-    def services(self, value: Services | None) -> None: ...
-
-
-class _OneServices:
-    """The holder of a container on AWS: one Services for the one function the container runs."""
-
-    services: Services | None = None
-
-
-class _Container:
-    """The holder in use, kept on a class rather than a module global; `hold_services_in` swaps it."""
-
-    holder: ServicesHolder = _OneServices()
-
-
-def hold_services_in(holder: ServicesHolder) -> ServicesHolder:
-    """Keep the container's Services in `holder` from now on; returns the holder it replaces (to put back).
-    The local stack runs every function in one process and gives each one its own Services this way."""
-    previous, _Container.holder = _Container.holder, holder
-    return previous
-
-
 def current() -> Services:
     """The container's services, wired from the environment on first use."""
-    holder = _Container.holder
+    holder = services_holder()
     if holder.services is None:
         holder.services = Services()
     return holder.services
@@ -388,7 +359,7 @@ def wire(
     from svc_shared.core.config import reset_settings
 
     reset_settings()
-    holder = _Container.holder
+    holder = services_holder()
     if holder.services is not None:
         holder.services.http.close()
     holder.services = wired = Services(settings=settings, clock=clock, aws=aws, http=http)
