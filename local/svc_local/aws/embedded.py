@@ -17,8 +17,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from svc_local import iam as local_iam
-from svc_local.aws import snapshot
 from svc_local.aws.middleware import LambdaInvokeMiddleware
+from svc_local.aws.snapshot import restore_dynamodb, restore_s3, save_dynamodb, save_s3
 from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry
 from svc_local.serving import StartStop
@@ -304,12 +304,12 @@ class EmbeddedAws(StartStop):
         if self.state is None:
             return
         with self._save_lock:
-            snapshot.save_dynamodb(self.client("dynamodb"), self.state.path / "dynamodb.json")
-            snapshot.save_s3(self.client("s3"), self.state.path / "s3.json", self.state.path / "s3-blobs")
+            save_dynamodb(self.client("dynamodb"), self.state.path / "dynamodb.json")
+            save_s3(self.client("s3"), self.state.path / "s3.json", self.state.path / "s3-blobs")
 
     def restore(self) -> None:
         if self.state is None:
             return
-        snapshot.restore_dynamodb(self.client("dynamodb"), self.state.path / "dynamodb.json")
+        restore_dynamodb(self.client("dynamodb"), self.state.path / "dynamodb.json")
         blobs = self.state.path / "s3-blobs"
-        snapshot.restore_s3(self.client("s3"), self.state.path / "s3.json", blobs, self.ensure_bucket)
+        restore_s3(self.client("s3"), self.state.path / "s3.json", blobs, self.ensure_bucket)

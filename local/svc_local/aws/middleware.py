@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import unquote
 
-from svc_local.aws import s3presign
+from svc_local.aws.s3presign import PresignError, is_presigned, refuse, verify
 from svc_local.iam import Iam
 from svc_local.runtime import FunctionRegistry, LambdaContext, error_payload
 from svc_local.template import FunctionSpec
@@ -74,16 +74,16 @@ class LambdaInvokeMiddleware:
         match = _INVOKE_PATH.match(environ.get("PATH_INFO", ""))
         if match and environ.get("REQUEST_METHOD") == "POST":
             return self._invoke(unquote(match["name"]), environ, start_response)
-        if s3presign.is_presigned(environ):
+        if is_presigned(environ):
             try:
-                s3presign.verify(environ, LOCAL_CREDENTIALS)
-            except s3presign.PresignError as exc:
+                verify(environ, LOCAL_CREDENTIALS)
+            except PresignError as exc:
                 _drain(environ)
-                return s3presign.refuse(exc, start_response)
+                return refuse(exc, start_response)
             denial = self._presigned_denial(environ)
             if denial is not None:
                 _drain(environ)
-                return s3presign.refuse(s3presign.PresignError("AccessDenied", denial), start_response)
+                return refuse(PresignError("AccessDenied", denial), start_response)
         if environ.get("HTTP_X_AMZ_TARGET", "") in _START_EXECUTION_TARGETS:
             _name_unnamed_execution(environ)
         if self.on_write is not None and _is_write(environ):
