@@ -9,7 +9,9 @@ import threading
 from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import BufferedIOBase
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
+
+Owner = TypeVar("Owner")
 
 
 def close_child(process: subprocess.Popen[Any], timeout: float) -> None:
@@ -61,8 +63,49 @@ class DispatchingHandler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         raise NotImplementedError
 
+    def read_body(self, limit: int, *, drain_limit: int = 0) -> bytes:
+        """The request body, chunked or of its Content-Length: BodyTooLarge past `limit` bytes (the connection
+        then closes; a body of at most `drain_limit` bytes is read first, so the client gets the answer rather
+        than a reset), ValueError when its framing is malformed."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            try:
+                return read_chunked(self.rfile, limit)
+            except BodyTooLarge:
+                self.close_connection = True
+                raise
+        length = int(self.headers.get("Content-Length") or 0)
+        if length < 0:
+            raise ValueError("negative Content-Length")
+        if length > limit:
+            if length <= drain_limit:
+                self._discard(length)
+            self.close_connection = True
+            raise BodyTooLarge
+        return self.rfile.read(length) if length else b""
+
+    def _discard(self, length: int) -> None:
+        while length > 0:
+            got = self.rfile.read(min(length, 1 << 20))
+            if not got:
+                break
+            length -= len(got)
+
     def log_line(self, line: str) -> None:
         raise NotImplementedError
+
+
+class OwnedServer(ThreadingHTTPServer, Generic[Owner]):
+    """A threaded server whose request handlers reach the object that serves through it (`owner`)."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    # The listen backlog (socketserver's default is 5): past it, parallel clients' connections are refused
+    # or reset before a thread can accept them.
+    request_queue_size = 1024
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], owner: Owner) -> None:
+        self.owner = owner
+        super().__init__(address, handler)
 
 
 class BackgroundServer(StartStop):

@@ -24,7 +24,7 @@ from svc_local.gateway.answers import (
 )
 from svc_local.gateway.events import build_event
 from svc_local.runtime import FunctionRegistry, LambdaContext
-from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, match_resource, read_chunked
+from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
 from svc_local.template import Route, Template
 
 DEFAULT_PORT = 3000
@@ -62,24 +62,24 @@ class _Handler(DispatchingHandler):
     # Headers and body go out in separate writes; with Nagle's algorithm on, the body waits for the
     # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
     disable_nagle_algorithm = True
-    server: _Server
+    server: OwnedServer[Gateway]
 
     def log_line(self, line: str) -> None:
-        self.server.gateway.log(line)
+        self.server.owner.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
         request_id = str(uuid.uuid4())
         split = urlsplit(self.path)
         try:
-            answer = self.server.gateway.serve(self, request_id)
+            answer = self.server.owner.serve(self, request_id)
         except Exception:  # noqa: BLE001 - nothing may crash the server
-            self.server.gateway.log(f"[gateway {request_id}] internal error\n{traceback.format_exc()}")
+            self.server.owner.log(f"[gateway {request_id}] internal error\n{traceback.format_exc()}")
             answer = json_answer(500, {"error": "internal_error", "request_id": request_id})
             self.close_connection = True
         elapsed = (time.perf_counter() - started) * 1000
         # Logged before the answer is written, so a client that has its answer can already see the line.
-        self.server.gateway.log(
+        self.server.owner.log(
             f'{self.client_address[0]} "{self.command} {split.path}" {answer.status} {len(answer.body)} '
             f"{elapsed:.1f}ms {answer.function} {request_id}"
         )
@@ -100,43 +100,6 @@ class _Handler(DispatchingHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(answer.body)
-
-    def read_body(self) -> bytes:
-        """The request body; raises BodyTooLarge past MAX_BODY_BYTES (after draining what is cheap)."""
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            try:
-                return read_chunked(self.rfile, MAX_BODY_BYTES)
-            except BodyTooLarge:
-                self.close_connection = True
-                raise
-        length = int(self.headers.get("Content-Length") or 0)
-        if length < 0:
-            raise ValueError("negative Content-Length")
-        if length > MAX_BODY_BYTES:
-            if length <= _DRAIN_LIMIT:
-                self._discard(length)
-            self.close_connection = True
-            raise BodyTooLarge
-        return self.rfile.read(length) if length else b""
-
-    def _discard(self, length: int) -> None:
-        while length > 0:
-            got = self.rfile.read(min(length, 1 << 20))
-            if not got:
-                break
-            length -= len(got)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    # The listen backlog (socketserver's default is 5): past it, parallel clients' connections are refused
-    # or reset before a thread can accept them.
-    request_queue_size = 1024
-
-    def __init__(self, address: tuple[str, int], gateway: Gateway) -> None:
-        self.gateway = gateway
-        super().__init__(address, _Handler)
 
 
 class Gateway(BackgroundServer):
@@ -175,7 +138,7 @@ class Gateway(BackgroundServer):
         self._log_lock = threading.Lock()
 
     def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
-        return _Server(address, self)
+        return OwnedServer(address, _Handler, self)
 
     @property
     def authority(self) -> str:
@@ -203,7 +166,7 @@ class Gateway(BackgroundServer):
             responses = self.gateway_responses.get(self._unrouted_api, {})
             return rest_answer("MISSING_AUTHENTICATION_TOKEN", responses, request_id, raw_path)
         try:
-            body = request.read_body()
+            body = request.read_body(MAX_BODY_BYTES, drain_limit=_DRAIN_LIMIT)
         except BodyTooLarge:
             if route.kind == "http":
                 return self.http_api_answer("REQUEST_TOO_LARGE")

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.sandbox.faults import FaultInjector, parse_fault
 from svc_local.sandbox.wire import Provider, SandboxRequest, SandboxResponse, SandboxRoute, json_response
-from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, match_resource, read_chunked
+from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -29,10 +29,10 @@ class _Drop(Exception):
 
 class _Handler(DispatchingHandler):
     server_version = "svc-local-sandbox"
-    server: _Server
+    server: OwnedServer[Sandbox]
 
     def log_line(self, line: str) -> None:
-        self.server.sandbox.log(line)
+        self.server.owner.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
@@ -43,9 +43,9 @@ class _Handler(DispatchingHandler):
                 path=unquote(split.path) or "/",
                 query=parse_qs(split.query, keep_blank_values=True),
                 headers={k.lower(): v for k, v in self.headers.items()},
-                body=self._read_body(),
+                body=self.read_body(MAX_BODY_BYTES),
             )
-            response = self.server.sandbox.handle(request)
+            response = self.server.owner.handle(request)
         except BodyTooLarge:
             response = json_response({"error": "payload_too_large"}, 413)
             self.close_connection = True
@@ -53,10 +53,10 @@ class _Handler(DispatchingHandler):
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            self.server.sandbox.log(f'{self.client_address[0]} "{self.command} {split.path}" dropped (fault)')
+            self.server.owner.log(f'{self.client_address[0]} "{self.command} {split.path}" dropped (fault)')
             return
         except Exception as exc:  # noqa: BLE001 - a provider bug is a 500, never a dead server
-            self.server.sandbox.log(f"sandbox error on {self.command} {split.path}: {exc!r}")
+            self.server.owner.log(f"sandbox error on {self.command} {split.path}: {exc!r}")
             response = json_response({"error": "internal_error", "message": str(exc)}, 500)
         data, headers = response.encoded()
         try:
@@ -71,26 +71,9 @@ class _Handler(DispatchingHandler):
         except OSError:
             self.close_connection = True
         elapsed = (time.perf_counter() - started) * 1000
-        self.server.sandbox.log(
+        self.server.owner.log(
             f'{self.client_address[0]} "{self.command} {split.path}" {response.status} {elapsed:.1f}ms'
         )
-
-    def _read_body(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            return read_chunked(self.rfile, MAX_BODY_BYTES)
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            raise BodyTooLarge
-        return self.rfile.read(length) if length > 0 else b""
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, address: tuple[str, int], sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-        super().__init__(address, _Handler)
 
 
 class Sandbox(BackgroundServer):
@@ -131,7 +114,7 @@ class Sandbox(BackgroundServer):
         self._log_lock = threading.Lock()
 
     def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
-        return _Server(address, self)
+        return OwnedServer(address, _Handler, self)
 
     def stopped(self) -> None:
         """Let each provider persist its state and end its timers."""

@@ -12,25 +12,16 @@ from svc_local.template.loading import (
     load_yaml,
 )
 from svc_local.template.reader import Template
-from svc_local.template.specs import (
-    FunctionSpec,
-    QueueSpec,
-    Route,
-    SqsEventSource,
-    StateMachineSpec,
-    TableSpec,
-)
+from svc_local.template.specs import FunctionSpec, Route, SqsEventSource, StateMachineSpec
 
 __all__ = [
     "LOCAL_ACCOUNT_ID",
     "LOCAL_REGION",
     "LOCAL_STACK_NAME",
     "FunctionSpec",
-    "QueueSpec",
     "Route",
     "SqsEventSource",
     "StateMachineSpec",
-    "TableSpec",
     "Template",
     "TemplateError",
     "load_yaml",
