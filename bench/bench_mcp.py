@@ -384,7 +384,7 @@ def mcp_vs_sdk(ctx: Context) -> Result:
     sdk_version = metadata.version("mcp")
 
     with platform(ctx.root, aws_in_child=True) as stack, _root_logging():
-        from svc_shared.wiring import services
+        from svc_shared.wiring import container, services
 
         spec = next(f for f in stack.template.functions() if f.logical_id == MCP_FUNCTION)
         token = stack.bearer_token()
@@ -477,12 +477,20 @@ def mcp_vs_sdk(ctx: Context) -> Result:
         second_dynamodb = second_instance.aws.client("dynamodb")
         marks.watch(second_dynamodb)
 
+        class Instance:
+            """Holds the one Services an instance serves with (container.hold_services_in)."""
+
+            def __init__(self, held: services.Services) -> None:
+                self.services: services.Services | None = held
+
+        instances = (Instance(first_instance), Instance(second_instance))
+
         def raced(message: dict[str, Any], case: str, turn: int) -> float:
-            services._Container.services = (first_instance, second_instance)[turn % 2]
+            previous = container.hold_services_in(instances[turn % 2])
             try:
                 return ours(message, case, "race")
             finally:
-                services._Container.services = first_instance
+                container.hold_services_in(previous)
 
         # The floor: the storage call alone. The conditional UpdateItem our gate sends for a request, with
         # the same client, on an item of the gate's shape (a copy of the user's gate item with a full log),

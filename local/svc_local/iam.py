@@ -856,11 +856,12 @@ class _ScopedCache(MutableMapping[str, Any]):
 
 
 class _FunctionContainers:
-    """Stands in for svc_shared.wiring.services._Container: inside a function, the function's own Services (settings
-    from its own environment; clock and HTTP pool those of the wiring outside); outside, the original."""
+    """The holder of the shipped code's Services (svc_shared.wiring.container.hold_services_in) while IAM is
+    enforced: inside a function, the function's own Services (settings from its own environment; clock and HTTP
+    pool those of the wiring outside); outside, those of the `original` holder."""
 
-    def __init__(self, original: Any, environ: Callable[[FunctionSpec], dict[str, str]]) -> None:
-        self._original = original
+    def __init__(self, environ: Callable[[FunctionSpec], dict[str, str]]) -> None:
+        self.original: Any = None
         self._environ = environ
         self._containers: dict[str, tuple[Any, Any]] = {}
         self._lock = threading.Lock()
@@ -869,12 +870,12 @@ class _FunctionContainers:
     def services(self) -> Any:
         spec = current_function.get()
         if spec is None:
-            return self._original.services
+            return self.original.services
         from svc_shared.wiring import services as wiring
 
-        base = self._original.services
+        base = self.original.services
         if base is None:
-            base = self._original.services = wiring.Services()
+            base = self.original.services = wiring.Services()
         with self._lock:
             found = self._containers.get(spec.logical_id)
             if found is not None and found[0] is base:
@@ -889,10 +890,10 @@ class _FunctionContainers:
     def services(self, value: Any) -> None:
         spec = current_function.get()
         if spec is None:
-            self._original.services = value
+            self.original.services = value
             return
         with self._lock:
-            self._containers[spec.logical_id] = (self._original.services, value)
+            self._containers[spec.logical_id] = (self.original.services, value)
 
 
 def _settings(spec: FunctionSpec, environment: Mapping[str, str]) -> Any:
@@ -920,6 +921,8 @@ def function_environment(
 
 
 class _Installed:
+    """What install() replaced (the shipped code's own holder of its Services and secret cache), to put back."""
+
     container: Any = None
     cache: Any = None
 
@@ -927,27 +930,26 @@ class _Installed:
 def install(iam: Iam, template: Template) -> None:
     """Enforce `iam` on the functions of this process; each function gets a container of its own."""
     from svc_shared.core import secrets
-    from svc_shared.wiring import services
+    from svc_shared.wiring import container
 
     _install_botocore_hook()
     _Active.iam = iam
     if _Installed.container is None:
-        _Installed.container = services._Container
-        _Installed.cache = secrets._cache
-        services._Container = _FunctionContainers(  # type: ignore[misc,assignment]
-            _Installed.container, lambda spec: function_environment(template, spec, os.environ)
-        )
-        secrets._cache = _ScopedCache(_Installed.cache)  # type: ignore[assignment]
+        scoped = _FunctionContainers(lambda spec: function_environment(template, spec, os.environ))
+        scoped.original = _Installed.container = container.hold_services_in(scoped)
+        shared_cache = _ScopedCache({})
+        _Installed.cache = secrets.use_cache(shared_cache)
+        shared_cache.update(_Installed.cache)
 
 
 def uninstall() -> None:
     from svc_shared.core import secrets
-    from svc_shared.wiring import services
+    from svc_shared.wiring import container
 
     iam, _Active.iam = _Active.iam, None
     if _Installed.container is not None:
-        services._Container = _Installed.container  # type: ignore[misc]
-        secrets._cache = _Installed.cache
+        container.hold_services_in(_Installed.container)
+        secrets.use_cache(_Installed.cache)
         _Installed.container = _Installed.cache = None
     if iam is not None:
         iam.close()

@@ -8,7 +8,10 @@ import subprocess
 import threading
 from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from io import BufferedIOBase
+from typing import Any, Generic, Self, TypeVar
+
+Owner = TypeVar("Owner")
 
 
 def close_child(process: subprocess.Popen[Any], timeout: float) -> None:
@@ -60,8 +63,52 @@ class DispatchingHandler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         raise NotImplementedError
 
+    def read_body(self, limit: int, *, drain_limit: int = 0) -> bytes:
+        """The request body, chunked or of its Content-Length: BodyTooLarge past `limit` bytes (the connection
+        then closes; a body of at most `drain_limit` bytes is read first, so the client gets the answer rather
+        than a reset), ValueError when its framing is malformed."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            try:
+                return read_chunked(self.rfile, limit)
+            except BodyTooLarge:
+                self.close_connection = True
+                raise
+        declared = (self.headers.get("Content-Length") or "0").strip()
+        if not declared.isdecimal():
+            raise ValueError("Content-Length is not a length")
+        length = int(declared)
+        if length < 0:
+            raise ValueError("negative Content-Length")
+        if length > limit:
+            if length <= drain_limit:
+                self._discard(length)
+            self.close_connection = True
+            raise BodyTooLarge
+        return self.rfile.read(length) if length else b""
+
+    def _discard(self, length: int) -> None:
+        while length > 0:
+            got = self.rfile.read(min(length, 1 << 20))
+            if not got:
+                break
+            length -= len(got)
+
     def log_line(self, line: str) -> None:
         raise NotImplementedError
+
+
+class OwnedServer(ThreadingHTTPServer, Generic[Owner]):
+    """A threaded server whose request handlers reach the object that serves through it (`owner`)."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    # The listen backlog (socketserver's default is 5): past it, parallel clients' connections are refused
+    # or reset before a thread can accept them.
+    request_queue_size = 1024
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], owner: Owner) -> None:
+        self.owner = owner
+        super().__init__(address, handler)
 
 
 class BackgroundServer(StartStop):
@@ -120,3 +167,63 @@ class BackgroundServer(StartStop):
 
     def stopped(self) -> None:
         """Called once the server has stopped serving."""
+
+
+# ---- what the gateway and the sandbox share: API Gateway's resource paths, chunked request bodies
+
+_SEGMENT_EXACT, _SEGMENT_PARAM, _SEGMENT_PROXY = 2, 1, 0
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+def match_resource(resource: str, path: str) -> tuple[tuple[int, ...], dict[str, str]] | None:
+    """Match a decoded request path against a resource path: (precedence score, path parameters) or None.
+    Scores compare segment by segment: exact beats {param} beats {proxy+}."""
+    pattern, actual = _segments(resource), _segments(path)
+    score: list[int] = []
+    params: dict[str, str] = {}
+    for index, part in enumerate(pattern):
+        if part.startswith("{") and part.endswith("+}"):
+            rest = actual[index:]
+            if index != len(pattern) - 1 or not rest:
+                return None
+            params[part[1:-2]] = "/".join(rest)
+            score.append(_SEGMENT_PROXY)
+            return tuple(score), params
+        if index >= len(actual):
+            return None
+        if part.startswith("{") and part.endswith("}"):
+            params[part[1:-1]] = actual[index]
+            score.append(_SEGMENT_PARAM)
+        elif part == actual[index]:
+            score.append(_SEGMENT_EXACT)
+        else:
+            return None
+    if len(actual) != len(pattern):
+        return None
+    return tuple(score), params
+
+
+class BodyTooLarge(Exception):
+    """A request body over the server's limit."""
+
+
+def read_chunked(rfile: BufferedIOBase, limit: int) -> bytes:
+    """A chunked request body (git sends large pack negotiations this way); BodyTooLarge past `limit` bytes,
+    ValueError when the framing is not chunked encoding."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        line = rfile.readline(1024)
+        chunk = int(line.split(b";", 1)[0].strip() or b"0", 16)
+        if chunk == 0:
+            while rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+            return b"".join(parts)
+        size += chunk
+        if size > limit:
+            raise BodyTooLarge
+        parts.append(rfile.read(chunk))
+        rfile.readline(1024)

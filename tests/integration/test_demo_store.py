@@ -1,4 +1,4 @@
-"""The local stack's demo store (svc_local.demostore): published in the provider sandbox as every shop is, and
+"""The local stack's demo store (svc_local.stack.demostore): published in the provider sandbox as every shop is, and
 still seeded, with a line saying why, when the sandbox cannot make its repository or site."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from awsadmin import SANDBOX_DATABASE_URL
 
-from svc_local import demostore
+from svc_local.stack import demostore
 from svc_shared.wiring import services
 
 

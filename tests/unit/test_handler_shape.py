@@ -37,13 +37,24 @@ def test_function_handlers_are_at_most_60_lines() -> None:
     assert {name: lines for name, lines in long.items() if lines > MAX_LINES} == {}
 
 
-@pytest.mark.parametrize("package", ["layers/shared/svc_shared", "backoffice/shared/svc_backoffice"])
-def test_no_module_of_the_shared_packages_is_over_400_lines(package: str) -> None:
-    shared = ROOT / package
-    modules = [p for p in shared.rglob("*.py") if "backoffice_template" not in p.parts]  # `make build` output
+MAX_MODULE_LINES = 400
+# Modules over the limit whose split into a package is under way; each entry goes when its module is split (the
+# test then says so).
+KNOWN_LONG = {"local/svc_local/iam.py", "local/svc_local/providers/netlify.py"}
+
+
+@pytest.mark.parametrize(
+    "package", ["layers/shared/svc_shared", "backoffice/shared/svc_backoffice", "local/svc_local"]
+)
+def test_no_module_of_the_shared_packages_or_the_local_stack_is_over_400_lines(package: str) -> None:
+    root = ROOT / package
+    modules = [p for p in root.rglob("*.py") if "backoffice_template" not in p.parts]  # `make build` output
     assert len(modules) > 50
-    long = {str(p.relative_to(shared)): len(p.read_text().splitlines()) for p in modules}
-    assert {name: lines for name, lines in long.items() if lines > 400} == {}
+    lines = {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in modules}
+    long = {name for name, count in lines.items() if count > MAX_MODULE_LINES}
+    assert long - KNOWN_LONG == set()
+    known_here = {name for name in KNOWN_LONG if name.startswith(f"{package}/")}
+    assert known_here - long == set(), "a known long module is split: delete its KNOWN_LONG entry"
 
 
 @pytest.mark.parametrize("function", ["mcp", "shops"])

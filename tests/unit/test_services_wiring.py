@@ -8,7 +8,7 @@ from svc_shared.core.aws import AwsClients
 from svc_shared.core.clock import FrozenClock
 from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
-from svc_shared.wiring import services
+from svc_shared.wiring import container, services
 
 SETTINGS = Settings.model_validate(
     {
@@ -75,3 +75,54 @@ def test_only_the_services_read_the_settings_from_the_environment():
         "layers/shared/svc_shared/wiring/cli.py",
         "layers/shared/svc_shared/wiring/container.py",
     ]
+
+
+class _Holder:
+    """A holder of its own, as the local stack puts one in for each function it runs."""
+
+    def __init__(self) -> None:
+        self.services: services.Services | None = None
+
+
+def test_a_holder_put_in_keeps_the_services_until_the_previous_one_is_put_back():
+    outside = services.wire(settings=SETTINGS)
+    holder = _Holder()
+    previous = container.hold_services_in(holder)
+    try:
+        assert services.current() is holder.services  # wired on first use, into the holder
+        assert services.current() is not outside
+        inside = services.wire(settings=SETTINGS.model_copy(update={"table_name": "held-app"}))
+        assert holder.services is inside and services.table().name == "held-app"
+    finally:
+        assert container.hold_services_in(previous) is holder
+    assert services.current() is outside and services.table().name == "wired-app"
+
+
+class _SecretsManager:
+    """A Secrets Manager client that counts its reads."""
+
+    def __init__(self, value: str) -> None:
+        self.value, self.reads = value, 0
+
+    def get_secret_value(self, SecretId: str) -> dict[str, str]:
+        self.reads += 1
+        return {"SecretString": f"{self.value}:{SecretId}"}
+
+
+def test_a_cache_put_in_keeps_the_secrets_read_until_the_previous_one_is_put_back():
+    from svc_shared.core import secrets
+
+    arn = "arn:aws:secretsmanager:us-east-1:000000000000:secret:held"
+    outside_client = _SecretsManager("outside")
+    assert secrets.get_secret(arn, outside_client) == f"outside:{arn}"
+    own: secrets.SecretCache = {}
+    previous = secrets.use_cache(own)
+    try:
+        inside_client = _SecretsManager("inside")
+        assert secrets.get_secret(arn, inside_client) == f"inside:{arn}"  # not the value cached outside
+        assert secrets.get_secret(arn, inside_client) == f"inside:{arn}" and inside_client.reads == 1
+        assert own[arn][1] == f"inside:{arn}"
+    finally:
+        assert secrets.use_cache(previous) is own
+    assert secrets.get_secret(arn, outside_client) == f"outside:{arn}" and outside_client.reads == 1
+    secrets.reset()

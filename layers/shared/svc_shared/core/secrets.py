@@ -9,11 +9,27 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import MutableMapping
 from typing import Any
 
 MAX_AGE = 300  # seconds a secret is reused before it is read again (a rotation reaches every container)
-_cache: dict[str, tuple[float, str]] = {}
+# A secret's ARN -> (when it was read, its value).
+SecretCache = MutableMapping[str, tuple[float, str]]
 _lock = threading.Lock()
+
+
+class _Cache:
+    """The cache in use, kept on a class rather than a module global; `use_cache` swaps it."""
+
+    entries: SecretCache = {}
+
+
+def use_cache(cache: SecretCache) -> SecretCache:
+    """Keep the secrets read from now on in `cache`; returns the cache it replaces (to put back). The local stack
+    runs every function in one process and gives each one its own cache this way."""
+    with _lock:
+        previous, _Cache.entries = _Cache.entries, cache
+    return previous
 
 
 _own_clients: list[Any] = []  # for callers that pass no client
@@ -30,7 +46,7 @@ def _client() -> Any:
 def get_secret(arn: str, client: Any = None) -> str:
     """The secret's value; `client` is a Secrets Manager client (the container's, from its services)."""
     now = time.monotonic()
-    cached = _cache.get(arn)
+    cached = _Cache.entries.get(arn)
     if cached is not None and now - cached[0] < MAX_AGE:
         return cached[1]
     answer = (client or _client()).get_secret_value(SecretId=arn)
@@ -38,14 +54,14 @@ def get_secret(arn: str, client: Any = None) -> str:
     if value is None:
         value = bytes(answer["SecretBinary"]).decode()
     with _lock:
-        _cache[arn] = (now, value)
+        _Cache.entries[arn] = (now, value)
     return value
 
 
 def reset() -> None:
     """Forget cached secrets and the module's own client (tests that replace them or the endpoint)."""
     with _lock:
-        _cache.clear()
+        _Cache.entries.clear()
         _own_clients.clear()
 
 

@@ -1,13 +1,14 @@
 """The container's infrastructure, what every domain service is built from: the settings, the clock, the AWS
 clients, the HTTP pool, the tables, the envelope, the signing keys, the public base URL, and the provider apps
-and adapters. svc_shared.wiring.services builds the domain services from it and holds the container's one."""
+and adapters, and where the container's one Services is held. svc_shared.wiring.services builds the domain services
+from it."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from svc_shared.core.aws import AwsClients
 from svc_shared.core.clock import Clock, system_clock
@@ -183,6 +184,39 @@ class Services:
             self._built[key] = build(self)
         found: Built = self._built[key]
         return found
+
+
+class ServicesHolder(Protocol):
+    """Where the container's one Services is kept (`services.current` reads it, `services.wire` replaces it)."""
+
+    @property
+    def services(self) -> Services | None: ...
+
+    @services.setter
+    def services(self, value: Services | None) -> None: ...
+
+
+class _OneServices:
+    """The holder of a container on AWS: one Services for the one function the container runs."""
+
+    services: Services | None = None
+
+
+class _Holder:
+    """The holder in use, kept on a class rather than a module global; `hold_services_in` swaps it."""
+
+    holder: ServicesHolder = _OneServices()
+
+
+def services_holder() -> ServicesHolder:
+    return _Holder.holder
+
+
+def hold_services_in(holder: ServicesHolder) -> ServicesHolder:
+    """Keep the container's Services in `holder` from now on; returns the holder it replaces (to put back).
+    The local stack runs every function in one process and gives each one its own Services this way."""
+    previous, _Holder.holder = _Holder.holder, holder
+    return previous
 
 
 def _secret(arn: str) -> Callable[[], str]:

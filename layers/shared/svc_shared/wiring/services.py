@@ -14,7 +14,7 @@ from svc_shared.core.clock import Clock, system_clock
 from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
 from svc_shared.wiring import baseurl
-from svc_shared.wiring.container import Built, Services
+from svc_shared.wiring.container import Built, Services, services_holder
 
 if TYPE_CHECKING:
     from svc_shared.core.metrics import Metrics
@@ -341,17 +341,12 @@ def workspace_app_url() -> str:
     return current().settings.workspace_app_url or f"{public_base_url()}/workspace"
 
 
-class _Container:
-    """The container's one Services, kept on a class rather than a module global; `wire` replaces it."""
-
-    services: Services | None = None
-
-
 def current() -> Services:
     """The container's services, wired from the environment on first use."""
-    if _Container.services is None:
-        _Container.services = Services()
-    return _Container.services
+    holder = services_holder()
+    if holder.services is None:
+        holder.services = Services()
+    return holder.services
 
 
 def wire(
@@ -365,10 +360,11 @@ def wire(
     from svc_shared.core.config import reset_settings
 
     reset_settings()
-    if _Container.services is not None:
-        _Container.services.http.close()
-    _Container.services = Services(settings=settings, clock=clock, aws=aws, http=http)
-    return _Container.services
+    holder = services_holder()
+    if holder.services is not None:
+        holder.services.http.close()
+    holder.services = wired = Services(settings=settings, clock=clock, aws=aws, http=http)
+    return wired
 
 
 # Shortcuts for handlers to what the container holds beside its domain services: `services.clock()` is

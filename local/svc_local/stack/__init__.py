@@ -209,7 +209,7 @@ class LocalStack:
 
     def seed_demo_store(self, database_url: str, public_url: str) -> None:
         """The paid demo user's demo store: the first published shop, served by the hosted backoffice."""
-        from svc_local import demostore
+        from svc_local.stack import demostore
 
         self.demo_project_id = demostore.seed(
             database_url,

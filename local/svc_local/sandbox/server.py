@@ -1,172 +1,26 @@
-"""Provider sandbox: a real HTTP server that providers (repo_host, db_host, static_host, checkout,
-builder) plug routes into, with fault injection (status, delay, dropped connection) applied before routing."""
+"""The provider sandbox's server: a real HTTP server that providers plug routes into, with fault injection
+applied before routing and the requests it served kept for tests."""
 
 from __future__ import annotations
 
 import contextlib
-import fnmatch
-import json
 import socket
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict
 from http.server import ThreadingHTTPServer
-from typing import Any, Protocol, TextIO
+from typing import TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from svc_local.gateway import match_resource
-from svc_local.serving import BackgroundServer, DispatchingHandler
+from svc_local.sandbox.faults import FaultInjector, parse_fault
+from svc_local.sandbox.wire import Provider, SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
-
-
-@dataclass
-class SandboxRequest:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: Mapping[str, str]
-    body: bytes
-    params: dict[str, str] = field(default_factory=dict)
-
-    def json(self) -> Any:
-        return json.loads(self.body or b"null")
-
-    def arg(self, name: str, default: str | None = None) -> str | None:
-        values = self.query.get(name)
-        return values[-1] if values else default
-
-
-@dataclass
-class SandboxResponse:
-    status: int = 200
-    body: bytes | str | Any = b""
-    headers: dict[str, str] = field(default_factory=dict)
-
-    def encoded(self) -> tuple[bytes, dict[str, str]]:
-        headers = dict(self.headers)
-        if isinstance(self.body, bytes):
-            return self.body, headers
-        if isinstance(self.body, str):
-            headers.setdefault("Content-Type", "text/plain; charset=utf-8")
-            return self.body.encode("utf-8"), headers
-        headers.setdefault("Content-Type", "application/json")
-        return json.dumps(self.body).encode("utf-8"), headers
-
-
-def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> SandboxResponse:
-    return SandboxResponse(status, body if body is not None else {}, dict(headers or {}))
-
-
-RouteHandler = Callable[[SandboxRequest], SandboxResponse]
-
-
-@dataclass(frozen=True)
-class SandboxRoute:
-    method: str  # "*" for any
-    path: str  # segments may be {name} or a final {name+}
-    handler: RouteHandler
-
-
-class Provider(Protocol):
-    """A provider module: a name and its routes, mounted on the sandbox's routing table."""
-
-    name: str
-
-    def routes(self) -> Iterable[SandboxRoute]: ...
-
-
-# ---- fault injection
-
-
-@dataclass
-class Fault:
-    method: str  # "*" matches any method
-    path: str  # exact path or a glob (fnmatch), e.g. /repos/*
-    status: int | None = None
-    delay_ms: int = 0
-    drop: bool = False
-    times: int | None = None  # None: until cleared
-    retry_after: int | None = None  # a Retry-After header on the status answer (a 429's, a 503's)
-
-    def matches(self, method: str, path: str) -> bool:
-        return self.method in ("*", method.upper()) and (
-            self.path == path or fnmatch.fnmatchcase(path, self.path)
-        )
-
-
-def parse_fault(data: Any) -> Fault:
-    """Validate an admin request body into a Fault; raises ValueError with a readable message."""
-    if not isinstance(data, dict):
-        raise ValueError("body must be a JSON object")
-    unknown = set(data) - {"method", "path", "status", "delay_ms", "drop", "times", "retry_after"}
-    if unknown:
-        raise ValueError(f"unknown field(s): {', '.join(sorted(unknown))}")
-    method, path = data.get("method"), data.get("path")
-    if not isinstance(method, str) or not method or not isinstance(path, str) or not path.startswith("/"):
-        raise ValueError("method and path (starting with /) are required")
-    status, delay, drop, times = (
-        data.get("status"),
-        data.get("delay_ms", 0),
-        data.get("drop", False),
-        data.get("times"),
-    )
-    if status is not None and (
-        isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599
-    ):
-        raise ValueError("status must be an HTTP status code")
-    if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 600_000:
-        raise ValueError("delay_ms must be an integer between 0 and 600000")
-    if not isinstance(drop, bool):
-        raise ValueError("drop must be a boolean")
-    if times is not None and (isinstance(times, bool) or not isinstance(times, int) or times < 1):
-        raise ValueError("times must be a positive integer")
-    if status is None and not delay and not drop:
-        raise ValueError("a fault needs status, delay_ms or drop")
-    retry_after = data.get("retry_after")
-    if retry_after is not None and (
-        isinstance(retry_after, bool) or not isinstance(retry_after, int) or retry_after < 0
-    ):
-        raise ValueError("retry_after must be a non-negative integer (seconds)")
-    return Fault(method.upper(), path, status, delay, drop, times, retry_after)
-
-
-class FaultInjector:
-    """Active faults; the first matching one applies and uses up one of its `times`."""
-
-    def __init__(self) -> None:
-        self._faults: list[Fault] = []
-        self._lock = threading.Lock()
-
-    def add(self, fault: Fault) -> None:
-        with self._lock:
-            self._faults.append(fault)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
-    def list(self) -> list[Fault]:
-        with self._lock:
-            return list(self._faults)
-
-    def take(self, method: str, path: str) -> Fault | None:
-        with self._lock:
-            for fault in self._faults:
-                if fault.matches(method, path):
-                    if fault.times is not None:
-                        fault.times -= 1
-                        if fault.times <= 0:
-                            self._faults.remove(fault)
-                    return fault
-        return None
-
-
-# ---- the server
 
 
 class _Drop(Exception):
@@ -175,24 +29,25 @@ class _Drop(Exception):
 
 class _Handler(DispatchingHandler):
     server_version = "svc-local-sandbox"
-    server: _Server
+    server: OwnedServer[Sandbox]
 
     def log_line(self, line: str) -> None:
-        self.server.sandbox.log(line)
+        self.server.owner.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
         split = urlsplit(self.path)
         try:
-            chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self._read_chunked() if chunked else None
-            if length > MAX_BODY_BYTES or (body is not None and len(body) > MAX_BODY_BYTES):
-                response = json_response({"error": "payload_too_large"}, 413)
+            try:
+                body = self.read_body(MAX_BODY_BYTES)
+            except (
+                ValueError
+            ):  # malformed framing (a Content-Length that is not a length): the client's fault
                 self.close_connection = True
+                response = json_response(
+                    {"error": "bad_request", "message": "Malformed request body framing"}, 400
+                )
             else:
-                if body is None:
-                    body = self.rfile.read(length) if length > 0 else b""
                 request = SandboxRequest(
                     method=self.command,
                     path=unquote(split.path) or "/",
@@ -200,15 +55,18 @@ class _Handler(DispatchingHandler):
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body,
                 )
-                response = self.server.sandbox.handle(request)
+                response = self.server.owner.handle(request)
+        except BodyTooLarge:
+            response = json_response({"error": "payload_too_large"}, 413)
+            self.close_connection = True
         except _Drop:
             self.close_connection = True
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            self.server.sandbox.log(f'{self.client_address[0]} "{self.command} {split.path}" dropped (fault)')
+            self.server.owner.log(f'{self.client_address[0]} "{self.command} {split.path}" dropped (fault)')
             return
         except Exception as exc:  # noqa: BLE001 - a provider bug is a 500, never a dead server
-            self.server.sandbox.log(f"sandbox error on {self.command} {split.path}: {exc!r}")
+            self.server.owner.log(f"sandbox error on {self.command} {split.path}: {exc!r}")
             response = json_response({"error": "internal_error", "message": str(exc)}, 500)
         data, headers = response.encoded()
         try:
@@ -223,35 +81,9 @@ class _Handler(DispatchingHandler):
         except OSError:
             self.close_connection = True
         elapsed = (time.perf_counter() - started) * 1000
-        self.server.sandbox.log(
+        self.server.owner.log(
             f'{self.client_address[0]} "{self.command} {split.path}" {response.status} {elapsed:.1f}ms'
         )
-
-    def _read_chunked(self) -> bytes:
-        """A chunked request body (git sends large pack negotiations this way)."""
-        parts: list[bytes] = []
-        size = 0
-        while True:
-            line = self.rfile.readline(1024)
-            chunk = int(line.split(b";", 1)[0].strip() or b"0", 16)
-            if chunk == 0:
-                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            size += chunk
-            if size > MAX_BODY_BYTES:
-                raise ValueError("chunked body too large")
-            parts.append(self.rfile.read(chunk))
-            self.rfile.readline(1024)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, address: tuple[str, int], sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-        super().__init__(address, _Handler)
 
 
 class Sandbox(BackgroundServer):
@@ -292,7 +124,7 @@ class Sandbox(BackgroundServer):
         self._log_lock = threading.Lock()
 
     def make_server(self, address: tuple[str, int]) -> ThreadingHTTPServer:
-        return _Server(address, self)
+        return OwnedServer(address, _Handler, self)
 
     def stopped(self) -> None:
         """Let each provider persist its state and end its timers."""

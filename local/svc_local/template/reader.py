@@ -3,32 +3,27 @@ functions, state machines and environment, with parameters and intrinsic functio
 
 from __future__ import annotations
 
-import base64
-import copy
-import functools
 import json
-import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-LOCAL_REGION = "us-east-1"
-LOCAL_ACCOUNT_ID = "123456789012"
-LOCAL_STACK_NAME = "svc-local"
+from svc_local.template.intrinsics import FUNCTION_TYPES, STATE_MACHINE_TYPES, Resolver
+from svc_local.template.loading import LOCAL_ACCOUNT_ID, TemplateError, load_yaml
+from svc_local.template.specs import (
+    FunctionSpec,
+    QueueSpec,
+    Route,
+    SqsEventSource,
+    StateMachineSpec,
+    TableSpec,
+)
 
-_FUNCTION_TYPES = {"AWS::Serverless::Function", "AWS::Lambda::Function"}
-_STATE_MACHINE_TYPES = {"AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine"}
 _TABLE_KEYS = ("IndexName", "KeySchema", "Projection", "ProvisionedThroughput")
-_NO_VALUE = object()
 _API_EVENT_KINDS = {"Api": "rest", "HttpApi": "http"}
-
-
-class TemplateError(ValueError):
-    """The template cannot be read or resolved for local use."""
 
 
 def _substitute(text: str, values: Mapping[str, Any]) -> str:
@@ -36,130 +31,7 @@ def _substitute(text: str, values: Mapping[str, Any]) -> str:
     return re.sub(r"\$\{([^}]+)\}", lambda m: str(values.get(m.group(1), m.group(0))), text)
 
 
-class _CfnLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """SafeLoader (libyaml's when PyYAML has it: several times faster on a template) that turns CloudFormation
-    short tags (!Ref, !Sub, ...) into their long form."""
-
-
-def _construct_tag(loader: yaml.SafeLoader, tag_suffix: str, node: yaml.Node) -> dict[str, Any]:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    if tag_suffix in ("Ref", "Condition"):
-        return {tag_suffix: value}
-    if tag_suffix == "GetAtt" and isinstance(value, str):
-        value = value.split(".", 1)
-    return {f"Fn::{tag_suffix}": value}
-
-
-_CfnLoader.add_multi_constructor("!", _construct_tag)
-
-
-def load_yaml(path: str | Path) -> dict[str, Any]:
-    """Parse a CloudFormation/SAM YAML file, short tags included. A file is parsed once per version of it
-    (its modification time and size): the stack reads template.yaml several times as it starts; each caller
-    gets its own copy."""
-    stat = os.stat(path)
-    return copy.deepcopy(_parsed(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size))
-
-
-@functools.lru_cache(maxsize=16)
-def _parsed(path: str, _mtime_ns: int, _size: int) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
-    if not isinstance(data, dict):
-        raise TemplateError(f"{path}: not a template")
-    return data
-
-
-@dataclass(frozen=True)
-class FunctionSpec:
-    logical_id: str
-    function_name: str
-    code_uri: str
-    handler: str
-    module: str
-    attribute: str
-    timeout: int = 3
-    memory_size: int = 128
-    environment: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def arn(self) -> str:
-        return f"arn:aws:lambda:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:function:{self.function_name}"
-
-
-@dataclass(frozen=True)
-class Route:
-    path: str
-    method: str  # upper case; ANY matches every method
-    function: FunctionSpec
-    event_name: str
-    api_id: str
-    binary_media_types: tuple[str, ...] = ()
-    # "rest": an Api event (REST API, its proxy event); "http": an HttpApi event (HTTP API, payload format 1.0).
-    kind: str = "rest"
-
-    @property
-    def logical_id(self) -> str:
-        return self.function.logical_id
-
-    @property
-    def module(self) -> str:
-        return self.function.module
-
-    @property
-    def attribute(self) -> str:
-        return self.function.attribute
-
-
-@dataclass(frozen=True)
-class QueueSpec:
-    logical_id: str
-    name: str
-    attributes: Mapping[str, str]
-    dead_letter: str | None  # logical id of its dead-letter queue
-
-
-@dataclass(frozen=True)
-class SqsEventSource:
-    function: FunctionSpec
-    event_name: str
-    queue_logical_id: str
-    batch_size: int
-    window_seconds: float
-    partial_failures: bool
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    logical_id: str
-    create_kwargs: Mapping[str, Any]
-    ttl_attribute: str | None
-
-    @property
-    def table_name(self) -> str:
-        return str(self.create_kwargs["TableName"])
-
-
-@dataclass(frozen=True)
-class StateMachineSpec:
-    logical_id: str
-    name: str
-    definition: Mapping[str, Any]
-    role_arn: str
-    type: str = "STANDARD"
-
-    @property
-    def arn(self) -> str:
-        return f"arn:aws:states:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:stateMachine:{self.name}"
-
-
-class Template:
+class Template(Resolver):
     """A SAM template resolved for the local stack. `refs` overrides what a Ref to a resource yields."""
 
     def __init__(
@@ -173,205 +45,8 @@ class Template:
         self.path = Path(path).resolve()
         self.root = self.path.parent
         self.package_root = Path(package_root).resolve() if package_root else self.root
-        self.data = load_yaml(self.path)
-        self.resources: dict[str, dict[str, Any]] = self.data.get("Resources") or {}
+        super().__init__(load_yaml(self.path), overrides or {}, refs)
         self.globals: dict[str, Any] = self.data.get("Globals") or {}
-        self.refs: dict[str, Any] = dict(refs or {})
-        self.parameters = self._parameters(overrides or {})
-        self._conditions: dict[str, bool] = {}
-
-    # ---- parameters and intrinsic functions
-
-    def _parameters(self, overrides: Mapping[str, str]) -> dict[str, Any]:
-        declared: dict[str, Any] = self.data.get("Parameters") or {}
-        unknown = set(overrides) - set(declared)
-        if unknown:
-            raise TemplateError(f"unknown parameter(s): {', '.join(sorted(unknown))}")
-        values: dict[str, Any] = {}
-        for name, spec in declared.items():
-            if name in overrides:
-                values[name] = overrides[name]
-            elif "Default" in spec:
-                values[name] = spec["Default"]
-            kind = str(spec.get("Type", ""))
-            if name in values and (kind.startswith("List<") or kind == "CommaDelimitedList"):
-                raw = values[name]
-                values[name] = raw if isinstance(raw, list) else [p.strip() for p in str(raw).split(",")]
-        values.update(
-            {
-                "AWS::Region": LOCAL_REGION,
-                "AWS::AccountId": LOCAL_ACCOUNT_ID,
-                "AWS::Partition": "aws",
-                "AWS::URLSuffix": "amazonaws.com",
-                "AWS::StackName": LOCAL_STACK_NAME,
-                "AWS::StackId": f"arn:aws:cloudformation:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:stack/"
-                f"{LOCAL_STACK_NAME}/00000000-0000-0000-0000-000000000000",
-                "AWS::NoValue": _NO_VALUE,
-            }
-        )
-        return values
-
-    def resolve(self, value: Any) -> Any:
-        """Resolve intrinsic functions in `value`; AWS::NoValue entries are dropped."""
-        out = self._resolve(value)
-        return None if out is _NO_VALUE else out
-
-    def _resolve(self, value: Any) -> Any:
-        if isinstance(value, list):
-            items = [self._resolve(v) for v in value]
-            return [v for v in items if v is not _NO_VALUE]
-        if not isinstance(value, dict):
-            return value
-        if len(value) == 1:
-            ((key, arg),) = value.items()
-            if key == "Ref":
-                return self.ref(str(arg))
-            if key.startswith("Fn::") or key == "Condition":
-                return self._intrinsic(key, arg)
-        resolved = {k: self._resolve(v) for k, v in value.items()}
-        return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
-
-    def _intrinsic(self, key: str, arg: Any) -> Any:
-        if key == "Fn::Sub":
-            if isinstance(arg, list):
-                text, variables = arg[0], self._resolve(arg[1])
-            else:
-                text, variables = arg, {}
-            return self._sub(str(text), variables)
-        if key == "Fn::GetAtt":
-            parts = arg.split(".", 1) if isinstance(arg, str) else [self._resolve(a) for a in arg]
-            return self.get_att(str(parts[0]), str(parts[1]))
-        if key == "Fn::Join":
-            sep, items = arg[0], self._resolve(arg[1])
-            return str(sep).join(str(i) for i in items)
-        if key == "Fn::If":
-            name, when_true, when_false = arg
-            return self._resolve(when_true if self.condition(name) else when_false)
-        if key == "Fn::Select":
-            index, items = self._resolve(arg[0]), self._resolve(arg[1])
-            return items[int(index)]
-        if key == "Fn::Split":
-            sep, text = arg[0], self._resolve(arg[1])
-            return str(text).split(sep)
-        if key == "Fn::FindInMap":
-            name, top, second = (self._resolve(a) for a in arg[:3])
-            return self.data["Mappings"][name][top][second]
-        if key == "Fn::Base64":
-            return base64.b64encode(str(self._resolve(arg)).encode()).decode()
-        if key == "Fn::GetAZs":
-            return [f"{LOCAL_REGION}{z}" for z in "abc"]
-        if key == "Fn::ToJsonString":
-            return json.dumps(self._resolve(arg), separators=(",", ":"))
-        if key in ("Fn::Equals", "Fn::Not", "Fn::And", "Fn::Or", "Condition"):
-            return self._evaluate({key: arg})
-        raise TemplateError(f"{key} is not supported locally")
-
-    def _sub(self, text: str, variables: Mapping[str, Any]) -> str:
-        def replace(match: re.Match[str]) -> str:
-            name = match.group(1)
-            if name.startswith("!"):
-                return "${" + name[1:] + "}"
-            if name in variables:
-                return str(variables[name])
-            if "." in name and name.split(".", 1)[0] in self.resources:
-                logical, attr = name.split(".", 1)
-                return str(self.get_att(logical, attr))
-            return str(self.ref(name))
-
-        return re.sub(r"\$\{([^}]+)\}", replace, text)
-
-    def condition(self, name: str) -> bool:
-        if name not in self._conditions:
-            conditions = self.data.get("Conditions") or {}
-            if name not in conditions:
-                raise TemplateError(f"unknown condition {name}")
-            self._conditions[name] = bool(self._evaluate(conditions[name]))
-        return self._conditions[name]
-
-    def _evaluate(self, expr: Any) -> Any:
-        if isinstance(expr, dict) and len(expr) == 1:
-            ((key, arg),) = expr.items()
-            if key == "Fn::Equals":
-                left, right = (self._resolve(a) for a in arg)
-                return str(left) == str(right)
-            if key == "Fn::Not":
-                return not self._evaluate(arg[0])
-            if key == "Fn::And":
-                return all(self._evaluate(a) for a in arg)
-            if key == "Fn::Or":
-                return any(self._evaluate(a) for a in arg)
-            if key == "Condition":
-                return self.condition(str(arg))
-        return self._resolve(expr)
-
-    def ref(self, name: str) -> Any:
-        if name in self.refs:
-            return self.refs[name]
-        if name in self.parameters:
-            return self.parameters[name]
-        if name in self.resources:
-            return self.physical_id(name)
-        if name in (self.data.get("Parameters") or {}):
-            raise TemplateError(f"parameter {name} has no default; pass it as an override")
-        raise TemplateError(f"Ref to unknown name {name}")
-
-    def physical_id(self, logical_id: str) -> str:
-        """What Ref yields for a resource in the local stack (CloudFormation's rules, local names)."""
-        if logical_id in self.refs:
-            return str(self.refs[logical_id])
-        resource = self.resources[logical_id]
-        kind = resource.get("Type", "")
-        props = resource.get("Properties") or {}
-        if kind == "AWS::DynamoDB::Table":
-            return str(self.resolve(props.get("TableName")) or f"{LOCAL_STACK_NAME}-{logical_id}")
-        if kind == "AWS::S3::Bucket":
-            return str(self.resolve(props.get("BucketName")) or f"{LOCAL_STACK_NAME}-{logical_id}".lower())
-        if kind in _FUNCTION_TYPES:
-            return str(self.resolve(props.get("FunctionName")) or logical_id)
-        if kind in _STATE_MACHINE_TYPES:
-            name = self.resolve(props.get("Name") or props.get("StateMachineName")) or logical_id
-            return f"arn:aws:states:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:stateMachine:{name}"
-        if kind == "AWS::SQS::Queue":
-            return str(self.resolve(props.get("QueueName")) or f"{LOCAL_STACK_NAME}-{logical_id}")
-        if kind == "AWS::SecretsManager::Secret":
-            name = self.resolve(props.get("Name")) or f"{LOCAL_STACK_NAME}-{logical_id}"
-            return f"arn:aws:secretsmanager:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:secret:{name}"
-        return logical_id
-
-    def get_att(self, logical_id: str, attribute: str) -> Any:
-        key = f"{logical_id}.{attribute}"
-        if key in self.refs:
-            return self.refs[key]
-        if logical_id not in self.resources:
-            raise TemplateError(f"GetAtt of unknown resource {logical_id}")
-        kind = self.resources[logical_id].get("Type", "")
-        physical = self.physical_id(logical_id)
-        if attribute == "Arn":
-            if kind in _FUNCTION_TYPES:
-                return f"arn:aws:lambda:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:function:{physical}"
-            if kind == "AWS::DynamoDB::Table":
-                return f"arn:aws:dynamodb:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:table/{physical}"
-            if kind == "AWS::S3::Bucket":
-                return f"arn:aws:s3:::{physical}"
-            if kind in _STATE_MACHINE_TYPES or physical.startswith("arn:"):
-                return physical
-            if kind == "AWS::SQS::Queue":
-                return f"arn:aws:sqs:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:{physical.rsplit('/', 1)[-1]}"
-            if kind == "AWS::KMS::Key":
-                return f"arn:aws:kms:{LOCAL_REGION}:{LOCAL_ACCOUNT_ID}:key/{physical}"
-            if kind == "AWS::IAM::Role":
-                return f"arn:aws:iam::{LOCAL_ACCOUNT_ID}:role/{physical}"
-        if attribute == "QueueName" and kind == "AWS::SQS::Queue":
-            return physical.rsplit("/", 1)[-1]
-        if attribute == "QueueUrl" and kind == "AWS::SQS::Queue":
-            return physical
-        if attribute == "Name" and kind in _STATE_MACHINE_TYPES:
-            return physical.rsplit(":", 1)[-1]
-        if attribute == "ApiEndpoint" and kind in ("AWS::Serverless::HttpApi", "AWS::ApiGatewayV2::Api"):
-            return f"https://{physical}.execute-api.{LOCAL_REGION}.amazonaws.com"
-        if attribute in ("DomainName", "RegionalDomainName") and kind == "AWS::S3::Bucket":
-            return f"{physical}.s3.amazonaws.com"
-        raise TemplateError(f"GetAtt {key} is not supported locally")
 
     # ---- what the local stack needs
 
@@ -386,7 +61,7 @@ class Template:
     def functions(self) -> list[FunctionSpec]:
         glob = self.globals.get("Function") or {}
         specs = []
-        for logical, res in self.resources_of_type(*_FUNCTION_TYPES):
+        for logical, res in self.resources_of_type(*FUNCTION_TYPES):
             props = {**glob, **(res.get("Properties") or {})}
             code_uri = props.get("CodeUri") or props.get("Code") or "."
             handler = props.get("Handler")
@@ -562,7 +237,7 @@ class Template:
     def state_machines(self) -> list[StateMachineSpec]:
         """State machines with DefinitionSubstitutions applied (ARNs point at the local functions)."""
         specs = []
-        for logical, res in self.resources_of_type(*_STATE_MACHINE_TYPES):
+        for logical, res in self.resources_of_type(*STATE_MACHINE_TYPES):
             props = res.get("Properties") or {}
             definition = props.get("Definition")
             if definition is None and isinstance(props.get("DefinitionUri"), str):
