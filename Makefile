@@ -7,7 +7,7 @@
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
 #   make dev             the local stack (svc-local), IAM enforced on every function (SVC_IAM=record|off)
-#   make iam             the journeys with IAM recorded: calls and unused grants per function; fails on a denial
+#   make iam             the journeys with IAM recorded: calls and unused grants per function; fails on a denial or an unused grant
 #   make screenshots     retake docs/screenshots (the workspace browser tests)
 #   make bench           python -m bench.run, results in bench/RESULTS.md
 #   make clean           build output and caches (make distclean also drops the environments)

@@ -77,10 +77,6 @@ _PSEUDO = {
     "AWS::StackName",
     "AWS::URLSuffix",
 }
-# The local runtime encrypts with LOCAL_MASTER_KEY (persisted in the state directory); moto's KMS keys do not
-# survive a restart, so the created key's id is not handed to the functions (both would be ambiguous).
-LOCAL_DROPPED_VARIABLES = ("KMS_KEY_ID",)
-
 _create_lock = threading.Lock()
 
 
@@ -406,8 +402,9 @@ class Rehearsal:
 
     def environment(self) -> dict[str, str]:
         """The variables the created functions carry (one environment: the local runtime runs every function
-        in this process), minus LOCAL_DROPPED_VARIABLES. A variable two functions set differently is an error:
-        the process could give only one of them its value."""
+        in this process; KMS_KEY_ID names the key the stack created, kept across restarts by svc_local.kmskeys).
+        A variable two functions set differently is an error: the process could give only one of them its
+        value."""
         merged: dict[str, str] = {}
         owner: dict[str, str] = {}
         for logical, function in sorted(self.functions.items()):
@@ -418,8 +415,6 @@ class Rehearsal:
                         "environment for every function"
                     )
                 merged[name], owner[name] = value, logical
-        for name in LOCAL_DROPPED_VARIABLES:
-            merged.pop(name, None)
         return merged
 
     def roles(self) -> dict[str, str]:

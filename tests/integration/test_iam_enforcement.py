@@ -4,9 +4,9 @@ allow what the functions need and refuse what they do not (no Scan for the publi
 
 from __future__ import annotations
 
-import base64
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,22 @@ from svc_local.template import Template, load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_GRANT = {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "SessionSecret"}}}
+
+
+def template_with(directory: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """template.yaml changed by `change` (beside the code it names)."""
+    data = load_yaml(ROOT / "template.yaml")
+    change(data)
+    for name in ("functions", "statemachines"):
+        (directory / name).symlink_to(ROOT / name)
+    path = directory / "template.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def key_policy_statement(data: dict[str, Any], sid: str) -> dict[str, Any]:
+    statements = data["Resources"]["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+    return next(s for s in statements if s.get("Sid") == sid)
 
 
 def template_without_publish_session_grant(directory: Path) -> Path:
@@ -56,12 +72,13 @@ def local_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
                 "AWS_SECRET_ACCESS_KEY": "testing",
                 "AWS_REGION": "us-east-1",
                 "AWS_DEFAULT_REGION": "us-east-1",
-                "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
+                # The template's DataKey, in the embedded KMS: its key policy is the template's.
+                "KMS_KEY_ID": aws.client("kms").create_key()["KeyMetadata"]["KeyId"],
             }
         )
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        monkeypatch.delenv("KMS_KEY_ID", raising=False)
+        monkeypatch.delenv("LOCAL_MASTER_KEY", raising=False)
         from svc_shared.core import secrets
         from svc_shared.wiring import services
 
@@ -159,3 +176,108 @@ def test_no_function_can_scan_the_app_table(local_aws):
     assert len(functions) >= 11
     for principal in functions:
         assert not aws.iam.decide(principal.name, iam.Request("dynamodb:Scan", table)).allowed, principal.name
+
+
+ENCRYPTING = (
+    "AccountsFunction",
+    "McpFunction",
+    "ConnectionsFunction",
+    "IntegrationsFunction",
+    "PublishStepsFunction",
+    "WorkspaceFunction",
+)
+
+
+def test_with_the_shipped_key_policy_each_function_wraps_and_unwraps_with_the_embedded_kms(local_aws):
+    aws = local_aws(ROOT / "template.yaml")
+    from svc_shared.wiring import services
+
+    context = {"purpose": "iam-test"}
+    for name in ENCRYPTING:
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            assert envelope.decrypt_text(envelope.encrypt("sealed", context), context) == "sealed", name
+    with acting_as(spec_of(aws, "ConnectionsFunction")):
+        sealed = services.current().envelope.encrypt("a shop's password", context)
+    with acting_as(spec_of(aws, "ShopsFunction")):
+        envelope = services.current().envelope
+        assert envelope.decrypt_text(sealed, context) == "a shop's password"
+        with pytest.raises(ClientError) as refused:
+            envelope.encrypt("the shops function only unwraps", context)
+    assert "ShopsFunction" in refused.value.response["Error"]["Message"]
+    assert "kms:GenerateDataKey" in refused.value.response["Error"]["Message"]
+
+
+def test_a_function_whose_role_the_key_policy_no_longer_lets_generate_data_keys_is_refused(
+    local_aws, tmp_path: Path
+):
+    def without_connections_generate(data: dict[str, Any]) -> None:
+        statement = key_policy_statement(data, "EncryptAndDecrypt")
+        role = {"Fn::GetAtt": ["ConnectionsFunctionRole", "Arn"]}
+        statement["Principal"]["AWS"].remove(role)
+        decrypt_only = key_policy_statement(data, "DecryptOnly")
+        decrypt_only["Principal"]["AWS"] = [*decrypt_only["Principal"]["AWS"], role]
+
+    aws = local_aws(template_with(tmp_path, without_connections_generate))
+    from svc_shared.wiring import services
+
+    key = f"arn:aws:kms:us-east-1:123456789012:key/{os.environ['KMS_KEY_ID']}"
+    with acting_as(spec_of(aws, "ConnectionsFunction")), pytest.raises(ClientError) as refused:
+        services.current().envelope.encrypt("a provider token", {"purpose": "iam-test"})
+    error = refused.value.response["Error"]
+    assert error["Code"] == "AccessDeniedException"
+    assert "ConnectionsFunction" in error["Message"] and "kms:GenerateDataKey" in error["Message"]
+    assert key in error["Message"]
+    with acting_as(spec_of(aws, "WorkspaceFunction")):  # the others keep theirs
+        assert services.current().envelope.encrypt("still sealed", {"purpose": "iam-test"})
+
+
+def test_a_key_policy_that_names_no_role_locks_every_function_out(local_aws, tmp_path: Path):
+    def locked(data: dict[str, Any]) -> None:
+        statements = data["Resources"]["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+        statements[:] = [s for s in statements if s.get("Sid") == "KeyAdministration"]
+
+    aws = local_aws(template_with(tmp_path, locked))
+    from svc_shared.wiring import services
+
+    for name in (*ENCRYPTING, "ShopsFunction"):
+        with acting_as(spec_of(aws, name)), pytest.raises(ClientError) as refused:
+            services.current().envelope.encrypt("nothing", {"purpose": "iam-test"})
+        assert name in refused.value.response["Error"]["Message"], name
+
+
+def _get_item_in_a_thread(make_client: Callable[[], Any]) -> dict[str, Any]:
+    """A GetItem from a new thread (contextvars do not follow it); the error AWS-side, or {} on success."""
+    outcome: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            make_client().get_item(
+                TableName=os.environ["TABLE_NAME"], Key={"pk": {"S": "a"}, "sk": {"S": "b"}}
+            )
+        except ClientError as exc:
+            outcome.update(exc.response["Error"])
+
+    worker = threading.Thread(target=lookup)
+    worker.start()
+    worker.join()
+    return outcome
+
+
+def test_a_call_with_no_function_current_from_a_functions_code_is_refused_not_let_through(local_aws):
+    aws = local_aws(ROOT / "template.yaml")
+    from svc_shared.wiring import services
+
+    # A thread the function's code starts: whatever client it uses, no role answers for it.
+    with acting_as(spec_of(aws, "AccountsFunction")):
+        refused = _get_item_in_a_thread(lambda: aws.client("dynamodb"))
+    assert refused.get("Code") == "AccessDeniedException"
+    assert "no function is current" in refused["Message"] and "AccountsFunction" in refused["Message"]
+    assert "dynamodb:GetItem" in refused["Message"]
+    # A client the function made, used from a thread it did not start.
+    with acting_as(spec_of(aws, "OAuthFunction")):
+        client = services.current().aws.client("dynamodb")
+    refused = _get_item_in_a_thread(lambda: client)
+    assert refused.get("Code") == "AccessDeniedException" and "OAuthFunction" in refused["Message"]
+    # The local stack's own calls (no function started the thread or made the client) are not a function's.
+    assert _get_item_in_a_thread(lambda: aws.client("dynamodb")) == {}

@@ -75,6 +75,14 @@ class AccessDenied(Exception):
         self.message = message
 
 
+class Unattributed(Exception):
+    """A call no function's role can answer for (the botocore hook turns it into a ClientError)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class Iam:
     """Decisions for the principals of one template, cached; enforced or recorded."""
 
@@ -169,6 +177,29 @@ class Iam:
                 self.denied.append(denied.message)
             if self.mode == "enforce":
                 raise denied
+
+    def refuse_unattributed(self, origin: str, request: Request) -> None:
+        """A call made while no function is current, by code of `origin` (a thread it started, a client it
+        made): there is no role to weigh it against, so it is refused (fail closed), never let through."""
+        message = (
+            f"no function is current for {request.action} on resource: {request.resource}: the call comes "
+            f"from {origin}'s code outside its context (a thread it started? run the thread's work in "
+            "contextvars.copy_context())"
+        )
+        print(f"svc-iam: DENIED {message}", file=sys.stderr, flush=True)
+        with self._lock:
+            self.denied.append(message)
+        self._write(
+            {
+                "decision": "ImplicitlyDenied",
+                "principal": f"(no function current; code of {origin})",
+                "action": request.action,
+                "resource": request.resource,
+                "context": [],
+            }
+        )
+        if self.mode == "enforce":
+            raise Unattributed(message)
 
     def _note(self, decision: Decision) -> None:
         key = (decision.principal, decision.action, decision.resource, decision.result)

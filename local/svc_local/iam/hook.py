@@ -3,6 +3,7 @@ container (services wiring, secrets cache, settings from its own environment).""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -10,9 +11,9 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from svc_local.iam.evaluation import MODE_ENV, RECORD_ENV, AccessDenied, Iam
+from svc_local.iam.evaluation import MODE_ENV, RECORD_ENV, AccessDenied, Iam, Unattributed
 from svc_local.iam.model import IamModel, local_resolver
-from svc_local.iam.requests import requests_for
+from svc_local.iam.requests import Request, requests_for
 from svc_local.runtime import current_function
 from svc_local.template import FunctionSpec, Template
 
@@ -26,12 +27,36 @@ def active() -> Iam | None:
     return _Active.iam
 
 
-def _before_parameter_build(params: Mapping[str, Any], model: Any, context: Any = None, **_: Any) -> None:
+# Set on a thread started while a function was current: the function whose code started it.
+STARTED_BY = "_svc_iam_started_by"
+
+
+def _before_parameter_build(
+    params: Mapping[str, Any],
+    model: Any,
+    context: Any = None,
+    owner: FunctionSpec | None = None,
+    **_: Any,
+) -> None:
     iam = _Active.iam
-    spec = current_function.get()
-    if iam is None or spec is None:
+    if iam is None:
         return
+    spec = current_function.get()
     service = model.service_model.signing_name
+    if spec is None:
+        # The local stack's own calls (its setup, tests' fixtures) come from code no function started, on
+        # clients no function made; anything else has lost its function's context: refused, not let through.
+        origin = owner or getattr(threading.current_thread(), STARTED_BY, None)
+        if origin is None:
+            return
+        for request in requests_for(iam.model, service, model.name, params) or [
+            Request(f"{service}:{model.name}", "*")
+        ]:
+            try:
+                iam.refuse_unattributed(origin.logical_id, request)
+            except Unattributed as refused:
+                raise _client_error(_denied_code(service), refused.message, model.name) from None
+        return
     requests = requests_for(iam.model, service, model.name, params)
     if requests is None:
         raise _client_error(
@@ -51,8 +76,11 @@ def _before_parameter_build(params: Mapping[str, Any], model: Any, context: Any 
         try:
             iam.check(spec.logical_id, request)
         except AccessDenied as denied:
-            code = "AccessDenied" if service == "s3" else "AccessDeniedException"
-            raise _client_error(code, denied.message, model.name) from None
+            raise _client_error(_denied_code(service), denied.message, model.name) from None
+
+
+def _denied_code(service: str) -> str:
+    return "AccessDenied" if service == "s3" else "AccessDeniedException"
 
 
 def _client_error(code: str, message: str, operation: str) -> Exception:
@@ -75,10 +103,24 @@ def _install_botocore_hook() -> None:
 
     def create_client(self: Any, *args: Any, **kwargs: Any) -> Any:
         client = original(self, *args, **kwargs)
-        client.meta.events.register("before-parameter-build", _before_parameter_build)
+        # A client a function makes is that function's: used with no function current, it is refused.
+        owner = current_function.get()
+        client.meta.events.register(
+            "before-parameter-build", functools.partial(_before_parameter_build, owner=owner)
+        )
         return client
 
+    original_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        # contextvars do not follow a new thread: remember whose code started it.
+        spec = current_function.get()
+        if spec is not None:
+            setattr(self, STARTED_BY, spec)
+        original_start(self)
+
     botocore.session.Session.create_client = create_client
+    threading.Thread.start = start  # type: ignore[method-assign]
     _Active.installed = True
 
 

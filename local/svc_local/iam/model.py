@@ -226,7 +226,9 @@ class IamModel:
         for logical, resource in resolver.resources.items():
             props = resource.get("Properties") or {}
             if resource.get("Type") == "AWS::KMS::Key" and props.get("KeyPolicy"):
-                policies[str(resolver.get_att(logical, "Arn"))] = resolver.resolve(props["KeyPolicy"])
+                roles = {p.role: p.role_arn for p in principals.values()}
+                document = resolver.resolve(_with_role_arns(props["KeyPolicy"], roles))
+                policies[str(resolver.get_att(logical, "Arn"))] = document
             if resource.get("Type") == "AWS::S3::BucketPolicy":
                 bucket = resolver.resolve(props.get("Bucket"))
                 policies[f"arn:aws:s3:::{bucket}"] = resolver.resolve(props["PolicyDocument"])
@@ -237,3 +239,17 @@ class IamModel:
             for spec in resolver.tables()
         }
         return cls(principals, policies, table_keys)
+
+
+def _with_role_arns(value: Any, roles: Mapping[str, str]) -> Any:
+    """`value` with each GetAtt of a role's Arn (roles SAM makes, absent from the template) given its ARN."""
+    if isinstance(value, list):
+        return [_with_role_arns(v, roles) for v in value]
+    if not isinstance(value, dict):
+        return value
+    target = value.get("Fn::GetAtt") if len(value) == 1 else None
+    if target is not None:
+        parts = target if isinstance(target, list) else str(target).split(".", 1)
+        if len(parts) == 2 and parts[1] == "Arn" and parts[0] in roles:
+            return roles[str(parts[0])]
+    return {k: _with_role_arns(v, roles) for k, v in value.items()}

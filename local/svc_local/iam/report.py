@@ -70,13 +70,84 @@ def grants_of(principal: Principal) -> list[tuple[tuple[str, int, str], str, dic
     return grants
 
 
+def resource_grants_of(
+    principal: Principal, resource_policies: Mapping[str, dict[str, Any]]
+) -> list[tuple[tuple[str, int, str], str, str, dict[str, Any]]]:
+    """Each Allow statement of a resource policy (a key policy) that names the principal's role, one grant per
+    action: (key, label, the resource's ARN, one-statement resource policy)."""
+    grants = []
+    for arn, doc in sorted(resource_policies.items()):
+        statements = doc.get("Statement") or []
+        for index, statement in enumerate(statements if isinstance(statements, list) else [statements]):
+            named = _as_list(
+                (statement.get("Principal") or {}).get("AWS")
+                if isinstance(statement.get("Principal"), dict)
+                else None
+            )
+            if statement.get("Effect") != "Allow" or principal.role_arn not in named:
+                continue
+            for action in _as_list(statement.get("Action")):
+                single = {**statement, "Action": action}
+                sid = statement.get("Sid") or index
+                grants.append(
+                    (
+                        (arn, index, str(action)),
+                        f"{action} in the resource policy of {arn} [{sid}]",
+                        arn,
+                        {"Version": "2012-10-17", "Statement": [single]},
+                    )
+                )
+    return grants
+
+
+def _request(call: Mapping[str, Any]) -> Request:
+    context = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in call["context"])
+    return Request(call["action"], call["resource"], context)
+
+
+def _unused(
+    record: _Recorded, runs: Mapping[str, Principal], calls: list[dict[str, Any]], evaluator: Evaluator
+) -> list[str]:
+    """The labels of the principal's grants (its role's, and resource policies' naming it) no call used."""
+    used: set[tuple[str, int, str]] = set()
+    labels: dict[tuple[str, int, str], str] = {}
+    for run, principal in runs.items():
+        allowed = [_request(d) for d in calls if d["decision"] == "Allowed" and d.get("run", "") == run]
+        policies = {arn: doc for (r, arn), doc in record.resource_policies.items() if r == run}
+        for key, label, policy in grants_of(principal):
+            labels[key] = label
+            for request in allowed if key not in used else []:
+                resource_policy = _recorded_resource_policy(record, run, request.resource)
+                sim = simulation(principal, request, request.context, resource_policy, [("grant", policy)])
+                if evaluator.evaluate(sim) == "Allowed":
+                    used.add(key)
+                    break
+        for key, label, arn, policy in resource_grants_of(principal, policies):
+            labels[key] = label
+            for request in allowed if key not in used else []:
+                if request.resource != arn:
+                    continue
+                if (
+                    evaluator.evaluate(simulation(principal, request, request.context, policy, []))
+                    == "Allowed"
+                ):
+                    used.add(key)
+                    break
+    return [
+        label
+        for key, label in labels.items()
+        if key not in used and not label.startswith(UNEXERCISED_SERVICES)
+    ]
+
+
 def report(path: Path, out: Any = sys.stdout) -> int:
     """Per principal: the calls made, and the grants no recorded call used (each call weighed against the
-    policies of its own run of the stack). 1 when any call was denied."""
+    policies of its own run of the stack). 1 when any call was denied or any grant unused."""
     record = read_record(path)
     names = sorted({name for _, name in record.principals})
     denied = [d for d in record.decisions if d["decision"] != "Allowed"]
     evaluator = Evaluator()
+    unused = 0
     try:
         for name in names:
             runs = {run: p for (run, n), p in record.principals.items() if n == name}
@@ -89,31 +160,9 @@ def report(path: Path, out: Any = sys.stdout) -> int:
             for action, resource, result in made:
                 mark = "" if result == "Allowed" else f"   <-- {result.upper()}"
                 print(f"  call  {action} {resource}{mark}", file=out)
-            used: set[tuple[str, int, str]] = set()
-            labels: dict[tuple[str, int, str], str] = {}
-            for run, policies in runs.items():
-                grants = grants_of(policies)
-                labels.update({key: label for key, label, _ in grants})
-                allowed = [d for d in calls if d["decision"] == "Allowed" and d.get("run", "") == run]
-                for key, _, policy in grants:
-                    if key in used:
-                        continue
-                    for call in allowed:
-                        request = Request(
-                            call["action"],
-                            call["resource"],
-                            tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in call["context"]),
-                        )
-                        resource_policy = _recorded_resource_policy(record, run, request.resource)
-                        sim = simulation(
-                            policies, request, request.context, resource_policy, policies=[("grant", policy)]
-                        )
-                        if evaluator.evaluate(sim) == "Allowed":
-                            used.add(key)
-                            break
-            for key, label in labels.items():
-                if key not in used and not label.startswith(UNEXERCISED_SERVICES):
-                    print(f"  unused grant  {label}", file=out)
+            for label in _unused(record, runs, calls, evaluator):
+                unused += 1
+                print(f"  unused grant  {label}", file=out)
     finally:
         evaluator.close()
     if denied:
@@ -122,6 +171,10 @@ def report(path: Path, out: Any = sys.stdout) -> int:
             print(f"  {d['principal']}: {d['action']} on {d['resource']} ({d['decision']})", file=out)
         return 1
     print(f"\nno denied call ({len(record.decisions)} distinct decisions recorded)", file=out)
+    if unused:
+        print(f"{unused} unused grant(s): a journey makes the call, or the grant goes", file=out)
+        return 1
+    print("0 unused grants", file=out)
     return 0
 
 
