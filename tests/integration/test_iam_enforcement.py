@@ -159,6 +159,17 @@ def test_the_public_beacon_counts_its_limits_and_queues_and_cannot_read_or_scan(
         with pytest.raises(ClientError) as unread:
             client.get_item(TableName=table, Key={"pk": {"S": "PROJECT#x"}, "sk": {"S": "PROJECT"}})
         assert "dynamodb:GetItem" in unread.value.response["Error"]["Message"]
+        # It updates its own counters only: no other item of the table, not even another rate counter.
+        for pk in ("PROJECT#x", "USER#x", "RATE#signin#x"):
+            with pytest.raises(ClientError) as unwritten:
+                client.update_item(
+                    TableName=table,
+                    Key={"pk": {"S": pk}, "sk": {"S": "W#0"}},
+                    UpdateExpression="ADD #c :one",
+                    ExpressionAttributeNames={"#c": "count"},
+                    ExpressionAttributeValues={":one": {"N": "1"}},
+                )
+            assert "dynamodb:UpdateItem" in unwritten.value.response["Error"]["Message"], pk
         with pytest.raises(ClientError) as refused:
             client.scan(TableName=table)
         sqs = services.current().aws.client("sqs")

@@ -231,3 +231,22 @@ def test_a_named_resource_kept_on_delete_is_not_kept_by_a_failed_first_create():
     }
     assert {"AppTable", "OAuthTokensTable"} <= set(named)
     assert {name: policy for name, policy in named.items() if policy != "RetainExceptOnCreate"} == {}
+
+
+def test_the_data_key_policy_names_the_roles_that_use_it_by_arn():
+    # A name pattern (${AWS::StackName}-*) breaks when CloudFormation shortens a long stack name in role names.
+    resources = load_yaml(TEMPLATE)["Resources"]
+    statements = resources["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+    use = [s for s in statements if s["Sid"] != "KeyAdministration"]
+    assert use and not any("Condition" in s for s in use)
+    functions = {f"{name}Role" for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"}
+    for statement in use:
+        assert set(
+            statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        ) <= {
+            "kms:Decrypt",
+            "kms:GenerateDataKey",
+        }
+        for principal in statement["Principal"]["AWS"]:
+            role, attribute = principal["Fn::GetAtt"]
+            assert role in functions and attribute == "Arn", principal
