@@ -35,7 +35,7 @@ class RunningStack:
     def stop(self, how: int = signal.SIGTERM) -> int:
         self.process.send_signal(how)
         try:
-            return self.process.wait(timeout=20)
+            return self.process.wait(timeout=60)  # a stack saving its state on a loaded machine
         finally:
             if self.process.poll() is None:
                 self.process.kill()

@@ -18,6 +18,7 @@ from svc_local import iam
 from svc_local.aws import EmbeddedAws
 from svc_local.runtime import FunctionRegistry, acting_as
 from svc_local.template import Template, load_yaml
+from svc_shared.core.crypto import DecryptionFailed
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_GRANT = {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "SessionSecret"}}}
@@ -189,58 +190,60 @@ def test_no_function_can_scan_the_app_table(local_aws):
         assert not aws.iam.decide(principal.name, iam.Request("dynamodb:Scan", table)).allowed, principal.name
 
 
-ENCRYPTING = (
-    "AccountsFunction",
-    "McpFunction",
-    "ConnectionsFunction",
-    "IntegrationsFunction",
-    "PublishStepsFunction",
-    "WorkspaceFunction",
-)
+ENCRYPTING = ("AccountsFunction", "IntegrationsFunction", "PublishStepsFunction", "WorkspaceFunction")
+UNWRAPPING = ("McpFunction", "ShopsFunction")  # they read what others sealed
+CONTEXT = {"purpose": "iam-test"}
 
 
-def test_with_the_shipped_key_policy_each_function_wraps_and_unwraps_with_the_embedded_kms(local_aws):
+def test_with_the_shipped_key_policy_each_function_seals_and_unseals_as_its_code_does(local_aws):
     aws = local_aws(ROOT / "template.yaml")
     from svc_shared.wiring import services
 
-    context = {"purpose": "iam-test"}
     for name in ENCRYPTING:
         with acting_as(spec_of(aws, name)):
             envelope = services.current().envelope
-            assert envelope.decrypt_text(envelope.encrypt("sealed", context), context) == "sealed", name
-    with acting_as(spec_of(aws, "ConnectionsFunction")):
-        sealed = services.current().envelope.encrypt("a shop's password", context)
-    with acting_as(spec_of(aws, "ShopsFunction")):
+            assert envelope.decrypt_text(envelope.encrypt("sealed", CONTEXT), CONTEXT) == "sealed", name
+    with acting_as(spec_of(aws, "ConnectionsFunction")):  # seals the tokens it receives, reads none
         envelope = services.current().envelope
-        assert envelope.decrypt_text(sealed, context) == "a shop's password"
-        with pytest.raises(ClientError) as refused:
-            envelope.encrypt("the shops function only unwraps", context)
-    assert "ShopsFunction" in refused.value.response["Error"]["Message"]
-    assert "kms:GenerateDataKey" in refused.value.response["Error"]["Message"]
+        sealed = envelope.encrypt("a provider token", CONTEXT)
+        with pytest.raises(DecryptionFailed):  # the refusal, in the words a stored secret's reader gets
+            envelope.decrypt_text(sealed, CONTEXT)
+    assert aws.iam is not None
+    assert "ConnectionsFunction" in aws.iam.denied[-1] and "kms:Decrypt" in aws.iam.denied[-1]
+    for name in UNWRAPPING:
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            assert envelope.decrypt_text(sealed, CONTEXT) == "a provider token", name
+            with pytest.raises(ClientError) as refused:
+                envelope.encrypt("it only unseals", CONTEXT)
+        message = refused.value.response["Error"]["Message"]
+        assert name in message and "kms:GenerateDataKey" in message, name
 
 
 def test_a_function_whose_role_the_key_policy_no_longer_lets_generate_data_keys_is_refused(
     local_aws, tmp_path: Path
 ):
-    def without_connections_generate(data: dict[str, Any]) -> None:
-        statement = key_policy_statement(data, "EncryptAndDecrypt")
-        role = {"Fn::GetAtt": ["ConnectionsFunctionRole", "Arn"]}
-        statement["Principal"]["AWS"].remove(role)
-        decrypt_only = key_policy_statement(data, "DecryptOnly")
-        decrypt_only["Principal"]["AWS"] = [*decrypt_only["Principal"]["AWS"], role]
+    def without_workspace_generate(data: dict[str, Any]) -> None:
+        role = {"Fn::GetAtt": ["WorkspaceFunctionRole", "Arn"]}
+        key_policy_statement(data, "EncryptAndDecrypt")["Principal"]["AWS"].remove(role)
+        key_policy_statement(data, "DecryptOnly")["Principal"]["AWS"].append(role)
 
-    aws = local_aws(template_with(tmp_path, without_connections_generate))
+    aws = local_aws(template_with(tmp_path, without_workspace_generate))
     from svc_shared.wiring import services
 
     key = f"arn:aws:kms:us-east-1:123456789012:key/{os.environ['KMS_KEY_ID']}"
-    with acting_as(spec_of(aws, "ConnectionsFunction")), pytest.raises(ClientError) as refused:
-        services.current().envelope.encrypt("a provider token", {"purpose": "iam-test"})
+    with acting_as(spec_of(aws, "WorkspaceFunction")), pytest.raises(ClientError) as refused:
+        services.current().envelope.encrypt("a linked database's key", CONTEXT)
     error = refused.value.response["Error"]
     assert error["Code"] == "AccessDeniedException"
-    assert "ConnectionsFunction" in error["Message"] and "kms:GenerateDataKey" in error["Message"]
+    assert "WorkspaceFunction" in error["Message"] and "kms:GenerateDataKey" in error["Message"]
     assert key in error["Message"]
-    with acting_as(spec_of(aws, "WorkspaceFunction")):  # the others keep theirs
-        assert services.current().envelope.encrypt("still sealed", {"purpose": "iam-test"})
+    with acting_as(spec_of(aws, "IntegrationsFunction")):  # the others keep theirs
+        assert services.current().envelope.encrypt("still sealed", CONTEXT)
+
+
+def _what_it_does(name: str, envelope: Any, sealed: str) -> object:
+    return envelope.decrypt_text(sealed, CONTEXT) if name in UNWRAPPING else envelope.encrypt("x", CONTEXT)
 
 
 def test_a_key_policy_that_names_no_role_locks_every_function_out(local_aws, tmp_path: Path):
@@ -251,10 +254,13 @@ def test_a_key_policy_that_names_no_role_locks_every_function_out(local_aws, tmp
     aws = local_aws(template_with(tmp_path, locked))
     from svc_shared.wiring import services
 
-    for name in (*ENCRYPTING, "ShopsFunction"):
-        with acting_as(spec_of(aws, name)), pytest.raises(ClientError) as refused:
-            services.current().envelope.encrypt("nothing", {"purpose": "iam-test"})
-        assert name in refused.value.response["Error"]["Message"], name
+    sealed = services.current().envelope.encrypt("sealed by the operator", CONTEXT)  # outside any function
+    for name in (*ENCRYPTING, *UNWRAPPING, "ConnectionsFunction"):
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            with pytest.raises((ClientError, DecryptionFailed)):
+                _what_it_does(name, envelope, sealed)
+        assert aws.iam is not None and name in aws.iam.denied[-1], name
 
 
 def _get_item_in_a_thread(make_client: Callable[[], Any]) -> dict[str, Any]:
