@@ -296,7 +296,10 @@ def simulation(
             "resource": {"resource": request.resource, "accountId": LOCAL_ACCOUNT_ID},
             "contextVariables": variables,
         },
-        "identityPolicies": [{"name": name, "policy": doc} for name, doc in (policies or principal.policies)],
+        "identityPolicies": [
+            {"name": name, "policy": doc}
+            for name, doc in (principal.policies if policies is None else policies)
+        ],
         "serviceControlPolicies": [],
         "resourceControlPolicies": [],
     }

@@ -114,9 +114,18 @@ def _unused(
     for run, principal in runs.items():
         allowed = [_request(d) for d in calls if d["decision"] == "Allowed" and d.get("run", "") == run]
         policies = {arn: doc for (r, arn), doc in record.resource_policies.items() if r == run}
+        # A call the resource policy allows alone (a key policy naming the role) uses no identity grant.
+        needing = [
+            r
+            for r in allowed
+            if evaluator.evaluate(
+                simulation(principal, r, r.context, _recorded_resource_policy(record, run, r.resource), [])
+            )
+            != "Allowed"
+        ]
         for key, label, policy in grants_of(principal):
             labels[key] = label
-            for request in allowed if key not in used else []:
+            for request in needing if key not in used else []:
                 resource_policy = _recorded_resource_policy(record, run, request.resource)
                 sim = simulation(principal, request, request.context, resource_policy, [("grant", policy)])
                 if evaluator.evaluate(sim) == "Allowed":
