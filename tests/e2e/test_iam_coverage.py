@@ -50,6 +50,33 @@ def _journey(stack, gateway):
             page = browser.get(path)
             assert page.status_code == 200, (path, page.status_code, page.text[:300])
 
+        # Publishing started from the project page's form, pressed twice: the second press finds the run
+        # going (DescribeExecution) instead of starting another.
+        for _ in range(2):
+            form = browser.get(f"/workspace/projects/{project_id}").text
+            csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+            assert csrf, form[:300]
+            pressed = browser.post(
+                f"/workspace/projects/{project_id}/publish",
+                data={"csrf": csrf.group(1)},
+                headers={"Origin": gateway},
+            )
+            assert pressed.status_code == 303, pressed.text[:300]
+            assert "done=published" in pressed.headers["location"], pressed.headers["location"]
+
+    # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found going.
+    other = tool(gateway, token, "create_project", prompt="Hand-thrown stoneware mugs and bowls")[
+        "project_id"
+    ]
+    for _ in range(2):
+        resumed = app_tool(gateway, token, "resume_publish", project_id=other)
+        assert resumed["project_id"] == other and resumed["publish_status"] != "failed", resumed
+
+    with signed_in(gateway, EMAIL, PASSWORD) as browser:
+        # The account's workspaces (its memberships, a query).
+        workspaces = browser.get("/api/workspaces")
+        assert workspaces.status_code == 200, workspaces.text
+
         # Integrations: the provider accounts behind the stored (encrypted) tokens.
         repos = browser.get("/api/repo-host/repos")
         assert repos.status_code == 200, repos.text
@@ -149,6 +176,38 @@ def _journey(stack, gateway):
             assert handoff.status_code == 303, handoff.text
             kid = _signing_kid(handoff.headers["location"])
     assert kid in made, (kid, made)
+
+
+def app_tool(gateway: str, token: str, name: str, **arguments) -> dict:
+    """A tool call of an MCP client that renders views (the UI extension): app-only tools are its alone."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    ui = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": ui},
+        "clientInfo": {"name": "iam"},
+    }
+    opened = httpx.post(
+        f"{gateway}/mcp",
+        headers=headers,
+        json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+    )
+    session = opened.headers.get("mcp-session-id")
+    assert session, opened.text
+    call = {"name": name, "arguments": arguments}
+    answer = httpx.post(
+        f"{gateway}/mcp",
+        headers={**headers, "Mcp-Session-Id": session},
+        json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        timeout=30,
+    )
+    result = answer.json()["result"]
+    assert result["isError"] is False, result
+    return dict(json.loads(result["content"][0]["text"]))
 
 
 def cli_ok(stack, *args: str) -> str:
