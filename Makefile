@@ -7,7 +7,7 @@
 #   make build           sam build (no Docker: the arm64 layer is cross-built from aarch64 wheels)
 #   make build-backoffice  the same for backoffice/template.yaml
 #   make dev             the local stack (svc-local), IAM enforced on every function (SVC_IAM=record|off)
-#   make iam             the journeys with IAM recorded: calls and unused grants per function; fails on a denial
+#   make iam             the journeys with IAM recorded: calls and unused grants per function; fails on a denial or an unused grant
 #   make screenshots     retake docs/screenshots (the workspace browser tests)
 #   make bench           python -m bench.run, results in bench/RESULTS.md
 #   make clean           build output and caches (make distclean also drops the environments)
@@ -127,13 +127,15 @@ test: lint-templates pytest
 
 # IAM: the journeys that together run every function (tests/e2e/test_iam_coverage.py adds what
 # tests/e2e/test_journeys.py leaves out), every decision recorded rather than enforced so that one run shows
-# every missing grant; then per function the calls made and the grants no call used. Fails on any denial.
+# every missing grant; then per function the calls made and the grants no call used. Fails on any denial or
+# unused grant. The stack runs as a deploy with the defaults does (no PublicBaseUrl: SVC_DERIVE_BASE_URL).
 IAM_RECORD := .local-state/iam/record.jsonl
 IAM_TESTS := tests/e2e/test_journeys.py tests/e2e/test_iam_coverage.py
 iam: $(VENV_STAMP) $(NODE_STAMP)
 	rm -f $(IAM_RECORD)
 	status=0; \
-	SVC_IAM=record SVC_IAM_RECORD=$(abspath $(IAM_RECORD)) $(VENV)/bin/pytest -q $(IAM_TESTS) || status=$$?; \
+	SVC_IAM=record SVC_IAM_RECORD=$(abspath $(IAM_RECORD)) SVC_DERIVE_BASE_URL=true \
+		$(VENV)/bin/pytest -q $(IAM_TESTS) || status=$$?; \
 	$(PY) -m svc_local.iam report $(IAM_RECORD) || status=1; \
 	exit $$status
 

@@ -13,7 +13,7 @@ LOCAL_AWS_PORT = "4566"
 
 
 def local_environment() -> dict[str, str]:
-    """Point boto3 at the local stack's AWS endpoint and name its app table and publish state machine."""
+    """Point boto3 at the local stack's AWS endpoint; name its app table, publish state machine and data key."""
     os.environ.setdefault(
         "AWS_ENDPOINT_URL", f"http://127.0.0.1:{os.environ.get('SVC_AWS_PORT', LOCAL_AWS_PORT)}"
     )
@@ -26,7 +26,16 @@ def local_environment() -> dict[str, str]:
     template = Template(Path(__file__).resolve().parents[2] / "template.yaml")
     tables = {t.logical_id: t.table_name for t in template.tables()}
     machines = template.state_machines()
-    return {"table": tables["AppTable"], "state_machine": machines[0].arn if machines else ""}
+    # The key the stack's functions encrypt with, by its alias (its id is the embedded KMS's).
+    aliases = [
+        template.resolve(r["Properties"]["AliasName"])
+        for _, r in template.resources_of_type("AWS::KMS::Alias")
+    ]
+    return {
+        "table": tables["AppTable"],
+        "state_machine": machines[0].arn if machines else "",
+        **({"kms_key_id": str(aliases[0])} if aliases else {}),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from docserver import TestAuthority
+from stacklog import pytest_runtest_makereport  # noqa: F401 - a failing test shows what IAM refused
 from stackproc import DATABASE_URL, RunningStack, launch_chromium, start_stack
 
 

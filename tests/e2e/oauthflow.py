@@ -131,6 +131,11 @@ def code_grant(
 
 def access_token(gateway: str, email: str, password: str, name: str) -> str:
     """An MCP client authorizing itself the OAuth way (registration, consent, PKCE code exchange)."""
+    return str(client_tokens(gateway, email, password, name)["access_token"])
+
+
+def client_tokens(gateway: str, email: str, password: str, name: str) -> dict[str, str]:
+    """As access_token, with the whole token response and the client's id (`client_id`)."""
     client_id = httpx.post(
         f"{gateway}/oauth/register",
         timeout=10,
@@ -148,4 +153,4 @@ def access_token(gateway: str, email: str, password: str, name: str) -> str:
         data=code_grant(client_id, code, verifier, resource=f"{gateway}/mcp"),
     )
     assert tokens.status_code == 200, tokens.text
-    return str(tokens.json()["access_token"])
+    return {**tokens.json(), "client_id": client_id}

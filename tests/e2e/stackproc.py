@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stacklog import StackLog
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,6 +26,7 @@ class RunningStack:
     seconds_to_ready: float
     drain: threading.Thread
     env: dict[str, str] = field(default_factory=dict)
+    log: StackLog | None = None  # its stderr: what IAM refused shows in a failing test's output (stacklog.py)
 
     def interrupt(self) -> int:
         """Ctrl-C."""
@@ -33,7 +35,7 @@ class RunningStack:
     def stop(self, how: int = signal.SIGTERM) -> int:
         self.process.send_signal(how)
         try:
-            return self.process.wait(timeout=20)
+            return self.process.wait(timeout=60)  # a stack saving its state on a loaded machine
         finally:
             if self.process.poll() is None:
                 self.process.kill()
@@ -83,7 +85,8 @@ def start_stack(
             # Keep draining stdout (function logs go there) so the stack never blocks on a full pipe.
             drain = threading.Thread(target=process.stdout.read, daemon=True)
             drain.start()
-            return RunningStack(process, services, time.monotonic() - started, drain, env)
+            log = StackLog(state.parent / f"{state.name}-stderr.log")
+            return RunningStack(process, services, time.monotonic() - started, drain, env, log)
         name, _, value = line.strip().partition(" ")
         services.setdefault(name, value.strip())
     process.stdout.close()

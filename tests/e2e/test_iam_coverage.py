@@ -5,12 +5,15 @@ aggregator, and a paid top-up through the checkout webhook."""
 
 from __future__ import annotations
 
+import base64
+import json
+import re
 import time
 from datetime import UTC, datetime
 
 import httpx
-from oauthflow import access_token
-from stackproc import create_user
+from oauthflow import access_token, client_tokens
+from stackproc import cli, create_user
 from test_journeys import connect, signed_in
 from test_workspace_browser import tool
 
@@ -19,6 +22,17 @@ EMAIL, PASSWORD = "iam@example.com", "iam-coverage-pass-1"
 
 def test_every_function_makes_its_calls_with_its_own_role(stack, gateway):
     create_user(stack, EMAIL, PASSWORD)
+    # Database host tokens that are about to expire when issued: each use refreshes and re-seals the token.
+    supabase_settings = f"{stack.services['sandbox']}/__admin/supabase/settings"
+    lifetime = httpx.get(supabase_settings, timeout=10).json()["access_token_lifetime"]
+    assert httpx.post(supabase_settings, json={"access_token_lifetime": 60}, timeout=10).status_code == 200
+    try:
+        _journey(stack, gateway)
+    finally:
+        httpx.post(supabase_settings, json={"access_token_lifetime": lifetime}, timeout=10)
+
+
+def _journey(stack, gateway):
     with signed_in(gateway, EMAIL, PASSWORD) as browser:
         for provider in ("repo_host", "db_host", "static_host"):
             connect(browser, provider)
@@ -35,6 +49,33 @@ def test_every_function_makes_its_calls_with_its_own_role(stack, gateway):
         ):
             page = browser.get(path)
             assert page.status_code == 200, (path, page.status_code, page.text[:300])
+
+        # Publishing started from the project page's form, pressed twice: the second press finds the run
+        # going (DescribeExecution) instead of starting another.
+        for _ in range(2):
+            form = browser.get(f"/workspace/projects/{project_id}").text
+            csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+            assert csrf, form[:300]
+            pressed = browser.post(
+                f"/workspace/projects/{project_id}/publish",
+                data={"csrf": csrf.group(1)},
+                headers={"Origin": gateway},
+            )
+            assert pressed.status_code == 303, pressed.text[:300]
+            assert "done=published" in pressed.headers["location"], pressed.headers["location"]
+
+    # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found going.
+    other = tool(gateway, token, "create_project", prompt="Hand-thrown stoneware mugs and bowls")[
+        "project_id"
+    ]
+    for _ in range(2):
+        resumed = app_tool(gateway, token, "resume_publish", project_id=other)
+        assert resumed["project_id"] == other and resumed["publish_status"] != "failed", resumed
+
+    with signed_in(gateway, EMAIL, PASSWORD) as browser:
+        # The account's workspaces (its memberships, a query).
+        workspaces = browser.get("/api/workspaces")
+        assert workspaces.status_code == 200, workspaces.text
 
         # Integrations: the provider accounts behind the stored (encrypted) tokens.
         repos = browser.get("/api/repo-host/repos")
@@ -93,3 +134,91 @@ def test_every_function_makes_its_calls_with_its_own_role(stack, gateway):
         time.sleep(0.5)
         after = tool(gateway, token, "get_credits")
     assert after != before, (before, after)
+
+    # An MCP client refreshes its tokens (the old access token goes), then revokes the grant (RFC 7009).
+    client = client_tokens(gateway, EMAIL, PASSWORD, "IAM Refresher")
+    refreshed = httpx.post(
+        f"{gateway}/oauth/token",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": client["refresh_token"],
+            "client_id": client["client_id"],
+            "resource": f"{gateway}/mcp",
+        },
+        timeout=30,
+    )
+    assert refreshed.status_code == 200, refreshed.text
+    revoked = httpx.post(
+        f"{gateway}/oauth/revoke",
+        data={"token": refreshed.json()["refresh_token"], "client_id": client["client_id"]},
+        timeout=30,
+    )
+    assert revoked.status_code == 200, revoked.text
+    answer = httpx.post(
+        f"{gateway}/mcp",
+        headers={"Authorization": f"Bearer {refreshed.json()['access_token']}"},
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        timeout=30,
+    )
+    assert answer.status_code == 401, answer.text
+
+    # The operator rotates the hand-off keys twice (`svc handoff-keys rotate`): until the newest key is a
+    # minute old the platform signs with the one before it, a key the command line made and sealed, which the
+    # accounts function unseals with its own role (the first key it made itself, at the journeys' first
+    # sign-in). Its keyring is cached for a minute: the sign-ins go on until one is signed with that key.
+    made = [json.loads(cli_ok(stack, "handoff-keys", "rotate"))["rotated"] for _ in range(2)]
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as demo:
+        deadline, kid = time.monotonic() + 150, None
+        while kid not in made and time.monotonic() < deadline:
+            if kid is not None:
+                time.sleep(10)
+            handoff = demo.get(stack.services["sign-in"].split(" ")[0])
+            assert handoff.status_code == 303, handoff.text
+            kid = _signing_kid(handoff.headers["location"])
+    assert kid in made, (kid, made)
+
+
+def app_tool(gateway: str, token: str, name: str, **arguments) -> dict:
+    """A tool call of an MCP client that renders views (the UI extension): app-only tools are its alone."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    ui = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"extensions": ui},
+        "clientInfo": {"name": "iam"},
+    }
+    opened = httpx.post(
+        f"{gateway}/mcp",
+        headers=headers,
+        json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+    )
+    session = opened.headers.get("mcp-session-id")
+    assert session, opened.text
+    call = {"name": name, "arguments": arguments}
+    answer = httpx.post(
+        f"{gateway}/mcp",
+        headers={**headers, "Mcp-Session-Id": session},
+        json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        timeout=30,
+    )
+    result = answer.json()["result"]
+    assert result["isError"] is False, result
+    return dict(json.loads(result["content"][0]["text"]))
+
+
+def cli_ok(stack, *args: str) -> str:
+    done = cli(stack, *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _signing_kid(location: str) -> str | None:
+    """The `kid` of the hand-off token a sign-in link carries."""
+    for candidate in re.findall(r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", location):
+        header = candidate.split(".", 1)[0]
+        return str(json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"])
+    return None

@@ -4,9 +4,9 @@ allow what the functions need and refuse what they do not (no Scan for the publi
 
 from __future__ import annotations
 
-import base64
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,26 @@ from svc_local import iam
 from svc_local.aws import EmbeddedAws
 from svc_local.runtime import FunctionRegistry, acting_as
 from svc_local.template import Template, load_yaml
+from svc_shared.core.crypto import DecryptionFailed
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION_GRANT = {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "SessionSecret"}}}
+
+
+def template_with(directory: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """template.yaml changed by `change` (beside the code it names)."""
+    data = load_yaml(ROOT / "template.yaml")
+    change(data)
+    for name in ("functions", "statemachines"):
+        (directory / name).symlink_to(ROOT / name)
+    path = directory / "template.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def key_policy_statement(data: dict[str, Any], sid: str) -> dict[str, Any]:
+    statements = data["Resources"]["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+    return next(s for s in statements if s.get("Sid") == sid)
 
 
 def template_without_publish_session_grant(directory: Path) -> Path:
@@ -56,12 +73,13 @@ def local_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
                 "AWS_SECRET_ACCESS_KEY": "testing",
                 "AWS_REGION": "us-east-1",
                 "AWS_DEFAULT_REGION": "us-east-1",
-                "LOCAL_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
+                # The template's DataKey, in the embedded KMS: its key policy is the template's.
+                "KMS_KEY_ID": aws.client("kms").create_key()["KeyMetadata"]["KeyId"],
             }
         )
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        monkeypatch.delenv("KMS_KEY_ID", raising=False)
+        monkeypatch.delenv("LOCAL_MASTER_KEY", raising=False)
         from svc_shared.core import secrets
         from svc_shared.wiring import services
 
@@ -142,6 +160,17 @@ def test_the_public_beacon_counts_its_limits_and_queues_and_cannot_read_or_scan(
         with pytest.raises(ClientError) as unread:
             client.get_item(TableName=table, Key={"pk": {"S": "PROJECT#x"}, "sk": {"S": "PROJECT"}})
         assert "dynamodb:GetItem" in unread.value.response["Error"]["Message"]
+        # It updates its own counters only: no other item of the table, not even another rate counter.
+        for pk in ("PROJECT#x", "USER#x", "RATE#signin#x"):
+            with pytest.raises(ClientError) as unwritten:
+                client.update_item(
+                    TableName=table,
+                    Key={"pk": {"S": pk}, "sk": {"S": "W#0"}},
+                    UpdateExpression="ADD #c :one",
+                    ExpressionAttributeNames={"#c": "count"},
+                    ExpressionAttributeValues={":one": {"N": "1"}},
+                )
+            assert "dynamodb:UpdateItem" in unwritten.value.response["Error"]["Message"], pk
         with pytest.raises(ClientError) as refused:
             client.scan(TableName=table)
         sqs = services.current().aws.client("sqs")
@@ -159,3 +188,113 @@ def test_no_function_can_scan_the_app_table(local_aws):
     assert len(functions) >= 11
     for principal in functions:
         assert not aws.iam.decide(principal.name, iam.Request("dynamodb:Scan", table)).allowed, principal.name
+
+
+ENCRYPTING = ("AccountsFunction", "IntegrationsFunction", "PublishStepsFunction", "WorkspaceFunction")
+UNWRAPPING = ("McpFunction", "ShopsFunction")  # they read what others sealed
+CONTEXT = {"purpose": "iam-test"}
+
+
+def test_with_the_shipped_key_policy_each_function_seals_and_unseals_as_its_code_does(local_aws):
+    aws = local_aws(ROOT / "template.yaml")
+    from svc_shared.wiring import services
+
+    for name in ENCRYPTING:
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            assert envelope.decrypt_text(envelope.encrypt("sealed", CONTEXT), CONTEXT) == "sealed", name
+    with acting_as(spec_of(aws, "ConnectionsFunction")):  # seals the tokens it receives, reads none
+        envelope = services.current().envelope
+        sealed = envelope.encrypt("a provider token", CONTEXT)
+        with pytest.raises(DecryptionFailed):  # the refusal, in the words a stored secret's reader gets
+            envelope.decrypt_text(sealed, CONTEXT)
+    assert aws.iam is not None
+    assert "ConnectionsFunction" in aws.iam.denied[-1] and "kms:Decrypt" in aws.iam.denied[-1]
+    for name in UNWRAPPING:
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            assert envelope.decrypt_text(sealed, CONTEXT) == "a provider token", name
+            with pytest.raises(ClientError) as refused:
+                envelope.encrypt("it only unseals", CONTEXT)
+        message = refused.value.response["Error"]["Message"]
+        assert name in message and "kms:GenerateDataKey" in message, name
+
+
+def test_a_function_whose_role_the_key_policy_no_longer_lets_generate_data_keys_is_refused(
+    local_aws, tmp_path: Path
+):
+    def without_workspace_generate(data: dict[str, Any]) -> None:
+        role = {"Fn::GetAtt": ["WorkspaceFunctionRole", "Arn"]}
+        key_policy_statement(data, "EncryptAndDecrypt")["Principal"]["AWS"].remove(role)
+        key_policy_statement(data, "DecryptOnly")["Principal"]["AWS"].append(role)
+
+    aws = local_aws(template_with(tmp_path, without_workspace_generate))
+    from svc_shared.wiring import services
+
+    key = f"arn:aws:kms:us-east-1:123456789012:key/{os.environ['KMS_KEY_ID']}"
+    with acting_as(spec_of(aws, "WorkspaceFunction")), pytest.raises(ClientError) as refused:
+        services.current().envelope.encrypt("a linked database's key", CONTEXT)
+    error = refused.value.response["Error"]
+    assert error["Code"] == "AccessDeniedException"
+    assert "WorkspaceFunction" in error["Message"] and "kms:GenerateDataKey" in error["Message"]
+    assert key in error["Message"]
+    with acting_as(spec_of(aws, "IntegrationsFunction")):  # the others keep theirs
+        assert services.current().envelope.encrypt("still sealed", CONTEXT)
+
+
+def _what_it_does(name: str, envelope: Any, sealed: str) -> object:
+    return envelope.decrypt_text(sealed, CONTEXT) if name in UNWRAPPING else envelope.encrypt("x", CONTEXT)
+
+
+def test_a_key_policy_that_names_no_role_locks_every_function_out(local_aws, tmp_path: Path):
+    def locked(data: dict[str, Any]) -> None:
+        statements = data["Resources"]["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+        statements[:] = [s for s in statements if s.get("Sid") == "KeyAdministration"]
+
+    aws = local_aws(template_with(tmp_path, locked))
+    from svc_shared.wiring import services
+
+    sealed = services.current().envelope.encrypt("sealed by the operator", CONTEXT)  # outside any function
+    for name in (*ENCRYPTING, *UNWRAPPING, "ConnectionsFunction"):
+        with acting_as(spec_of(aws, name)):
+            envelope = services.current().envelope
+            with pytest.raises((ClientError, DecryptionFailed)):
+                _what_it_does(name, envelope, sealed)
+        assert aws.iam is not None and name in aws.iam.denied[-1], name
+
+
+def _get_item_in_a_thread(make_client: Callable[[], Any]) -> dict[str, Any]:
+    """A GetItem from a new thread (contextvars do not follow it); the error AWS-side, or {} on success."""
+    outcome: dict[str, Any] = {}
+
+    def lookup() -> None:
+        try:
+            make_client().get_item(
+                TableName=os.environ["TABLE_NAME"], Key={"pk": {"S": "a"}, "sk": {"S": "b"}}
+            )
+        except ClientError as exc:
+            outcome.update(exc.response["Error"])
+
+    worker = threading.Thread(target=lookup)
+    worker.start()
+    worker.join()
+    return outcome
+
+
+def test_a_call_with_no_function_current_from_a_functions_code_is_refused_not_let_through(local_aws):
+    aws = local_aws(ROOT / "template.yaml")
+    from svc_shared.wiring import services
+
+    # A thread the function's code starts: whatever client it uses, no role answers for it.
+    with acting_as(spec_of(aws, "AccountsFunction")):
+        refused = _get_item_in_a_thread(lambda: aws.client("dynamodb"))
+    assert refused.get("Code") == "AccessDeniedException"
+    assert "no function is current" in refused["Message"] and "AccountsFunction" in refused["Message"]
+    assert "dynamodb:GetItem" in refused["Message"]
+    # A client the function made, used from a thread it did not start.
+    with acting_as(spec_of(aws, "OAuthFunction")):
+        client = services.current().aws.client("dynamodb")
+    refused = _get_item_in_a_thread(lambda: client)
+    assert refused.get("Code") == "AccessDeniedException" and "OAuthFunction" in refused["Message"]
+    # The local stack's own calls (no function started the thread or made the client) are not a function's.
+    assert _get_item_in_a_thread(lambda: aws.client("dynamodb")) == {}

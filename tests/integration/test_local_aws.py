@@ -179,6 +179,24 @@ def test_items_and_objects_survive_a_restart(tmp_path: Path, registry: FunctionR
         assert ttl["AttributeName"] == "expires_at"
 
 
+def test_a_kms_key_and_what_it_wrapped_survive_a_restart(tmp_path: Path, registry: FunctionRegistry):
+    # The deploy rehearsal creates the data key anew at each start: it must come back as the key it was.
+    state, context = tmp_path / "state", {"purpose": "restart"}
+    with EmbeddedAws(port=0, state_dir=state, registry=registry) as first:
+        key_id = first.client("kms").create_key(Description="data key")["KeyMetadata"]["KeyId"]
+        data_key = first.client("kms").generate_data_key(
+            KeyId=key_id, KeySpec="AES_256", EncryptionContext=context
+        )
+    with EmbeddedAws(port=0, state_dir=state, registry=registry) as second:
+        kms = second.client("kms")
+        assert kms.create_key(Description="data key")["KeyMetadata"]["KeyId"] == key_id
+        unwrapped = kms.decrypt(
+            CiphertextBlob=data_key["CiphertextBlob"], EncryptionContext=context, KeyId=key_id
+        )
+        assert unwrapped["Plaintext"] == data_key["Plaintext"]
+        assert kms.create_key(Description="another")["KeyMetadata"]["KeyId"] != key_id
+
+
 def test_a_fresh_start_without_state_is_empty(tmp_path: Path):
     with EmbeddedAws(port=0, state_dir=tmp_path / "one", templates=[Template(TEMPLATE)]) as first:
         first.client("dynamodb").put_item(TableName="svc-dev-app", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})

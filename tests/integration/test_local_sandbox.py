@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import socket
 import time
 from collections.abc import Iterable, Iterator
 
@@ -103,3 +104,12 @@ def test_invalid_fault_is_refused(client: httpx.Client, body: dict):
     response = client.post("/__admin/faults", json=body)
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize("length", ["-5", "ten", "1e3"])
+def test_a_content_length_that_is_not_a_length_is_a_400(sandbox: Sandbox, length: str):
+    host, port = sandbox.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as conn:
+        conn.sendall(f"POST /echo/x HTTP/1.1\r\nHost: {host}\r\nContent-Length: {length}\r\n\r\n".encode())
+        status_line = conn.makefile("rb").readline().decode()
+    assert status_line.split()[1] == "400", status_line

@@ -138,7 +138,7 @@ def test_secrets_are_generated_as_the_template_asks_and_take_the_values_put_in_a
     assert env["BACKOFFICE_SECRET_ARN"] == _physical(rehearsal, "BackofficeSecret")
 
 
-def test_the_data_key_rotates_has_its_alias_and_is_left_out_of_the_local_environment(rehearsed):
+def test_the_data_key_rotates_has_its_alias_and_is_the_key_the_local_functions_encrypt_with(rehearsed):
     aws, rehearsal = rehearsed
     kms = aws.client("kms")
     key_id = _physical(rehearsal, "DataKey")
@@ -147,9 +147,9 @@ def test_the_data_key_rotates_has_its_alias_and_is_left_out_of_the_local_environ
     assert kms.get_key_rotation_status(KeyId=key_id)["KeyRotationEnabled"] is True
     aliases = {a["AliasName"]: a.get("TargetKeyId") for a in kms.list_aliases()["Aliases"]}
     assert aliases["alias/svc-dev-data"] == key_id
-    # The cloud's functions get the key; the local ones encrypt with LOCAL_MASTER_KEY instead.
+    # The created functions get the key, and so do the local ones: they encrypt with the embedded KMS.
     assert rehearsal.functions["McpFunction"].environment["KMS_KEY_ID"] == key_id
-    assert "KMS_KEY_ID" not in rehearsal.environment()
+    assert rehearsal.environment()["KMS_KEY_ID"] == key_id
 
 
 def test_each_function_has_its_own_role_with_the_template_policies(rehearsed):
@@ -169,7 +169,12 @@ def test_each_function_has_its_own_role_with_the_template_policies(rehearsed):
     ]
     text = json.dumps(documents)
     assert "arn:aws:dynamodb:us-east-1:123456789012:table/svc-dev-app" in text
-    assert "dynamodb:PutItem" in text and "kms:GenerateDataKey" in text
+    assert "dynamodb:PutItem" in text and "kms:" not in text
+    # Its KMS grant is the data key's policy, naming the role the stack created by its ARN.
+    key_policy = aws.client("kms").get_key_policy(KeyId=_physical(rehearsal, "DataKey"), PolicyName="default")
+    statements = {s.get("Sid"): s for s in json.loads(key_policy["Policy"])["Statement"]}
+    assert publish.role_arn in statements["EncryptAndDecrypt"]["Principal"]["AWS"]
+    assert statements["EncryptAndDecrypt"]["Action"] == ["kms:Decrypt", "kms:GenerateDataKey"]
     # The analytics beacon function may only send to the queue, not write the table.
     analytics = rehearsal.functions["AnalyticsFunction"]
     names = iam.list_role_policies(RoleName=analytics.role_name)["PolicyNames"]

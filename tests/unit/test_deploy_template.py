@@ -5,6 +5,8 @@ and the Outputs print every URL an operator registers at a provider."""
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -169,3 +171,82 @@ def test_samconfig_holds_no_placeholder_and_names_only_template_parameters():
         overrides = (commands.get("deploy") or {}).get("parameters", {}).get("parameter_overrides", "")
         names = [pair.split("=", 1)[0] for pair in overrides.split()]
         assert set(names) <= set(parameters), (env, names)
+
+
+SAM_PYTHON = ROOT / ".venv-sam/bin/python"
+# The options of the pinned SAM CLI's `sam deploy` (samconfig.toml's keys are their names).
+DEPLOY_OPTIONS = (
+    "import json; from samcli.commands.deploy.command import cli; "
+    "print(json.dumps([p.name for p in cli.params if p.name]))"
+)
+
+
+def test_the_first_deploy_runs_from_samconfig_with_no_answer_refused_by_default(expanded):
+    options = set(
+        json.loads(
+            subprocess.run(
+                [SAM_PYTHON, "-c", DEPLOY_OPTIONS], check=True, capture_output=True, text=True
+            ).stdout
+        )
+    )
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    roles = [r for r in expanded["Resources"].values() if r["Type"] == "AWS::IAM::Role"]
+    capability = (
+        "CAPABILITY_NAMED_IAM" if any("RoleName" in r["Properties"] for r in roles) else "CAPABILITY_IAM"
+    )
+    for env in ("default", "prod"):
+        deploy = config[env]["deploy"]["parameters"]
+        # The CLI ignores a key it does not know: a misspelt one would silently not apply.
+        assert set(deploy) <= options, (env, set(deploy) - options)
+        assert deploy["stack_name"], env
+        assert capability in deploy["capabilities"].split(), (
+            env
+        )  # CloudFormation refuses the roles without it
+        assert deploy.get("resolve_s3") is True or deploy.get("s3_bucket"), env  # the code goes to a bucket
+        assert not deploy.get("guided"), env
+    # "Deploy this changeset? [y/N]": its default refuses; the README's first deploy asks nothing.
+    assert not config["default"]["deploy"]["parameters"].get("confirm_changeset")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Deploy", 1)[1].split("\n## ", 1)[0]
+    shell = section.split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].split() for line in shell.splitlines() if "sam deploy" in line]
+    assert commands and all(not {"--guided", "-g"} & set(words) for words in commands), commands
+
+
+def test_secrets_every_shop_key_derives_from_are_kept_when_the_stack_is_deleted():
+    resources = load_yaml(TEMPLATE)["Resources"]
+    for name in ("BackofficeSecret", "SessionSecret"):
+        assert resources[name].get("DeletionPolicy") == "Retain", name
+        assert resources[name].get("UpdateReplacePolicy") == "Retain", name
+
+
+def test_a_named_resource_kept_on_delete_is_not_kept_by_a_failed_first_create():
+    # A named resource kept after a failed first create makes the retry fail ("already exists").
+    resources = load_yaml(TEMPLATE)["Resources"]
+    named = {
+        name: r.get("DeletionPolicy")
+        for name, r in resources.items()
+        if r.get("DeletionPolicy", "").startswith("Retain")
+        and any(key.endswith("Name") for key in (r.get("Properties") or {}))
+    }
+    assert {"AppTable", "OAuthTokensTable"} <= set(named)
+    assert {name: policy for name, policy in named.items() if policy != "RetainExceptOnCreate"} == {}
+
+
+def test_the_data_key_policy_names_the_roles_that_use_it_by_arn():
+    # A name pattern (${AWS::StackName}-*) breaks when CloudFormation shortens a long stack name in role names.
+    resources = load_yaml(TEMPLATE)["Resources"]
+    statements = resources["DataKey"]["Properties"]["KeyPolicy"]["Statement"]
+    use = [s for s in statements if s["Sid"] != "KeyAdministration"]
+    assert use and not any("Condition" in s for s in use)
+    functions = {f"{name}Role" for name, r in resources.items() if r["Type"] == "AWS::Serverless::Function"}
+    for statement in use:
+        assert set(
+            statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        ) <= {
+            "kms:Decrypt",
+            "kms:GenerateDataKey",
+        }
+        for principal in statement["Principal"]["AWS"]:
+            role, attribute = principal["Fn::GetAtt"]
+            assert role in functions and attribute == "Arn", principal

@@ -82,3 +82,35 @@ def test_the_api_writes_an_access_log_line_per_request_without_query_strings(res
     assert {"requestId", "status", "path", "route", "latencyMs"} <= set(line)
     # Hand-off tokens and OAuth codes travel in query strings: the log never carries one.
     assert not any(word in api["Format"] for word in ("querystring", "fullPath", "requestOverride"))
+
+
+def _throttle_watches(alarm: dict) -> list[str]:
+    """The functions whose Throttles metric an alarm reads (one metric, or each MetricStat of its math)."""
+    props = alarm["Properties"]
+    metrics = [q["MetricStat"]["Metric"] for q in props.get("Metrics") or [] if "MetricStat" in q]
+    if "MetricName" in props:
+        metrics.append(props)
+    return [
+        d["Value"]["Ref"]
+        for metric in metrics
+        if metric["MetricName"] == "Throttles"
+        for d in metric.get("Dimensions") or []
+        if d["Name"] == "FunctionName"
+    ]
+
+
+def test_every_request_serving_function_is_watched_for_throttles_within_ten_metrics(resources):
+    # An alarm reads at most 10 metrics (CloudWatch refuses the deploy beyond): a function added to the
+    # template fails here, before a deploy does, until an alarm with room watches it.
+    alarms = _of_type(resources, "AWS::CloudWatch::Alarm")
+    watched = [name for alarm in alarms.values() for name in _throttle_watches(alarm)]
+    queue_fed = {
+        name
+        for name, function in _of_type(resources, "AWS::Serverless::Function").items()
+        if any(e["Type"] == "SQS" for e in (function["Properties"].get("Events") or {}).values())
+    }
+    functions = set(_of_type(resources, "AWS::Serverless::Function")) - queue_fed
+    assert queue_fed == {"AnalyticsAggregatorFunction"}  # the queue retries it; its dead letters alarm
+    assert sorted(watched) == sorted(functions)
+    for name, alarm in alarms.items():
+        assert len([q for q in alarm["Properties"].get("Metrics") or [] if "MetricStat" in q]) <= 10, name

@@ -20,6 +20,7 @@ from svc_local import iam as local_iam
 from svc_local.aws.middleware import LambdaInvokeMiddleware
 from svc_local.aws.snapshot import restore_dynamodb, restore_s3, save_dynamodb, save_s3
 from svc_local.iam import Iam
+from svc_local.kmskeys import keep_keys
 from svc_local.runtime import FunctionRegistry
 from svc_local.serving import StartStop
 from svc_local.state import StateDir
@@ -105,6 +106,7 @@ class EmbeddedAws(StartStop):
         self.iam: Iam | None = None
         # Only a fully restored state may be written back: a half restore must not overwrite the dump.
         self._restored = False
+        self._forget_keys: Callable[[], None] | None = None
 
     @property
     def port(self) -> int:
@@ -129,6 +131,10 @@ class EmbeddedAws(StartStop):
 
         # A fresh moto: what exists comes from the templates and the state directory, nothing else.
         moto_api_backend.reset()
+        if (
+            self.state is not None
+        ):  # KMS keys keep their id and material across restarts, as tables keep items
+            self._forget_keys = keep_keys(self.state.path / "kms-keys.json")
         _fast_sqs_clock()
         self._saved_moto_port = os.environ.get("MOTO_PORT")
         self._saved_sfn_config = dict(default_user_config.get("stepfunctions", {}))
@@ -203,6 +209,9 @@ class EmbeddedAws(StartStop):
             self._clients.clear()
         if self._saved_sfn_config is not None:
             default_user_config["stepfunctions"] = self._saved_sfn_config  # type: ignore[typeddict-item]
+        if self._forget_keys is not None:
+            self._forget_keys()
+            self._forget_keys = None
         if self._saved_moto_port is None:
             os.environ.pop("MOTO_PORT", None)
         else:

@@ -25,11 +25,10 @@ from svc_local.rehearsal.build import (
     references,
     transform,
 )
-from svc_local.rehearsal.run import LOCAL_DROPPED_VARIABLES, CreatedFunction, Rehearsal
+from svc_local.rehearsal.run import CreatedFunction, Rehearsal
 
 __all__ = [
     "ARTIFACT_BUCKET",
-    "LOCAL_DROPPED_VARIABLES",
     "REQUIRED_TYPES",
     "CreatedFunction",
     "Rehearsal",

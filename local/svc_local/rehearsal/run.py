@@ -18,10 +18,6 @@ from svc_local.rehearsal.hooks import cloudformation_hooks
 from svc_local.state import kept
 from svc_local.template import LOCAL_STACK_NAME, Template, load_yaml
 
-# The local runtime encrypts with LOCAL_MASTER_KEY (persisted in the state directory); moto's KMS keys do not
-# survive a restart, so the created key's id is not handed to the functions (both would be ambiguous).
-LOCAL_DROPPED_VARIABLES = ("KMS_KEY_ID",)
-
 
 @dataclasses.dataclass(frozen=True)
 class CreatedFunction:
@@ -198,7 +194,8 @@ class Rehearsal:
 
     def environment(self) -> dict[str, str]:
         """The variables the created functions carry (one environment: the local runtime runs every function
-        in this process), minus LOCAL_DROPPED_VARIABLES. A variable two functions set differently is an error:
+        in this process; KMS_KEY_ID names the key the stack created, kept across restarts by svc_local.kmskeys).
+        A variable two functions set differently is an error:
         the process could give only one of them its value."""
         merged: dict[str, str] = {}
         owner: dict[str, str] = {}
@@ -210,8 +207,6 @@ class Rehearsal:
                         "environment for every function"
                     )
                 merged[name], owner[name] = value, logical
-        for name in LOCAL_DROPPED_VARIABLES:
-            merged.pop(name, None)
         return merged
 
     def roles(self) -> dict[str, str]:

@@ -153,7 +153,6 @@ class LocalStack:
             {
                 "PUBLIC_BASE_URL": configured_url,
                 "SVC_ENV": environment.get("SVC_ENV", "dev"),
-                "LOCAL_MASTER_KEY": self.state.master_key(),
                 # Browser clients a developer runs beside the stack: the MCP Inspector's web UI.
                 "ALLOWED_ORIGINS": os.environ.get(
                     "ALLOWED_ORIGINS", "http://localhost:6274,http://127.0.0.1:6274"
@@ -181,8 +180,13 @@ class LocalStack:
             environment.setdefault("TABLE_NAME", tables[0].table_name)
         if buckets:
             environment.setdefault("UPLOADS_BUCKET", buckets[0])
-        # The local stack encrypts with LOCAL_MASTER_KEY; a KMS key id as well would be ambiguous.
-        os.environ.pop("KMS_KEY_ID", None)
+        # The functions encrypt with the embedded KMS and the key the rehearsal created (its KMS_KEY_ID); read
+        # directly, the template makes no key: LOCAL_MASTER_KEY then, and no KMS key id beside it.
+        if not rehearsal:
+            environment["LOCAL_MASTER_KEY"] = self.state.master_key()
+            os.environ.pop("KMS_KEY_ID", None)
+        else:
+            os.environ.pop("LOCAL_MASTER_KEY", None)
         os.environ.pop("AWS_SESSION_TOKEN", None)
         if not rehearsal:  # the rehearsal's stack made its own BackofficeSecret
             environment["BACKOFFICE_SECRET_ARN"] = self.aws.ensure_secret(

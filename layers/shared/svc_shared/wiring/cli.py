@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from svc_shared.core.crypto import Envelope
 
 # Resolves the local stack's environment: {"table": ..., "state_machine": ...} and, for commands that encrypt,
-# "local_master_key" (else LOCAL_MASTER_KEY from the process environment).
+# "kms_key_id" or "local_master_key" (else KMS_KEY_ID or LOCAL_MASTER_KEY from the process environment).
 LocalEnvironment = Callable[[], dict[str, str]]
 
 
@@ -117,7 +117,10 @@ def _envelope(env: dict[str, str]) -> Envelope:
 
     from svc_shared.core.crypto import Envelope, KmsKeyProvider, LocalKeyProvider
 
-    master = env.get("local_master_key") or os.environ.get("LOCAL_MASTER_KEY")
+    # A key the environment names (the stack's, or the local stack's by alias) wins over the process's.
+    master = env.get("local_master_key") or (
+        None if env.get("kms_key_id") else os.environ.get("LOCAL_MASTER_KEY")
+    )
     if master:
         return Envelope(LocalKeyProvider(base64.b64decode(master)))
     kms_key_id = env.get("kms_key_id") or os.environ.get("KMS_KEY_ID")
