@@ -66,6 +66,7 @@ class PublishState:
     lease_until: int | None = None
     ready_deadline: int | None = None  # when this run stops waiting for the database to come up
     limited_since: int | None = None  # since when this run's stage has been rate limited in a row
+    stop_asked: bool = False  # a stop was asked (an MCP task cancelled): the run stops at its next step
     db_password: str | None = None  # sealed with the envelope (context: project id, kind db_password)
     template_commit_sha: str | None = None
     backoffice_url: str | None = None
@@ -85,6 +86,7 @@ class PublishState:
             lease_until=_number(item.get("publish_lease_until")),
             ready_deadline=_number(item.get("publish_ready_deadline")),
             limited_since=_number(item.get("publish_limited_since")),
+            stop_asked=bool(item.get("publish_stop")),
             db_password=_text(item.get("db_password")),
             template_commit_sha=_text(item.get("template_commit_sha")),
             backoffice_url=_text(item.get("backoffice_url")),
@@ -106,6 +108,12 @@ class PublishFailed(DomainError):
     """A failure retrying will not fix: the run stops at its stage with this message."""
 
     code = "publish_failed"
+
+
+class PublishStopped(PublishFailed):
+    """A stop was asked: the run stops before its next step, at its stage (the next press resumes there)."""
+
+    code = "publish_stopped"
 
 
 class PublishBusy(DomainError):
@@ -166,6 +174,7 @@ class PublishRecord:
                 "publish_status": "starting",
                 "publish_error": None,
                 "publish_claimed_at": int(self.clock.now()),
+                "publish_stop": None,  # a press after a stop resumes
             },
             when=attr("publish_attempt").missing() | attr("publish_attempt").eq(attempt),
         )
@@ -187,6 +196,18 @@ class PublishRecord:
             when=attr("publish_status").eq(seen)
             & attr("publish_attempt").eq(PublishState.of(project).attempt),
         )
+
+    def stop(self, project: Project) -> bool:
+        """Ask the project's run to stop at its next step boundary; False when no run is under way."""
+        try:
+            self.projects.update(
+                project,
+                {"publish_stop": True},
+                when=attr("publish_status").eq("starting") | attr("publish_status").eq("running"),
+            )
+        except DomainError:
+            return False
+        return True
 
     # -- a run ------------------------------------------------------------------------------------------------
     def lease(self, project_id: str, execution: str) -> None:

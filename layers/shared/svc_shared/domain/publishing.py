@@ -34,6 +34,7 @@ from svc_shared.domain.publish_state import (
     PublishFailed,
     PublishRecord,
     PublishState,
+    PublishStopped,
     PublishTransient,
     error_message,
     execution_name,
@@ -88,6 +89,8 @@ class Publisher:
         self.record.lease(project.id, execution)
         state = PublishState.of(project)
         stage = state.next_stage
+        if state.stop_asked and stage != "ready":
+            raise PublishStopped(say("publishing.stopped_on_request"))
         if not state.stage:
             self.record.advance(project, None, STAGES[0], execution)
         if stage == "ready":
@@ -133,6 +136,8 @@ class Publisher:
                 "wait": 0,
             }  # another run moved it on: follow the record
         self.record.lease(project.id, execution)
+        if PublishState.of(project).stop_asked:
+            raise PublishStopped(say("publishing.stopped_on_request"))
         try:
             next_stage = run(self.stages, project, execution)
         except RateLimited as exc:
