@@ -221,6 +221,18 @@ def test_a_tool_that_refuses_at_once_makes_a_failed_task_with_its_words(api, bea
     assert (task["status"], task["statusMessage"]) == ("failed", "project not found")
 
 
+def test_a_task_whose_work_cannot_be_read_goes_on_working_in_words(shop):
+    client = Handshake(shop["api"], shop["bearer"], {"tasks": {}})
+    created = client.rpc(
+        "tools/call", name="deploy_project", arguments={"project_id": shop["project_id"]}, task={}
+    )["result"]["task"]
+    user_id = services.projects().get(shop["project_id"]).owner_id
+    services.connections().disconnect(user_id, "static_host")
+    task = client.rpc("tasks/get", taskId=created["taskId"])["result"]
+    assert task["status"] == "working"
+    assert task["statusMessage"].startswith("The work of this task cannot be read right now (")
+
+
 def test_another_users_task_id_is_not_found(api, bearer, shop):
     client = Handshake(api, bearer, {"tasks": {}})
     created = client.rpc(

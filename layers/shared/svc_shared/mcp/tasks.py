@@ -146,7 +146,11 @@ def _progress(registry: Registry, context: ToolContext, task: Task, project: Pro
         return Progress(
             FAILED, say("tasks.tool_gone"), refusal={"code": "gone", "message": say("tasks.tool_gone")}
         )
-    return tool.task.follow(context, task, project)
+    try:
+        return tool.task.follow(context, task, project)
+    except DomainError as exc:
+        # The work cannot be read now (its provider down, its connection gone): the task goes on, in words.
+        return Progress(WORKING, say("tasks.unreadable", reason=exc.message))
 
 
 def _fields(task: Task, progress: Progress, dialect: str | None) -> dict[str, Any]:
