@@ -266,6 +266,26 @@ def test_a_task_is_kept_for_its_ttl_and_then_not_found(clock, shop):
     assert client.rpc("tasks/list")["result"] == {"tasks": []}
 
 
+def test_tasks_are_listed_ten_at_a_time_with_a_cursor(api, bearer):
+    client = Handshake(api, bearer, {"tasks": {}})
+    created = [
+        client.rpc("tools/call", name="deploy_project", arguments={"project_id": "nope"}, task={})["result"][
+            "task"
+        ]["taskId"]
+        for _ in range(11)
+    ]
+    first = client.rpc("tasks/list")["result"]
+    assert len(first["tasks"]) == 10 and first["nextCursor"]
+    second = client.rpc("tasks/list", cursor=first["nextCursor"])["result"]
+    assert "nextCursor" not in second and len(second["tasks"]) == 1
+    assert sorted(t["taskId"] for t in first["tasks"] + second["tasks"]) == sorted(created)
+    assert {t["status"] for t in first["tasks"] + second["tasks"]} == {"failed"}
+    assert client.rpc("tasks/list", cursor="not-a-cursor")["error"] == {
+        "code": -32602,
+        "message": say("tasks.cursor_invalid"),
+    }
+
+
 # -- 2026-07-28 ----------------------------------------------------------------------------------------------
 def test_a_builder_message_runs_as_a_task_the_server_chose(shop):
     client = Stateless(shop["api"], shop["bearer"], {TASKS: {}})

@@ -80,6 +80,8 @@ def follow_publish(ctx: ToolContext, task: Task, project: Project | None) -> Pro
     stage = report["stage"]
     if report["status"] == "starting" or stage not in STAGES:
         return Progress(WORKING, say("tasks.publish_starting"), updated_at=updated)
+    if stage == "ready":  # the last step recorded its stage and is letting the project go
+        stage = STAGES[-2]
     words = say(
         "tasks.publish_working",
         number=STAGES.index(stage) + 1,
