@@ -148,6 +148,11 @@ def _project(item: dict[str, Any]) -> Project:
     return Project(**values, extra={k: v for k, v in item.items() if k not in _FIELDS})
 
 
+def project_of(item: dict[str, Any]) -> Project:
+    """A project from its table item, read beside other items (one batch read)."""
+    return _project(item)
+
+
 def derive_name(prompt: str) -> str:
     words = prompt.split()
     name = " ".join(words[:6])

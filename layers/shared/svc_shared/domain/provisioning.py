@@ -19,8 +19,7 @@ from svc_shared.core.logs import get_logger
 from svc_shared.core.metrics import Metrics
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import Project, Projects
-from svc_shared.domain.publish_state import PublishState, execution_name
-from svc_shared.storage.dal import attr
+from svc_shared.domain.publish_state import PublishRecord, PublishState, execution_name
 
 logger = get_logger()
 REPO_STAGES = {"repo_host_creating_repo", "repo_host_pushing_template"}
@@ -40,6 +39,10 @@ class Provisioning:
     # run outside any request (an execution's input is only {"projectId"}, as an operator may start one).
     before_launch: Callable[[], None] = lambda: None
     metrics: Metrics
+    record: PublishRecord = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.record = PublishRecord(self.projects, self.clock)
 
     def provision(self, user: User, project_id: str, *, start: bool) -> dict[str, Any]:
         if user.plan != "paid":  # says nothing about the project, so it can come first
@@ -81,20 +84,10 @@ class Provisioning:
     def _start(self, project: Project) -> Project:
         """Claim the next attempt with a conditional write (of two presses reading the same attempt, one
         wins; the other reports), then launch it."""
-        attempt = PublishState.of(project).attempt
         try:
-            project = self.projects.update(
-                project,
-                {
-                    "publish_attempt": attempt + 1,
-                    "publish_status": "starting",
-                    "publish_error": None,
-                    "publish_claimed_at": int(self.clock.now()),
-                },
-                when=attr("publish_attempt").missing() | attr("publish_attempt").eq(attempt),
-            )
+            project = self.record.claim(project)
         except Conflict:
-            return self.projects.get(project.id, consistent=True)
+            return self.record.load(project.id)
         return self._launch(project)
 
     def _launch(self, project: Project) -> Project:
@@ -111,14 +104,12 @@ class Provisioning:
             )
         except sfn.exceptions.ExecutionAlreadyExists:
             # That run has already ended: report what it left, or that it stopped before recording anything.
-            return self._settle(self.projects.get(project.id, consistent=True))
+            return self._settle(self.record.load(project.id))
         except Exception as exc:  # noqa: BLE001 - any refusal: throttled, denied, no such machine, unreachable
             reason = _error_code(exc)
             logger.warning("start_execution failed", extra={"project_id": project.id, "reason": reason})
             return self._stopped(project, "starting", say("publishing.launch_failed", reason=reason))
-        if PublishState.of(project).execution_arn == started["executionArn"]:
-            return project
-        return self.projects.update(project, {"publish_execution_arn": started["executionArn"]})
+        return self.record.launched(project, started["executionArn"])
 
     def _settle(self, project: Project) -> Project:
         """A project waiting on a run (starting or running) whose run has ended without recording its outcome
@@ -165,18 +156,10 @@ class Provisioning:
 
     def _stopped(self, project: Project, seen: str, message: str) -> Project:
         """Record that the run this project waits on is gone, unless the record moved on meanwhile."""
-        attempt = PublishState.of(project).attempt
-        changes: dict[str, Any] = {"publish_status": "failed", "publish_error": message}
-        if seen == "running":
-            changes |= {"publish_lease": None, "publish_lease_until": None}
         try:
-            project = self.projects.update(
-                project,
-                changes,
-                when=attr("publish_status").eq(seen) & attr("publish_attempt").eq(attempt),
-            )
+            project = self.record.stopped(project, seen, message)
         except Conflict:
-            return self.projects.get(project.id, consistent=True)
+            return self.record.load(project.id)
         self.metrics.publish_failed(PublishState.of(project).next_stage)
         return project
 

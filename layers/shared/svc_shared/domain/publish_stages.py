@@ -1,5 +1,5 @@
 """The publish stages' steps, one per stage, each against its provider (db_host, repo_host, static_host): each
-step is idempotent, and advances the stage recorded on the project with a write conditional on the stage it
+step is idempotent, and advances the stage through the publish record with a write conditional on the stage it
 found and on the lease its execution holds (svc_shared.domain.publishing runs them)."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
 from svc_shared.core.crypto import Envelope
-from svc_shared.core.errors import DomainError
 from svc_shared.core.logs import get_logger
 from svc_shared.core.names import repo_name
 from svc_shared.domain.connections import Connections
@@ -22,14 +21,13 @@ from svc_shared.domain.publish_state import (
     READY_BUDGET_SECONDS,
     REGION,
     WAITING,
-    PublishBusy,
     PublishFailed,
+    PublishRecord,
     PublishState,
     SimulatedCrash,
 )
 from svc_shared.domain.publish_template import migration_runner, migrations_dir, push_template, template_root
 from svc_shared.providers.http import ProviderConflict
-from svc_shared.storage.dal import Table, attr
 
 if TYPE_CHECKING:
     from svc_shared.domain.connections import StoredToken
@@ -51,10 +49,10 @@ class Adapters:
 
 @dataclass(eq=False)
 class PublishStages:
-    """The steps of the stages and the stage record they advance; Publisher (svc_shared.domain.publishing) runs them."""
+    """The steps of the stages, each advancing the stage through the publish record; Publisher
+    (svc_shared.domain.publishing) runs them under the project's lease."""
 
-    table: Table
-    projects: Projects
+    record: PublishRecord
     connections: Connections
     envelope: Envelope = field(repr=False)
     clock: Clock
@@ -67,29 +65,16 @@ class PublishStages:
     )  # the platform API's public base URL, None while unknown
     _crashed: set[str] = field(default_factory=set, init=False, repr=False)  # the crash points already hit
 
+    @property
+    def projects(self) -> Projects:
+        return self.record.projects
+
     def _crash_point(self, name: str) -> None:
         """Fault injection for the reliability tests (SVC_CRASH_POINTS outside production): crash once per
         point, after the provider call and before the record write."""
         if name in self.crash_points and name not in self._crashed:
             self._crashed.add(name)
             raise SimulatedCrash(f"simulated crash at {name}")
-
-    def _advance(self, project: Project, stage: str | None, to: str, execution: str, **changes: Any) -> None:
-        """Record the next stage, only if the stage is still `stage` and this execution holds the lease."""
-        at_stage = attr("publish_stage").missing() if stage is None else attr("publish_stage").eq(stage)
-        try:
-            self.projects.update(
-                project,
-                {
-                    **changes,
-                    "publish_stage": to,
-                    "publish_ready_deadline": None,
-                    "publish_limited_since": None,
-                },
-                when=attr("publish_lease").eq(execution) & at_stage,
-            )
-        except DomainError as exc:
-            raise PublishBusy(say("publishing.stage_moved_on")) from exc
 
     # -- stages ---------------------------------------------------------------------------------------------
     def _db(self, project: Project) -> DbHost:
@@ -113,7 +98,7 @@ class PublishStages:
                 )
                 ref = created.ref
                 self._crash_point("db_created")
-        self._advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
+        self.record.advance(project, "db_creating", "db_waiting_ready", execution, db_project_ref=ref)
         return "db_waiting_ready"
 
     def _db_password(self, project: Project, execution: str) -> str:
@@ -130,7 +115,7 @@ class PublishStages:
         assert project.db_project_ref
         status = self._db(project).project(project.db_project_ref).status
         if status == "ACTIVE_HEALTHY":
-            self._advance(project, "db_waiting_ready", "db_applying_migrations", execution)
+            self.record.advance(project, "db_waiting_ready", "db_applying_migrations", execution)
             return "db_applying_migrations"
         now = int(self.clock.now())
         deadline = PublishState.of(project).ready_deadline
@@ -138,7 +123,7 @@ class PublishStages:
             deadline = now + READY_BUDGET_SECONDS
         elif now >= deadline:
             raise PublishFailed(say("publishing.db_not_ready"))
-        self.projects.update(project, {"publish_ready_deadline": deadline, "db_status": status})
+        self.record.waiting_ready(project, deadline, db_status=status)
         return WAITING
 
     def _db_applying_migrations(self, project: Project, execution: str) -> str:
@@ -166,7 +151,7 @@ class PublishStages:
             db.query(ref, "".join(m.script() for m in todo))
         keys = db.api_keys(ref)
         privileged = keys.privileged
-        self._advance(
+        self.record.advance(
             project,
             "db_applying_migrations",
             "repo_host_creating_repo",
@@ -200,12 +185,14 @@ class PublishStages:
                 "repo_host_branch": repo.default_branch,
                 "repo_host_url": repo.html_url,
             }
-        self._advance(project, "repo_host_creating_repo", "repo_host_pushing_template", execution, **changes)
+        self.record.advance(
+            project, "repo_host_creating_repo", "repo_host_pushing_template", execution, **changes
+        )
         return "repo_host_pushing_template"
 
     def _repo_host_pushing_template(self, project: Project, execution: str) -> str:
         if PublishState.of(project).template_commit_sha:
-            self._advance(project, "repo_host_pushing_template", "host_triggering_build", execution)
+            self.record.advance(project, "repo_host_pushing_template", "host_triggering_build", execution)
             return "host_triggering_build"
         github, _ = self._github(project)
         assert project.repo_host_repo and project.repo_host_branch
@@ -214,7 +201,7 @@ class PublishStages:
         if pushed:
             self._crash_point("template_pushed")
         now = int(self.clock.now())
-        self._advance(
+        self.record.advance(
             project,
             "repo_host_pushing_template",
             "host_triggering_build",
@@ -246,7 +233,7 @@ class PublishStages:
         self._record_backoffice(project)
         host.set_env(site.account_id, site.id, self._site_environment(project))
         build = host.start_build(site.id)
-        self._advance(
+        self.record.advance(
             project,
             "host_triggering_build",
             "ready",

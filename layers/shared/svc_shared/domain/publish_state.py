@@ -1,6 +1,7 @@
 """The publish sequence's record on a project: its stages in order, the typed state read from the project's
-`publish_*` attributes, the errors a step raises, and the words a failed run leaves for the merchant (the
-texts themselves are in the message catalogue, under `publishing.`)."""
+`publish_*` attributes and the one record that writes them (PublishRecord: claim, lease, advance, fail), the
+errors a step raises, and the words a failed run leaves for the merchant (the texts themselves are in the
+message catalogue, under `publishing.`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc_shared.core.catalogue import say
+from svc_shared.core.clock import Clock
 from svc_shared.core.errors import DomainError
-from svc_shared.domain.projects import Project
+from svc_shared.domain.projects import Project, Projects
+from svc_shared.storage import keys
+from svc_shared.storage.dal import ConditionFailed, attr
 
 STAGES = (
     "db_creating",
@@ -62,6 +66,7 @@ class PublishState:
     lease_until: int | None = None
     ready_deadline: int | None = None  # when this run stops waiting for the database to come up
     limited_since: int | None = None  # since when this run's stage has been rate limited in a row
+    stop_asked: bool = False  # a stop was asked (an MCP task cancelled): the run stops at its next step
     db_password: str | None = None  # sealed with the envelope (context: project id, kind db_password)
     template_commit_sha: str | None = None
     backoffice_url: str | None = None
@@ -81,6 +86,7 @@ class PublishState:
             lease_until=_number(item.get("publish_lease_until")),
             ready_deadline=_number(item.get("publish_ready_deadline")),
             limited_since=_number(item.get("publish_limited_since")),
+            stop_asked=bool(item.get("publish_stop")),
             db_password=_text(item.get("db_password")),
             template_commit_sha=_text(item.get("template_commit_sha")),
             backoffice_url=_text(item.get("backoffice_url")),
@@ -102,6 +108,12 @@ class PublishFailed(DomainError):
     """A failure retrying will not fix: the run stops at its stage with this message."""
 
     code = "publish_failed"
+
+
+class PublishStopped(PublishFailed):
+    """A stop was asked: the run stops before its next step, at its stage (the next press resumes there)."""
+
+    code = "publish_stopped"
 
 
 class PublishBusy(DomainError):
@@ -134,3 +146,126 @@ def error_message(error: dict[str, Any] | None) -> str:
         except ValueError:
             return cause[:1000]
     return str(error.get("Error") or say("publishing.run_failed"))[:200]
+
+
+_RELEASED: dict[str, Any] = {"publish_lease": None, "publish_lease_until": None}
+
+
+@dataclass(eq=False)
+class PublishRecord:
+    """The one writer of a project's `publish_*` attributes: a press claims an attempt and records the run it
+    launched; a run holds the project's lease, advances the stage, waits, and stops ready or failed."""
+
+    projects: Projects
+    clock: Clock
+
+    def load(self, project_id: str) -> Project:
+        """The project as the record stands now (a strongly consistent read)."""
+        return self.projects.get(project_id, consistent=True)
+
+    # -- a press ----------------------------------------------------------------------------------------------
+    def claim(self, project: Project) -> Project:
+        """Claim the next attempt, if no other press claimed it since `project` was read (else Conflict)."""
+        attempt = PublishState.of(project).attempt
+        return self.projects.update(
+            project,
+            {
+                "publish_attempt": attempt + 1,
+                "publish_status": "starting",
+                "publish_error": None,
+                "publish_claimed_at": int(self.clock.now()),
+                "publish_stop": None,  # a press after a stop resumes
+            },
+            when=attr("publish_attempt").missing() | attr("publish_attempt").eq(attempt),
+        )
+
+    def launched(self, project: Project, execution_arn: str) -> Project:
+        if PublishState.of(project).execution_arn == execution_arn:
+            return project
+        return self.projects.update(project, {"publish_execution_arn": execution_arn})
+
+    def stopped(self, project: Project, seen: str, message: str) -> Project:
+        """Record that the run a project waits on (its status `seen`: starting or running) is gone, if the
+        record has not moved on since (else Conflict): a newer press, or the run itself, wrote meanwhile."""
+        changes: dict[str, Any] = {"publish_status": "failed", "publish_error": message}
+        if seen == "running":
+            changes |= _RELEASED
+        return self.projects.update(
+            project,
+            changes,
+            when=attr("publish_status").eq(seen)
+            & attr("publish_attempt").eq(PublishState.of(project).attempt),
+        )
+
+    def stop(self, project: Project) -> bool:
+        """Ask the project's run to stop at its next step boundary; False when no run is under way."""
+        try:
+            self.projects.update(
+                project,
+                {"publish_stop": True},
+                when=attr("publish_status").eq("starting") | attr("publish_status").eq("running"),
+            )
+        except DomainError:
+            return False
+        return True
+
+    # -- a run ------------------------------------------------------------------------------------------------
+    def lease(self, project_id: str, execution: str) -> None:
+        """Hold the project for `execution` (LEASE_SECONDS, renewed at every step), unless another holds it."""
+        now = int(self.clock.now())
+        try:
+            self.projects.table.update(
+                keys.project(project_id),
+                keys.META,
+                set={"publish_lease": execution, "publish_lease_until": now + LEASE_SECONDS},
+                when=attr("publish_lease").missing()
+                | attr("publish_lease").eq(execution)
+                | attr("publish_lease_until").lt(now),
+            )
+        except ConditionFailed:
+            raise PublishBusy(say("publishing.lease_held")) from None
+
+    def begin(self, project: Project, execution: str) -> None:
+        """A run starting (or resuming) at its stage, with the whole readiness budget: an earlier run's is spent."""
+        self.projects.update(
+            project,
+            {
+                "publish_status": "running",
+                "publish_error": None,
+                "publish_execution": execution,
+                "publish_ready_deadline": None,
+                "publish_limited_since": None,
+            },
+        )
+
+    def advance(self, project: Project, stage: str | None, to: str, execution: str, **facts: Any) -> None:
+        """Record the next stage (and the facts the step learnt), only if the stage is still `stage` and
+        `execution` holds the lease."""
+        at_stage = attr("publish_stage").missing() if stage is None else attr("publish_stage").eq(stage)
+        try:
+            self.projects.update(
+                project,
+                {**facts, "publish_stage": to, "publish_ready_deadline": None, "publish_limited_since": None},
+                when=attr("publish_lease").eq(execution) & at_stage,
+            )
+        except DomainError as exc:
+            raise PublishBusy(say("publishing.stage_moved_on")) from exc
+
+    def waiting_ready(self, project: Project, deadline: int, **facts: Any) -> None:
+        self.projects.update(project, {**facts, "publish_ready_deadline": deadline})
+
+    def limited(self, project: Project, since: int) -> None:
+        self.projects.update(project, {"publish_limited_since": since})
+
+    def ready(self, project: Project, *, published: bool) -> None:
+        """The run reached ready and lets the project go (`published`: the run that got it there)."""
+        changes: dict[str, Any] = {"publish_status": "ready", **_RELEASED}
+        if published:
+            changes["status"] = "published"
+        else:
+            changes["publish_error"] = None
+        self.projects.update(project, changes)
+
+    def fail(self, project: Project, message: str) -> None:
+        """The run holding the project stops at its stage, with why, and lets the project go."""
+        self.projects.update(project, {"publish_status": "failed", "publish_error": message, **_RELEASED})

@@ -22,7 +22,7 @@ from svc_shared.domain.projects import Project, Projects
 
 CACHE_SECONDS = 60
 MAX_CACHED = 512
-# What publishing records on the project (Publisher._host_triggering_build) before a shop is served.
+# What publishing records on the project (PublishStages._host_triggering_build) before a shop is served.
 POOLER_FIELDS = ("db_pooler_host", "db_pooler_port", "db_pooler_user", "db_pooler_database")
 
 

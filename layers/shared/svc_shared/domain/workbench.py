@@ -24,7 +24,7 @@ from svc_shared.storage.dal import ConditionFailed, Table, attr, item_absent
 if TYPE_CHECKING:
     from svc_shared.providers.builder import Builder
     from svc_shared.providers.repo_host import RepoHost
-    from svc_shared.providers.static_host import StaticHost
+    from svc_shared.providers.static_host import Deploy, StaticHost
 
 FREE_DEPLOYS, DEPLOY_WINDOW = 3, 30 * 24 * 3600
 MAX_LIST_ENTRIES = 100_000
@@ -98,6 +98,10 @@ class Workbench:
             },
         )
         return deploy_id
+
+    def deploy_state(self, user_id: str, deploy_id: str) -> Deploy:
+        """A deploy as the static host reports it now (its build's state, and why it failed)."""
+        return self.static_host(self.connections.token(user_id, "static_host").access_token).deploy(deploy_id)
 
     def refresh_status(self, user_id: str, project: Project) -> Project:
         """Read the last deploy's state from static_host (when connected) and keep it on the project."""

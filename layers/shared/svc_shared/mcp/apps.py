@@ -2,11 +2,9 @@
 offers as `ui://` resources, and which clients get them.
 
 A client renders views when it declares the extension with the `text/html;profile=mcp-app` MIME type in its
-capabilities: per request in the stateless era (`params._meta`), at `initialize` in the handshake era. The
-handshake era has no per-request capabilities, so an `initialize` that declares the extension is answered with
-an `Mcp-Session-Id` that says so: an HMAC of the user id under a key of its own, checked with no I/O on every
-later request. Only such clients get the extension advertised, each tool's `_meta.ui` and the app-only tools;
-every other client gets the tools and results it always had.
+capabilities: per request in the stateless era (`params._meta`), at `initialize` in the handshake era (its
+`Mcp-Session-Id` then says so: svc_shared.mcp.session). Only such clients get the extension advertised, each
+tool's `_meta.ui` and the app-only tools; every other client gets the tools and results it always had.
 
 Each view is one HTML document with the view-side SDK (vendored, see ui/vendor_ext_apps.py) and its own code
 inlined: no request leaves the sandbox except the tool calls the host relays, so each declares an empty CSP
@@ -15,10 +13,7 @@ inlined: no request leaves the sandbox except the tool calls the host relays, so
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import hmac
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +22,6 @@ from svc_shared.mcp.messages import META_CAPABILITIES
 
 EXTENSION = "io.modelcontextprotocol/ui"
 MIME_TYPE = "text/html;profile=mcp-app"
-SESSION_HEADER = "Mcp-Session-Id"
-SESSION_PREFIX = "ui1."
 UI_DIR = Path(__file__).resolve().parent / "ui"
 _BUNDLE_MARK = "/*EXT_APPS_SDK*/"
 
@@ -109,37 +102,6 @@ def request_offers_ui(params: dict[str, Any]) -> bool:
 
 def server_extensions() -> dict[str, Any]:
     return {EXTENSION: {"mimeTypes": [MIME_TYPE]}}
-
-
-# -- the handshake era's session ---------------------------------------------------------------------------
-def _session_key() -> bytes:
-    from svc_shared.wiring import services
-
-    return services.signing_key("mcp-ui-session")
-
-
-def session_id(user_id: str, key: bytes | None = None) -> str:
-    mac = hmac.new(key or _session_key(), f"{SESSION_PREFIX}{user_id}".encode(), hashlib.sha256).digest()
-    return SESSION_PREFIX + base64.urlsafe_b64encode(mac[:24]).decode()
-
-
-def session_ui(header: str | None, user_id: str, key: bytes | None = None) -> bool | None:
-    """From a request's Mcp-Session-Id: True for a session this server issued to this user (a client that
-    renders views), False for none, None for any other value (the transport's 404: initialize again)."""
-    if header is None or not header.strip():
-        return False
-    return True if hmac.compare_digest(header.strip(), session_id(user_id, key)) else None
-
-
-def session_headers(messages: list[Any], user_id: str) -> dict[str, str]:
-    """The Mcp-Session-Id to answer an `initialize` whose client declared the extension with."""
-    for message in messages:
-        params = getattr(message, "arguments", None)
-        if getattr(message, "method", None) != "initialize" or not isinstance(params, dict):
-            continue
-        if offers_ui(params.get("capabilities")):
-            return {SESSION_HEADER: session_id(user_id)}
-    return {}
 
 
 # -- resources -----------------------------------------------------------------------------------------------

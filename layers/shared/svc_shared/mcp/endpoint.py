@@ -11,9 +11,9 @@ from typing import Any
 
 from svc_shared.core.catalogue import say
 from svc_shared.edge import pages
-from svc_shared.mcp import apps, protocol
+from svc_shared.mcp import protocol, session
 from svc_shared.mcp.admission import Admitted, Request, admit, refusal, reply
-from svc_shared.mcp.registry import ToolContext
+from svc_shared.mcp.registry import HANDSHAKE_TASKS, ToolContext
 from svc_shared.mcp.tools import registry
 from svc_shared.wiring import services
 
@@ -43,13 +43,14 @@ def rpc(request: Request) -> dict[str, Any]:
     if not isinstance(admitted, Admitted):
         return admitted
     claims = admitted.claims
-    # MCP Apps in the handshake era: the session id this server issued at an initialize that declared the
-    # extension (svc_shared.mcp.apps); any other id is the transport's 404.
-    ui = apps.session_ui(request.headers.get("mcp-session-id"), claims.user_id)
-    if ui is None:
+    # The handshake era's session: the id this server issued at an initialize that declared MCP Apps or tasks
+    # (svc_shared.mcp.session); any other id is the transport's 404.
+    declared = session.declared(request.headers.get("mcp-session-id"), claims.user_id)
+    if declared is None:
         return refusal(request, 404, say("mcp.unknown_session"))
-    context = ToolContext(user_id=claims.user_id, client_id=claims.client_id, ui=ui)
     stateless, parsed = admitted.stateless, admitted.parsed
+    dialect = HANDSHAKE_TASKS if declared.tasks and not stateless else None
+    context = ToolContext(claims.user_id, claims.client_id, ui=declared.ui, tasks=dialect)
     replies = [
         r
         for r in (dispatcher.handle(m, context, stateless=stateless) for m in parsed.messages)
@@ -62,8 +63,8 @@ def rpc(request: Request) -> dict[str, Any]:
         return reply(request, 202)
     if stateless:
         return reply(request, protocol.http_status(replies[0]), replies[0])
-    session = apps.session_headers(parsed.messages, claims.user_id)
-    return reply(request, 200, replies if parsed.batch else replies[0], session)
+    issued = session.session_headers(parsed.messages, claims.user_id)
+    return reply(request, 200, replies if parsed.batch else replies[0], issued)
 
 
 def route(request: Request) -> dict[str, Any]:

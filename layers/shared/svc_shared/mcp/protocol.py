@@ -24,7 +24,7 @@ from svc_shared.core import jsonlimit
 from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError
 from svc_shared.core.logs import get_logger
-from svc_shared.mcp import apps, failures
+from svc_shared.mcp import apps, failures, session, tasks
 from svc_shared.mcp.messages import (
     META_CAPABILITIES,
     META_VERSION,
@@ -34,7 +34,7 @@ from svc_shared.mcp.messages import (
     error,
     read,
 )
-from svc_shared.mcp.registry import Registry, ToolContext
+from svc_shared.mcp.registry import EXTENSION_TASKS, HANDSHAKE_TASKS, Registry, ToolContext
 
 logger = get_logger()
 
@@ -66,7 +66,14 @@ STATUS_BY_CODE = {
 }
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 # Methods whose name-bearing parameter the client mirrors in the Mcp-Name header.
-NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_PARAM = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/cancel": "taskId",
+    "tasks/update": "taskId",
+}
 # Caching hints (2026-07-28): the tool list and the server description change only with a deployment and are
 # the same for every user, so shared caches may keep them for an hour.
 LIST_TTL_MS = 3_600_000
@@ -226,6 +233,7 @@ class Dispatcher:
             "resources/templates/list": self._list_resource_templates,
             "resources/read": self._read_resource,
         }
+        self._methods |= tasks.Tasks(registry).handlers(stateless=False)
         self._stateless_methods: dict[str, Handler] = {
             "server/discover": self._discover,
             "tools/list": self._list_tools_cacheable,
@@ -234,6 +242,7 @@ class Dispatcher:
             "resources/templates/list": self._list_resource_templates,
             "resources/read": self._read_resource,
         }
+        self._stateless_methods |= tasks.Tasks(registry).handlers(stateless=True)
 
     def handle(
         self, message: Message | Refused, context: ToolContext, *, stateless: bool = False
@@ -245,6 +254,8 @@ class Dispatcher:
         methods = self._stateless_methods if stateless else self._methods
         if stateless and not context.ui and apps.request_offers_ui(message.arguments):
             context = dataclasses.replace(context, ui=True)
+        if stateless and tasks.request_offers_tasks(message.arguments):
+            context = dataclasses.replace(context, tasks=EXTENSION_TASKS)
         try:
             reply = self._method(methods, method, message.arguments, message.id, context)
         except Exception:
@@ -271,22 +282,23 @@ class Dispatcher:
         return error(id_, METHOD_NOT_FOUND, say("mcp.method_not_found"))
 
     @staticmethod
-    def capabilities(ui: bool) -> dict[str, Any]:
-        """The server's capabilities: tools and resources (the views), and the MCP Apps extension for a client
-        that declared it."""
+    def capabilities(ui: bool, dialect: str | None = None) -> dict[str, Any]:
+        """The server's capabilities: tools and resources (the views), and the MCP Apps extension and tasks
+        for a client that declared them."""
         capabilities: dict[str, Any] = {"tools": {"listChanged": False}, "resources": {"listChanged": False}}
         if ui:
             capabilities["extensions"] = apps.server_extensions()
-        return capabilities
+        return tasks.server_capabilities(capabilities, dialect)
 
     def _initialize(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         asked = params.get("protocolVersion")
         version = asked if asked in HANDSHAKE_VERSIONS else PROTOCOL_VERSION
+        declared = session.of_initialize(params)
         return result(
             id_,
             {
                 "protocolVersion": version,
-                "capabilities": self.capabilities(apps.offers_ui(params.get("capabilities"))),
+                "capabilities": self.capabilities(declared.ui, HANDSHAKE_TASKS if declared.tasks else None),
                 "serverInfo": SERVER_INFO,
                 "instructions": INSTRUCTIONS,
             },
@@ -297,7 +309,7 @@ class Dispatcher:
             id_,
             {
                 "supportedVersions": list(SUPPORTED_VERSIONS),
-                "capabilities": self.capabilities(context.ui),
+                "capabilities": self.capabilities(context.ui, context.tasks),
                 "instructions": INSTRUCTIONS,
                 "_meta": {META_SERVER_INFO: SERVER_INFO},
                 "resultType": "complete",
@@ -310,7 +322,8 @@ class Dispatcher:
         return result(id_, {})
 
     def _list_tools(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        return result(id_, Encoded(self._registry.listing(ui=context.ui)))
+        listing = self._registry.listing(ui=context.ui, tasks=context.tasks == HANDSHAKE_TASKS)
+        return result(id_, Encoded(listing))
 
     def _list_tools_cacheable(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         hints = {"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}
@@ -348,6 +361,11 @@ class Dispatcher:
             args = tool.input_model.model_validate(arguments)
         except ValidationError as exc:
             return result(id_, failures.tool_error(describe_validation(exc)))
+        not_task = tasks.refused(tool, params, context)
+        if not_task is not None:
+            return error(id_, METHOD_NOT_FOUND, not_task)
+        if tasks.wanted(tool, params, context):
+            return result(id_, tasks.start(tool, context, args, params, self._on_change))
         try:
             value = tool.run(context, args)
         except DomainError as exc:
@@ -356,13 +374,7 @@ class Dispatcher:
             return result(id_, failures.answer(exc))
         if not tool.read_only and self._on_change is not None:
             self._on_change(context, tool.name, args, value, None)
-        reply: dict[str, Any] = {
-            "content": [{"type": "text", "text": json.dumps(value, separators=(",", ":"))}],
-            "isError": False,
-        }
-        if tool.output is not None:
-            reply["structuredContent"] = value
-        return result(id_, reply)
+        return result(id_, tasks.call_result(tool, value))
 
 
 def describe_validation(exc: ValidationError) -> str:

@@ -9,6 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from svc_shared.domain.projects import Project
+from svc_shared.domain.tool_tasks import Progress, Task
+
 # The scopes that allow a tool call, any one of them sufficing. Today the one scope allows every tool; a
 # read-only scope is added by naming it in READ_SCOPES (and in the metadata's scopes_supported), no tool changes.
 READ_SCOPES: tuple[str, ...] = ("mcp:all",)
@@ -25,14 +28,47 @@ class NoArguments(ToolInput):
     pass
 
 
+HANDSHAKE_TASKS, EXTENSION_TASKS = "handshake", "extension"
+
+
 @dataclass(frozen=True)
 class ToolContext:
-    """Who is calling: the user behind the access token, and whether their client renders MCP Apps views
-    (it declared the `io.modelcontextprotocol/ui` extension; svc_shared.mcp.apps)."""
+    """Who is calling: the user behind the access token, whether their client renders MCP Apps views
+    (it declared the `io.modelcontextprotocol/ui` extension; svc_shared.mcp.apps), and which tasks it speaks
+    (svc_shared.mcp.tasks): HANDSHAKE_TASKS (2025-11-25's capability), EXTENSION_TASKS (2026-07-28's
+    `io.modelcontextprotocol/tasks`), or None."""
 
     user_id: str
     client_id: str
     ui: bool = False
+    tasks: str | None = None
+
+
+Follow = Callable[[ToolContext, Task, Project | None], Progress]
+
+
+def _same(args: Any) -> Any:
+    return args
+
+
+def _nothing(value: dict[str, Any]) -> str | None:
+    return None
+
+
+def _no_stop(ctx: ToolContext, task: Task, project: Project | None) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class TaskSupport:
+    """How a tool runs as an MCP task: the arguments it runs with then (a builder message does not wait),
+    what in its first answer the task follows besides the project, how to read where that work is, and how to
+    stop it when the task is cancelled (work that cannot be stopped runs on; the task still says cancelled)."""
+
+    follow: Follow
+    arguments: Callable[[Any], Any] = _same
+    ref: Callable[[dict[str, Any]], str | None] = _nothing
+    stop: Callable[[ToolContext, Task, Project | None], None] = _no_stop
 
 
 @dataclass(frozen=True)
@@ -52,6 +88,7 @@ class Tool:
     # An app-only tool exists only for clients that render views; the host hides it from the model.
     ui_resource: str | None = None
     visibility: tuple[str, ...] = ("model", "app")
+    task: TaskSupport | None = None  # the tool may run as an MCP task
 
     @property
     def app_only(self) -> bool:
@@ -65,7 +102,7 @@ class Tool:
         granted = scope.split()
         return any(s in granted for s in self.accepted_scopes)
 
-    def definition(self, ui: bool = False) -> dict[str, Any]:
+    def definition(self, ui: bool = False, tasks: bool = False) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
         schema.setdefault("properties", {})
@@ -91,6 +128,8 @@ class Tool:
             if self.ui_resource is not None:
                 meta["resourceUri"] = self.ui_resource
             definition["_meta"] = {"ui": meta}
+        if tasks and self.task is not None:
+            definition["execution"] = {"taskSupport": "optional"}
         return definition
 
 
@@ -109,6 +148,7 @@ class Registry:
         output: type[BaseModel] | None = None,
         ui_resource: str | None = None,
         visibility: tuple[str, ...] = ("model", "app"),
+        task: TaskSupport | None = None,
         **hints: bool,
     ) -> Callable[[Callable[[ToolContext, Any], Any]], Callable[[ToolContext, Any], Any]]:
         def register(run: Callable[[ToolContext, Any], Any]) -> Callable[[ToolContext, Any], Any]:
@@ -123,6 +163,7 @@ class Registry:
                 output=output,
                 ui_resource=ui_resource,
                 visibility=visibility,
+                task=task,
                 **hints,
             )
             self._listings.clear()
@@ -146,15 +187,16 @@ class Registry:
         tool = self.tools.get(name)
         return None if tool is None or (tool.app_only and not ui) else tool
 
-    def listing(self, extra: dict[str, Any] | None = None, ui: bool = False) -> str:
+    def listing(self, extra: dict[str, Any] | None = None, ui: bool = False, tasks: bool = False) -> str:
         """The tools/list result as JSON text (with `extra` members, such as caching hints), built and encoded
         once per container (the JSON schemas never change at run time): every tools/list answers these bytes.
         A client that renders MCP Apps views (`ui`) also gets each tool's `_meta.ui` and the app-only tools;
-        any other client gets the plain tools."""
+        any other client gets the plain tools. A client of 2025-11-25's tasks (`tasks`) also gets the
+        `execution.taskSupport` of the tools that may run as tasks."""
         extra = extra or {}
-        cache_key = json.dumps([extra, ui], sort_keys=True)
+        cache_key = json.dumps([extra, ui, tasks], sort_keys=True)
         text = self._listings.get(cache_key)
         if text is None:
-            tools = [tool.definition(ui) for tool in self.tools.values() if ui or not tool.app_only]
+            tools = [tool.definition(ui, tasks) for tool in self.tools.values() if ui or not tool.app_only]
             text = self._listings[cache_key] = json.dumps({"tools": tools, **extra}, separators=(",", ":"))
         return text

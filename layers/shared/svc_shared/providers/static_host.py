@@ -34,6 +34,7 @@ class Deploy:
     state: str | None  # READY_STATES, FAILED_STATES, or on the way
     ssl_url: str | None
     deploy_ssl_url: str | None  # this deploy's own address
+    error_message: str | None = None  # why the build failed, in the host's words
 
 
 def _site(body: dict[str, Any]) -> Site:
@@ -158,6 +159,7 @@ class StaticHost(Provider):
             state=body.get("state"),
             ssl_url=body.get("ssl_url"),
             deploy_ssl_url=body.get("deploy_ssl_url"),
+            error_message=_text(body.get("error_message")),
         )
 
 

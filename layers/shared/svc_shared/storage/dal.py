@@ -344,10 +344,11 @@ class Table:
                 return
             kwargs["ExclusiveStartKey"] = out["LastEvaluatedKey"]
 
-    def batch_get(self, keys: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    def batch_get(self, keys: list[tuple[str, str]], *, consistent: bool = False) -> list[dict[str, Any]]:
         """Up to 100 items by key, in no particular order (missing keys are skipped)."""
         found: list[dict[str, Any]] = []
-        pending: dict[str, Any] = {self.name: {"Keys": [self.key(pk, sk) for pk, sk in dict.fromkeys(keys)]}}
+        wanted = [self.key(pk, sk) for pk, sk in dict.fromkeys(keys)]
+        pending: dict[str, Any] = {self.name: {"Keys": wanted, "ConsistentRead": consistent}}
         while pending and pending[self.name]["Keys"]:
             out = self.client.batch_get_item(RequestItems=pending)
             found.extend(self._plain(raw) for raw in out.get("Responses", {}).get(self.name, []))

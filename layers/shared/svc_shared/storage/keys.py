@@ -30,6 +30,7 @@ KEYRING = "KEYRING"  # HANDOFF_KEYS: every signing key, the current one's kid an
 MEMBER_PREFIX = "MEMBER#"
 SLOT_PREFIX = "SLOT#"
 PROJECT_PREFIX = "PROJECT#"
+TASK_PREFIX = "TASK#"
 
 
 # -- accounts and workspaces -----------------------------------------------------------------------------
@@ -84,6 +85,12 @@ def slot(number: int) -> str:
 
 def message(message_id: str) -> str:
     return f"MESSAGE#{message_id}"
+
+
+# -- MCP tasks ---------------------------------------------------------------------------------------------
+def task(task_id: str) -> str:
+    """USER#<id>: a tool call run as an MCP task (svc_shared.domain.tool_tasks)."""
+    return f"{TASK_PREFIX}{task_id}"
 
 
 # -- analytics -------------------------------------------------------------------------------------------

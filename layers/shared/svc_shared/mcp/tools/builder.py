@@ -1,4 +1,5 @@
-"""Builder tools: message a project's AI builder, poll its answer, and list its edit sessions."""
+"""Builder tools: message a project's AI builder, poll its answer, and list its edit sessions. A message may run
+as an MCP task (svc_shared.mcp.tasks) that follows the message at the builder."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from typing import Any
 
 from pydantic import Field
 
-from svc_shared.mcp.registry import ToolContext, ToolInput
+from svc_shared.core.catalogue import say
+from svc_shared.domain.projects import Project
+from svc_shared.domain.tool_tasks import COMPLETED, FAILED, WORKING, Progress, Task
+from svc_shared.mcp.registry import TaskSupport, ToolContext, ToolInput
 from svc_shared.mcp.tools.common import Output, ProjectArguments, registry
 from svc_shared.wiring import services
 
@@ -48,6 +52,21 @@ class EditSessions(Output):
     edit_sessions: list[dict[str, object]]
 
 
+def follow_message(ctx: ToolContext, task: Task, project: Project | None) -> Progress:
+    """A builder message task: the message as the builder reports it now."""
+    known = services.workbench().builder().message(task.ref or "").known()
+    if known.get("status") == "complete":
+        return Progress(COMPLETED, say("tasks.message_done"), known)
+    if known.get("status") == "error":
+        message = say("tasks.message_failed", error=known.get("error") or "")
+        return Progress(FAILED, message, refusal={"code": "builder_failed", "message": message})
+    return Progress(WORKING, say("tasks.message_working"))
+
+
+def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
+    return args.model_copy(update={"wait": False})  # as a task, the builder's answer comes with the task
+
+
 @registry.tool(
     "send_message",
     "Message the builder",
@@ -59,6 +78,7 @@ class EditSessions(Output):
     idempotent=False,
     open_world=True,
     output=Message,
+    task=TaskSupport(follow_message, arguments=_without_waiting, ref=lambda value: str(value["message_id"])),
 )
 def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]:
     user = services.accounts().get_user(ctx.user_id)
