@@ -105,7 +105,13 @@ class Shops:
             session_key=derive_key(secret, "session", project.id),
             field_key=derive_key(secret, "fields", project.id),
             handoff_public_keys=self._handoff_keys.public_keys(),
+            storefront_url=_http_url(project.live_url),
+            build_hook_url=_http_url(extra.get("deploy_hook")),
         )
+
+
+def _http_url(value: object) -> str | None:
+    return value if isinstance(value, str) and value.startswith(("https://", "http://")) else None
 
 
 def backoffice_secret_reader(arn: str, client: Callable[[], object]) -> Callable[[], str]:
