@@ -454,6 +454,7 @@ class GitHub(BaseProvider):
                 "created_at": iso(),
             }
             repo = GitRepo.init(self.git_root / f"{full_name}.git")
+            repo.on_set_ref = functools.partial(self._ref_updated, full_name)
             self._repos[full_name.lower()] = repo
             self.data["repos"][full_name.lower()] = meta
         if body.get("auto_init"):
