@@ -42,7 +42,7 @@ class Origin(http.server.BaseHTTPRequestHandler):
 
     hits: list[str] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         Origin.hits.append(self.path)
         body = b'{"products": []}'
         self.send_response(200)
@@ -181,7 +181,7 @@ def test_an_earlier_deploy_is_restored(shop: dict):
     newest = settled(netlify, site.id, count)[0]
     assert newest["state"] == "ready"
     assert httpx.get(site.ssl_url).text.endswith("v2")
-    first = [d for d in deploys(netlify, site.id) if d["title"] == "Storefront v1"][0]
+    first = next(d for d in deploys(netlify, site.id) if d["title"] == "Storefront v1")
     restored = netlify.request("POST", f"/sites/{site.id}/deploys/{first['id']}/restore")
     assert (restored["id"], restored["published"]) == (first["id"], True)
     assert httpx.get(site.ssl_url).text.endswith("v1")
