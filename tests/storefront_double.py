@@ -127,7 +127,6 @@ class ShopApi:
 
     def answer(self, path: str, query: dict[str, list[str]]) -> tuple[int, Any]:
         arg = lambda name, default="": (query.get(name) or [default])[-1]  # noqa: E731
-        cards = [{k: v for k, v in p.items() if k in CARD} for p in self.products]
         if path == "/store":
             return 200, self.store
         if path == "/categories":
@@ -135,6 +134,7 @@ class ShopApi:
         if path == "/collections":
             return 200, {"items": self.collections}
         if path == "/products":
+            cards = [{k: v for k, v in p.items() if k in CARD} for p in self.products]
             if arg("collection"):
                 slugs = self.collection_items.get(arg("collection"), [])
                 cards = [next(c for c in cards if c["slug"] == s) for s in slugs]

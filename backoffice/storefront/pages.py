@@ -14,6 +14,7 @@ from shop_data import ShopData
 
 SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥", "CHF": "CHF ", "CAD": "CA$", "AUD": "A$"}
 FEATURED = 8
+PER_PAGE = 48
 AVAILABILITY = {"in_stock": "In stock", "low_stock": "Only a few left", "out_of_stock": "Sold out"}
 
 
@@ -131,36 +132,55 @@ class Renderer:
         description = summary(f"{name}: " + ", ".join(p["title"] for p in featured)) if featured else name
         return Page("index.html", name, description, body)
 
-    def listing(self, path: str, heading: str, intro: str | None, products: list[dict[str, Any]]) -> Page:
+    def listing(
+        self, path: str, heading: str, intro: str | None, products: list[dict[str, Any]]
+    ) -> list[Page]:
+        """The listing's pages, PER_PAGE products each: the first at `path`, the next at `path`page/2/."""
         count = f"{len(products)} product" + ("" if len(products) == 1 else "s")
-        body = (
-            f'<div class="page-head"><h1>{e(heading)}</h1><p class="muted">{count}</p></div>'
-            + (f'<p class="intro">{e(intro)}</p>' if intro else "")
-            + self.filters(path)
-            + self.grid(products, eager=2)
-        )
         name = self.data.store.get("name") or ""
-        description = summary(
-            intro or f"{heading} at {name}: " + ", ".join(p["title"] for p in products[:12])
-        )
-        return Page(f"{path.strip('/')}/index.html", f"{heading} | {name}", description, body)
+        chunks = [products[i : i + PER_PAGE] for i in range(0, len(products), PER_PAGE)] or [[]]
+        pages = []
+        for number, chunk in enumerate(chunks, start=1):
+            here = path if number == 1 else f"{path}page/{number}/"
+            pager = ""
+            if len(chunks) > 1:
+                previous = "" if number == 1 else (path if number == 2 else f"{path}page/{number - 1}/")
+                after = f"{path}page/{number + 1}/" if number < len(chunks) else ""
+                pager = (
+                    '<nav class="pager" aria-label="Pages">'
+                    + (f'<a href="{self.link(previous)}" rel="prev">Previous</a>' if previous else "")
+                    + f"<span>Page {number} of {len(chunks)}</span>"
+                    + (f'<a href="{self.link(after)}" rel="next">Next</a>' if after else "")
+                    + "</nav>"
+                )
+            body = (
+                f'<div class="page-head"><h1>{e(heading)}</h1><p class="muted">{count}</p></div>'
+                + (f'<p class="intro">{e(intro)}</p>' if intro and number == 1 else "")
+                + self.filters(path)
+                + self.grid(chunk, eager=2)
+                + pager
+            )
+            titles = ", ".join(p["title"] for p in chunk[:12])
+            description = summary(intro or f"{heading} at {name}: {titles}")
+            suffix = "" if number == 1 else f" (page {number})"
+            pages.append(
+                Page(f"{here.strip('/')}/index.html", f"{heading}{suffix} | {name}", description, body)
+            )
+        return pages
 
     def catalog_pages(self) -> list[Page]:
-        pages = [self.listing("/products/", "All products", None, self.data.products)]
+        pages = self.listing("/products/", "All products", None, self.data.products)
         for category in self.data.categories:
             inside = [
                 p for p in self.data.products if (p.get("category") or {}).get("slug") == category["slug"]
             ]
-            pages.append(
-                self.listing(
-                    f"/categories/{category['slug']}/", category["name"], category.get("description"), inside
-                )
-            )
+            path = f"/categories/{category['slug']}/"
+            pages += self.listing(path, category["name"], category.get("description"), inside)
         for collection in self.data.collections:
             slugs = self.data.collection_products.get(collection["slug"], [])
             inside = [self.by_slug[s] for s in slugs if s in self.by_slug]
             path = f"/collections/{collection['slug']}/"
-            pages.append(self.listing(path, collection["title"], collection.get("description"), inside))
+            pages += self.listing(path, collection["title"], collection.get("description"), inside)
         return pages
 
     def product(self, product: dict[str, Any]) -> Page:
