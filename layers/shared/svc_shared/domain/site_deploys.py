@@ -25,6 +25,7 @@ class DeployRow:
     created_at: int | None  # epoch seconds
     error: str | None
     live: bool
+    url: str | None = None  # the site's address
 
     @property
     def failed(self) -> bool:
@@ -60,6 +61,7 @@ def _row(deploy: Deploy, live_id: str | None) -> DeployRow:
         created_at=_epoch(deploy.created_at),
         error=deploy.error_message,
         live=deploy.id == live_id,
+        url=deploy.ssl_url,
     )
 
 

@@ -117,6 +117,7 @@ class Workbench:
                     "last_deploy_at": latest.created_at or project.last_deploy_at,
                     "deployed_sha": history.live.commit_sha if history.live else None,
                     "build_error": latest.error if latest.failed else None,
+                    "live_url": (history.live.url if history.live else None) or project.live_url,
                 },
             )
         if not project.last_deploy_id:

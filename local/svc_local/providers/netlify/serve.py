@@ -35,7 +35,17 @@ TYPES = {
     ".xml": "application/xml",
     ".woff2": "font/woff2",
 }
-_FORWARD = ("accept", "accept-language", "content-type", "if-none-match", "if-modified-since", "user-agent")
+# What a proxy does not pass on to the origin (the rest of the request's headers go, as on the real host).
+_HOP = {
+    "host",
+    "connection",
+    "keep-alive",
+    "content-length",
+    "transfer-encoding",
+    "te",
+    "upgrade",
+    "proxy-authorization",
+}
 _PASS_BACK = ("content-type", "cache-control", "etag", "last-modified", "location", "vary", "retry-after")
 _SMAXAGE = re.compile(r"(?:^|,)\s*s-maxage=(\d+)")
 _MAXAGE = re.compile(r"(?:^|,)\s*max-age=(\d+)")
@@ -94,7 +104,7 @@ class EdgeCache:
         age = time.time() - entry.stored_at if entry else 0.0
         if entry is not None and age < entry.ttl:
             return self._answer(request, entry, "hit", age)
-        headers = {k: request.headers[k] for k in _FORWARD if k in request.headers}
+        headers = {k: v for k, v in request.headers.items() if k not in _HOP}
         if entry is not None:  # stale: revalidate with the origin's validators
             headers.pop("if-none-match", None)
             headers.pop("if-modified-since", None)
@@ -125,7 +135,11 @@ class EdgeCache:
             url,
             data=request.body if request.method not in ("GET", "HEAD") else None,
             method=request.method,
-            headers={**headers, "X-Forwarded-Host": request.headers.get("host", "")},
+            headers={
+                **headers,
+                "X-Forwarded-Host": request.headers.get("host", ""),
+                "Accept-Encoding": "identity",
+            },
         )
         try:
             with urllib.request.urlopen(outgoing, timeout=30) as answer:  # noqa: S310 - see above
