@@ -30,5 +30,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         session_key=found.session_key,
         field_key=found.field_key,
         handoff_public_keys=found.handoff_public_keys,
+        storefront_url=found.storefront_url,
+        build_hook_url=found.build_hook_url,
     )
     return hosting.handle(shops.shop_event(event), context, shop, migrations_dir=shops.migrations_dir())

@@ -175,6 +175,12 @@ class LocalStack:
                 "BACKOFFICE_GSC_PROVIDER_BASE_URL": base_urls(self.sandbox.url)["GSC_PROVIDER_BASE_URL"],
                 "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
                 "BACKOFFICE_GSC_CLIENT_SECRET": credentials.gsc_client_secret,
+                # The hosted shops' card provider: Stripe Connect against the sandbox's stripe provider.
+                "BACKOFFICE_STRIPE_CLIENT_ID": credentials.checkout_connect_client_id,
+                "BACKOFFICE_STRIPE_SECRET_KEY": credentials.checkout_secret_key,
+                "BACKOFFICE_STRIPE_API_BASE_URL": base_urls(self.sandbox.url)["CHECKOUT_API_URL"],
+                "BACKOFFICE_STRIPE_CONNECT_BASE_URL": base_urls(self.sandbox.url)["CHECKOUT_API_URL"]
+                + "/connect",
             }
         )
         if tables:

@@ -92,6 +92,20 @@ def test_a_published_project_is_a_shop_on_its_own_database_with_its_own_keys(sho
     assert (again.session_key, again.field_key) == (shop.session_key, shop.field_key)
 
 
+def test_a_shop_knows_its_live_storefront_and_its_build_hook(shops_env, demo_user):
+    """What the storefront API needs of the site: its live URL (CORS, the checkout's return) and the build hook
+    publishing recorded (rebuilds after a catalog change); neither is shown by repr."""
+    project = publish_record(a_project(demo_user, "Site Shop"))
+    bare = services.shops().get(project.id)
+    assert (bare.storefront_url, bare.build_hook_url) == (None, None)
+    hook = "https://api.netlify.com/build_hooks/5f2c9b"
+    services.projects().update(project, {"live_url": "https://site-shop.netlify.app", "deploy_hook": hook})
+    services.wire(clock=services.clock())  # a fresh instance (no minute-long cache)
+    shop = services.shops().get(project.id)
+    assert (shop.storefront_url, shop.build_hook_url) == ("https://site-shop.netlify.app", hook)
+    assert hook not in repr(shop)
+
+
 def test_unknown_and_unpublished_projects_are_not_shops(shops_env, demo_user):
     with pytest.raises(NotFound):
         services.shops().get(str(uuid.uuid4()))
@@ -140,6 +154,8 @@ class StandInShop:
     session_key: bytes
     field_key: bytes
     handoff_public_keys: tuple[str, ...] = ()
+    storefront_url: str | None = None
+    build_hook_url: str | None = None
 
 
 @pytest.fixture

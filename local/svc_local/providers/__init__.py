@@ -47,6 +47,7 @@ class SandboxCredentials:
     static_host_client_secret: str
     checkout_secret_key: str
     checkout_webhook_secret: str
+    checkout_connect_client_id: str
     builder_api_key: str
     gsc_client_id: str
     gsc_client_secret: str
@@ -62,6 +63,7 @@ class SandboxCredentials:
             static_host_client_secret=_token("", 40),
             checkout_secret_key=_token("sk_test_", 48),
             checkout_webhook_secret=_token("whsec_", 32),
+            checkout_connect_client_id=_token("ca_", 32),
             builder_api_key=_token("bk_", 40),
             gsc_client_id=_token("", 12) + "-sandbox.apps.googleusercontent.com",
             gsc_client_secret=_token("GOCSPX-", 28),
@@ -126,6 +128,7 @@ def build_providers(
             secret_key=credentials.checkout_secret_key,
             webhook_secret=credentials.checkout_webhook_secret,
             webhook_url=checkout_webhook_url,
+            connect_client_id=credentials.checkout_connect_client_id,
         ),
         Builder(root, api_key=credentials.builder_api_key, github=github, delay=builder_delay),
         Gsc(root, client_id=credentials.gsc_client_id, client_secret=credentials.gsc_client_secret),

@@ -66,3 +66,11 @@ class WebhookNotConfigured(WebhookRejected):
 
     def __init__(self) -> None:
         super().__init__(say("webhook.not_configured"))
+
+
+class RateLimited(DomainError):
+    """Too many requests of one client in a window; `retry_after` is seconds until the window ends."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

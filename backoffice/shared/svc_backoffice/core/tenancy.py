@@ -27,6 +27,8 @@ class Shop:
     session_key: bytes = field(repr=False)  # >= 32 bytes: signs this shop's svc_session cookies
     field_key: bytes = field(repr=False)  # 32 bytes: seals this shop's write-only secrets (AES-GCM)
     handoff_public_keys: tuple[str, ...] = ()  # PEM public keys that verify hand-offs now (current first)
+    storefront_url: str | None = None  # the live storefront (the site host's URL): its origin alone gets CORS
+    build_hook_url: str | None = field(default=None, repr=False)  # POSTed to rebuild the storefront site
 
     def __post_init__(self) -> None:
         # The platform builds these; a wrong one is its bug, said here rather than as a strange answer later.
@@ -43,6 +45,10 @@ class Shop:
             raise ValueError(f"shop {self.id}: session_key must be at least {SESSION_KEY_MIN_BYTES} bytes")
         if len(self.field_key) != FIELD_KEY_BYTES:
             raise ValueError(f"shop {self.id}: field_key must be {FIELD_KEY_BYTES} bytes")
+        for name in ("storefront_url", "build_hook_url"):
+            value = getattr(self, name)
+            if value is not None and urlsplit(value).scheme not in ("https", "http"):
+                raise ValueError(f"shop {self.id}: {name} must be an absolute http(s) URL")
         if isinstance(self.handoff_public_keys, str):
             raise ValueError(f"shop {self.id}: handoff_public_keys is a tuple of PEM strings")
 

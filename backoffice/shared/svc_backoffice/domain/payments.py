@@ -84,7 +84,8 @@ def _fresh(timestamp: str, tolerance: int, now: float) -> bool:
 
 
 def _verify_card(headers: Headers, body: bytes, secret: str, tolerance: int, now: float) -> None:
-    """`card-signature: t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 over `{t}.{raw body}` (Stripe's scheme)."""
+    """`card-signature: t=<unix>,v1=<hex>[,v1=...]`, HMAC-SHA256 over `{t}.{raw body}` (Stripe's scheme;
+    Stripe itself names the header `Stripe-Signature`, which receive_webhook reads as this one)."""
     header = headers.get("card-signature")
     if not header:
         raise WebhookRejected(say("webhook.missing_signature"))
@@ -150,6 +151,9 @@ class Scheme:
     amount: tuple[str, ...]
     order_id: tuple[str, ...]
     paid_kinds: frozenset[str]
+    # Events saying a checkout was abandoned: its still-pending order is cancelled (its stock released).
+    abandoned_kinds: frozenset[str] = frozenset()
+    amount_alt: tuple[str, ...] = ()  # where the amount is when `amount` has none (a Checkout Session)
 
 
 SCHEMES: dict[str, Scheme] = {
@@ -161,6 +165,8 @@ SCHEMES: dict[str, Scheme] = {
         ("data", "object", "amount"),
         ("data", "object", "metadata", "order_id"),
         frozenset({"payment_intent.succeeded", "checkout.session.completed", "charge.succeeded"}),
+        frozenset({"checkout.session.expired"}),
+        ("data", "object", "amount_total"),
     ),
     "wallet-a": Scheme(
         _verify_wallet_a,
@@ -226,6 +232,8 @@ def _event_fields(scheme: Scheme, payload: Any) -> dict[str, Any]:
     if not isinstance(kind, str) or not 1 <= len(kind) <= 120:
         raise WebhookRejected(say("webhook.invalid_payload"))
     amount = _dig(payload, *scheme.amount)
+    if amount is None and scheme.amount_alt:
+        amount = _dig(payload, *scheme.amount_alt)
     if isinstance(amount, bool) or not isinstance(amount, int) or not -INT32 <= amount <= INT32:
         amount = None
     order_id = _dig(payload, *scheme.order_id)
@@ -248,6 +256,10 @@ def receive_webhook(
     """Authenticate and record one webhook event. Raises WebhookNotConfigured (401) or WebhookRejected (400)
     before anything is written; a redelivered event is acknowledged and not recorded again."""
     scheme = SCHEMES[provider_kind]
+    if provider_kind == "card" and "stripe-signature" in delivery.headers:
+        delivery = Delivery(
+            {"card-signature": delivery.headers["stripe-signature"], **delivery.headers}, delivery.body
+        )
     provider_id, secret = _webhook_secret(db, provider_kind)
     if not all(delivery.headers.get(name) for name in scheme.headers):
         raise WebhookRejected(say("webhook.missing_signature"))
@@ -279,9 +291,16 @@ def receive_webhook(
     if recorded is None:
         return {"ok": True, "duplicate": True, "event": fields["external_id"]}
     if recorded["order_id"] and fields["kind"] in scheme.paid_kinds:
-        # A successful payment moves a pending order to paid; any other status is left to staff.
+        # A successful payment of the order's total moves a pending order to paid; any other status (or an
+        # amount that is not the order's) is left to staff.
         db.all(
-            "SELECT order_transition(id, 'paid') FROM orders WHERE id = %s AND status = 'pending'",
+            "SELECT order_transition(id, 'paid') FROM orders WHERE id = %s AND status = 'pending' "
+            "AND (%s::integer IS NULL OR total_cents = %s::integer)",
+            (recorded["order_id"], fields["amount"], fields["amount"]),
+        )
+    elif recorded["order_id"] and fields["kind"] in scheme.abandoned_kinds:
+        db.all(
+            "SELECT order_transition(id, 'cancelled') FROM orders WHERE id = %s AND status = 'pending'",
             (recorded["order_id"],),
         )
     return {"ok": True, "duplicate": False, "event": fields["external_id"], "id": recorded["id"]}

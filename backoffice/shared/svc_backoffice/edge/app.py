@@ -16,6 +16,7 @@ from svc_backoffice.core.errors import (
     InvalidInput,
     NotFound,
     PayloadTooLarge,
+    RateLimited,
     Unavailable,
     Unprocessable,
     UnsupportedMediaType,
@@ -24,8 +25,10 @@ from svc_backoffice.core.errors import (
 )
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
+from svc_backoffice.domain import site_builds
 from svc_backoffice.edge.api_router import ApiRouter
-from svc_backoffice.edge.web import _RequestLocalResolver, json_response
+from svc_backoffice.edge.gate import UNSAFE_METHODS
+from svc_backoffice.edge.web import _RequestLocalResolver, answer_headers, json_response
 
 # The one table from domain error to HTTP status.
 STATUS_BY_ERROR: dict[type[DomainError], int] = {
@@ -36,6 +39,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     PayloadTooLarge: 413,
     UnsupportedMediaType: 415,
     Unprocessable: 422,
+    RateLimited: 429,
     Unavailable: 503,
     WebhookRejected: 400,
     WebhookNotConfigured: 401,
@@ -52,7 +56,15 @@ def _error_body(exc: DomainError) -> dict[str, Any]:
 
 def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
     with database().transaction():
-        return next_middleware(app)
+        response = next_middleware(app)
+    if app.current_event.http_method.upper() in UNSAFE_METHODS:
+        # Committed: the storefront site is asked to rebuild if the catalog changed (debounced); a failure
+        # here is logged, never the request's.
+        try:
+            site_builds.after_write(database())
+        except Exception:  # noqa: BLE001 - logged with its stack; the write itself succeeded
+            logger.exception("storefront rebuild check failed")
+    return response
 
 
 def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
@@ -65,7 +77,8 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
         if isinstance(exc, Unavailable):
             logger.warning("dependency unavailable", extra={"reason": exc.reason})
         status = next((STATUS_BY_ERROR[c] for c in type(exc).__mro__ if c in STATUS_BY_ERROR), 400)
-        return json_response(status, _error_body(exc))
+        extra = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else {}
+        return json_response(status, _error_body(exc), headers={**answer_headers(), **extra})
 
     @app.not_found
     def _not_found(_: Exception) -> Response:

@@ -17,6 +17,17 @@ from svc_backoffice.core import config, tenancy
 _current_event: ContextVar[Any] = ContextVar("backoffice_current_event", default=None)
 _lambda_context: ContextVar[Any] = ContextVar("backoffice_lambda_context", default=None)
 _request_context: ContextVar[dict[str, Any] | None] = ContextVar("backoffice_request_context", default=None)
+# Headers a route's middleware wants on every answer of the request, an error's too (CORS).
+_answer_headers: ContextVar[dict[str, str] | None] = ContextVar("backoffice_answer_headers", default=None)
+
+
+def answer_with(headers: dict[str, str]) -> None:
+    """`headers` on this request's answer, whatever it is (a domain error's included)."""
+    _answer_headers.set({**(_answer_headers.get() or {}), **headers})
+
+
+def answer_headers() -> dict[str, str]:
+    return dict(_answer_headers.get() or {})
 
 
 class _PerContext:
@@ -56,6 +67,7 @@ class _RequestLocalResolver(APIGatewayRestResolver):
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         _request_context.set({})
+        _answer_headers.set(None)
         if isinstance(event, dict):
             _current_event.set(self._to_proxy_event(event))
         _lambda_context.set(context)

@@ -10,6 +10,7 @@ from svc_backoffice.domain import payments, shipping
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.requests import lower_headers, raw_body
 from svc_backoffice.edge.web import json_response
+from svc_backoffice.routers import card
 
 zones = ApiRouter("/api/shipping/zones", reader="viewer", writer="admin")
 zones.lists(shipping.list_zones, summary="Shipping zones with their methods")
@@ -79,4 +80,4 @@ _webhook("wallet-b", "Wallet B webhook: `wallet-b-signature`, base64 HMAC-SHA256
 _webhook("mobile-money", "Mobile-money webhook: `mobile-money-signature`, hex HMAC-SHA512 of the raw body")
 
 
-ROUTERS = (zones, methods, carriers, providers, webhooks)
+ROUTERS = (zones, methods, carriers, providers, webhooks, *card.ROUTERS)

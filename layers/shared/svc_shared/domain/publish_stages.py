@@ -253,6 +253,7 @@ class PublishStages:
             execution,
             static_site_id=site.id,
             live_url=site.ssl_url or site.url,
+            deploy_hook=site.deploy_hook,  # the hosted backoffice asks for a rebuild when the catalog changes
             last_deploy_id=build.deploy_id,
             last_deploy_at=int(self.clock.now()),
             build_status="building",

@@ -33,6 +33,8 @@ class HostedShop:
     session_key: bytes = field(repr=False)
     field_key: bytes = field(repr=False)
     handoff_public_keys: tuple[str, ...] = ()
+    storefront_url: str | None = None  # the live site (CORS of the storefront API, the checkout's return)
+    build_hook_url: str | None = field(default=None, repr=False)  # rebuilds the site after a catalog change
 
 
 def derive_key(secret: str, purpose: str, project_id: str) -> bytes:
@@ -102,7 +104,13 @@ class Shops:
             session_key=derive_key(secret, "session", project.id),
             field_key=derive_key(secret, "fields", project.id),
             handoff_public_keys=self._handoff_keys.public_keys(),
+            storefront_url=_http_url(project.live_url),
+            build_hook_url=_http_url(extra.get("deploy_hook")),
         )
+
+
+def _http_url(value: object) -> str | None:
+    return value if isinstance(value, str) and value.startswith(("https://", "http://")) else None
 
 
 def backoffice_secret_reader(arn: str, client: Callable[[], object]) -> Callable[[], str]:

@@ -20,6 +20,7 @@ class Site:
     url: str | None
     ssl_url: str | None
     repo_path: str | None  # the repository it builds from (owner/name), None when none is linked
+    deploy_hook: str | None = None  # POSTed to build the site again (the shop's storefront after a change)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ def _site(body: dict[str, Any]) -> Site:
         url=body.get("url"),
         ssl_url=body.get("ssl_url"),
         repo_path=(body.get("build_settings") or {}).get("repo_path"),
+        deploy_hook=body.get("deploy_hook") or None,
     )
 
 
