@@ -21,6 +21,8 @@ from stackproc import ROOT
 
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.sandbox import Sandbox
+from svc_shared.domain.analytics import clean_path
+from svc_shared.domain.bodies import BeaconRequest
 from svc_shared.domain.publish_template import template_files, template_root
 from svc_shared.providers.repo_host import RepoHost
 from svc_shared.providers.static_host import StaticHost
@@ -212,6 +214,8 @@ def test_pages_in_chromium(chromium, storefront: dict, platform: str, width: int
         ]
     )
     assert {b["site"] for b in Beacons.received} == {"p_northside"}
+    for sent in Beacons.received:  # each is what the platform's beacon route accepts
+        assert clean_path(BeaconRequest.model_validate(sent).path) == sent["path"]
     assert len({b["visitor"] for b in Beacons.received}) == 1
     assert foreign == []
     context.close()
