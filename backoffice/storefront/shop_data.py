@@ -17,7 +17,7 @@ PAGE = 100  # the API's largest page
 MAX_ITEMS = 10_000  # the API's largest offset
 WORKERS = 8
 TIMEOUT = 20.0
-ATTEMPTS = 3
+ATTEMPTS = 5  # a shop's backoffice just starting (or cold) gets about ten seconds
 
 
 class DataUnavailable(Exception):
@@ -54,7 +54,7 @@ class Api:
             except (urllib.error.URLError, OSError, ValueError) as failed:
                 if attempt == ATTEMPTS - 1:
                     raise DataUnavailable(f"GET {url} failed: {failed}") from None
-            time.sleep(0.5 * (attempt + 1))
+            time.sleep(attempt + 1)
         raise DataUnavailable(f"GET {url} failed")
 
     def pages(self, path: str, **query: Any) -> list[dict[str, Any]]:

@@ -232,3 +232,47 @@ def test_deploys_list_newest_first_and_only_the_owners(sandbox: Sandbox, shop: d
         headers={"Authorization": f"Bearer {other['access_token']}"},
     )
     assert stranger.status_code == 404
+
+
+def test_a_state_directory_from_before_builds_ran_builds_its_live_sites_again(tmp_path, creds):
+    """A deploy recorded by the earlier sandbox (no state, no files): the restarted host builds the site."""
+    import json as jsonlib
+    import shutil
+
+    with Sandbox("127.0.0.1", 0, build_providers(tmp_path, creds, build_delay=0), quiet=True) as box:
+        urls = base_urls(box.url)
+        github = RepoHost(
+            urls["REPO_HOST_API_URL"],
+            httpx.post(f"{box.url}/__admin/github/tokens", json={}).json()["access_token"],
+        )
+        netlify = StaticHost(
+            urls["STATIC_HOST_API_URL"],
+            httpx.post(f"{box.url}/__admin/netlify/tokens", json={}).json()["access_token"],
+        )
+        repo = github.create_repo("old-shop")
+        owner, name = repo.full_name.split("/")
+        site = netlify.create_site(name="old-shop", repo_path=repo.full_name, branch="main")
+        sha = github.commit_files(owner, name, "main", {"index.html": b"<h1>Old</h1>"}, "page")
+        settled(netlify, site.id, 1)
+    state_file = tmp_path / "sandbox" / "netlify.json"
+    state = jsonlib.loads(state_file.read_text())
+    for deploy in state["deploys"].values():
+        for key in (
+            "state",
+            "title",
+            "trigger",
+            "log",
+            "rules",
+            "done_at_ts",
+            "published_at_ts",
+            "started_at_ts",
+        ):
+            deploy.pop(key, None)
+        deploy.update(published=True, ready_at_ts=deploy["created_at_ts"], error=None)
+    state_file.write_text(jsonlib.dumps(state))
+    shutil.rmtree(tmp_path / "sandbox" / "netlify-deploys")
+    with Sandbox("127.0.0.1", 0, build_providers(tmp_path, creds, build_delay=0), quiet=True) as box:
+        netlify = StaticHost(base_urls(box.url)["STATIC_HOST_API_URL"], netlify._token)
+        rebuilt = settled(netlify, site.id, 2)[0]
+        assert (rebuilt["state"], rebuilt["commit_ref"], rebuilt["published"]) == ("ready", sha, True)
+        assert httpx.get(f"{box.url}/sites/old-shop/").text == "<h1>Old</h1>"

@@ -14,7 +14,7 @@ from svc_local.providers.github import GitHub
 from svc_local.providers.netlify.base import DEFAULT_ACCOUNT, error
 from svc_local.providers.netlify.deploys import Deploys
 from svc_local.providers.netlify.serve import NOT_FOUND, serve_deploy
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Sandbox, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 
 
 class Netlify(Deploys):
@@ -39,6 +39,27 @@ class Netlify(Deploys):
         )
         if github is not None:
             github.ref_listeners.append(self.on_push)
+        for deploy in self.data["deploys"].values():  # a state directory from before builds ran
+            if "state" not in deploy:
+                deploy.update(
+                    state="error" if deploy.get("error") else "ready",
+                    title=None,
+                    trigger="api",
+                    log=deploy.get("error") or "",
+                    rules=[],
+                    done_at_ts=deploy.get("ready_at_ts"),
+                    published_at_ts=deploy.get("ready_at_ts") if deploy.get("published") else None,
+                )
+
+    def attach(self, sandbox: Sandbox) -> None:
+        """Once mounted: a site whose live deploy has no files (kept from before builds ran) builds again."""
+        super().attach(sandbox)
+        for site in list(self.data["sites"].values()):
+            deploy = self.data["deploys"].get(site.get("published_deploy_id") or "")
+            linked = (site.get("repo") or {}).get("repo_path")
+            if deploy is not None and linked and not self.files(deploy["id"]).is_dir():
+                sha, problem = self._branch_head(site)
+                self.enqueue(site, sha, "api", problem)
 
     def issue_token(self, account: str) -> str:
         token = random_id("nfp_", 40)
