@@ -69,6 +69,17 @@ def test_pushes_deploy_on_their_own_and_a_failed_build_is_shown_with_its_log(sho
     status = settled_status(shop, good)
     assert (status["build_status"], status["deployed_sha"], status["build_error"]) == ("ready", good, None)
 
+    # A builder message: its commit deploys on its own too, without Publish or deploy_project.
+    built = ok(
+        call_tool(
+            api, shop["bearer"], "send_message", project_id=shop["project_id"], message="Warmer colours"
+        )
+    )
+    assert built["status"] == "complete" and built["commit_sha"]
+    status = settled_status(shop, built["commit_sha"])
+    assert (status["build_status"], status["deployed_sha"]) == ("ready", built["commit_sha"])
+    good = built["commit_sha"]
+
     # A push that does not go through the workspace (a builder's commit, a developer's push): seen too.
     project = services.projects().get(shop["project_id"])
     owner, name = project.repo_host_repo.split("/")
