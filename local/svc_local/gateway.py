@@ -27,6 +27,7 @@ from svc_local.template import LOCAL_ACCOUNT_ID, Route, Template
 DEFAULT_PORT = 3000
 STAGE = "live"
 HTTP_API_STAGE = "$default"  # an HTTP API's default stage: its URL has no stage path
+DEFAULT_ROUTE = "$default"  # an HTTP API's catch-all route (a SAM HttpApi event with no Path or Method)
 # The media types an HTTP API passes to the function as text; every other body (a form post included, or one
 # without a Content-Type or with a Content-Encoding) arrives base64-encoded with isBase64Encoded true.
 HTTP_API_TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
@@ -81,7 +82,14 @@ class Router:
 
     def __init__(self, routes: Iterable[Route]) -> None:
         self.resources: dict[str, dict[str, Route]] = {}
+        # An HTTP API's `$default` route: every request no other route serves (path or method).
+        self.default: Route | None = None
         for route in routes:
+            if route.path == DEFAULT_ROUTE:
+                if self.default is not None:
+                    raise ValueError(f"two functions serve {DEFAULT_ROUTE}")
+                self.default = route
+                continue
             methods = self.resources.setdefault(route.path, {})
             if route.method in methods:
                 raise ValueError(f"two functions serve {route.method} {route.path}")
@@ -96,9 +104,10 @@ class Router:
             if found and (best is None or found[0] > best[0]):
                 best = (found[0], resource, found[1])
         if best is None:
-            return None, {}
+            return self.default, {}
         methods = self.resources[best[1]]
-        return methods.get(method.upper()) or methods.get("ANY"), best[2]
+        route = methods.get(method.upper()) or methods.get("ANY")
+        return (route, best[2]) if route else (self.default, {})
 
 
 # ---- events

@@ -478,7 +478,8 @@ class Rehearsal:
                     integration = (operation or {}).get("x-amazon-apigateway-integration") or {}
                     function = next(iter(references(integration.get("uri")) & set(self.functions)), "")
                     verb = "ANY" if method.lower() == "x-amazon-apigateway-any-method" else method.upper()
-                    built_routes.add((path, verb, function))
+                    # OpenAPI spells an HTTP API's $default route as the path /$default.
+                    built_routes.add(("$default" if path == "/$default" else path, verb, function))
         if not built_routes:
             return []
         local = {(route.path, route.method, route.logical_id) for route in self._local_template().routes()}

@@ -447,7 +447,8 @@ class Template:
                 method = str(props.get("Method", "ANY")).upper()
                 routes.append(
                     Route(
-                        path=str(self.resolve(props["Path"])),
+                        # No Path and no Method: SAM makes the API's `$default` route (HTTP APIs).
+                        path=str(self.resolve(props["Path"])) if "Path" in props else "$default",
                         method="ANY" if method in ("ANY", "X-AMAZON-APIGATEWAY-ANY-METHOD") else method,
                         function=fn,
                         event_name=event_name,

@@ -140,7 +140,7 @@ def test_connect_through_popups_and_panel_flow_then_disconnect(chromium, merchan
 
 def test_a_new_shop_is_created_by_clicking_only(chromium, merchant):
     """After connecting (the test above), a template and one button make a project."""
-    context, page = signed_in_page(chromium, merchant["gateway"], "/")
+    context, page = signed_in_page(chromium, merchant["gateway"], "/?new=1")
     try:
         page.get_by_label("Independent bookshop", exact=False).check()
         page.click("#create-project")
@@ -206,6 +206,13 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         change = page.locator("tr", has_text="create_project")
         assert created["name"] in change.inner_text() and "Done" in change.inner_text()
         shot(page, "mcp-access")
+        # Revoke asks first: cancelled, the client keeps its access.
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        row.get_by_role("button", name="Revoke Browser Test Client").click()
+        assert asked and asked[0].startswith("Revoke Browser Test Client?")
+        assert mcp(gateway, token, "tools/list").status_code == 200
+        page.once("dialog", lambda dialog: dialog.accept())
         row.get_by_role("button", name="Revoke Browser Test Client").click()
         page.wait_for_url(f"{gateway}/workspace/mcp?*")
         assert "The client can no longer use your account." in page.content()
@@ -217,7 +224,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
 
 def publish_by_clicking(page, gateway: str, template: str) -> str:
     """Home -> New shop from `template` -> its project page -> Publish -> ready; returns the project id."""
-    page.goto(f"{gateway}/")
+    page.goto(f"{gateway}/?new=1")
     page.get_by_label(template, exact=False).check()
     page.click("#create-project")
     page.wait_for_url(f"{gateway}/workspace/projects/*")

@@ -43,7 +43,7 @@ def shop(stack, gateway, chromium):
         page.locator("#card-db_host .ok").wait_for()
         page.locator("#card-repo_host").get_by_role("link", name="Connect GitHub").click()
         page.locator("#card-repo_host .ok").wait_for()
-        page.goto(f"{gateway}/")
+        page.goto(f"{gateway}/?new=1")
         page.get_by_label("Coffee roastery", exact=False).check()
         page.click("#create-project")
         page.wait_for_url(f"{gateway}/workspace/projects/*")

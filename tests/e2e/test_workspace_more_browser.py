@@ -46,7 +46,7 @@ def connect_all(page, gateway: str) -> None:
 
 
 def new_shop(page, gateway: str, template: str) -> str:
-    page.goto(f"{gateway}/")
+    page.goto(f"{gateway}/?new=1")
     page.get_by_label(template, exact=False).check()
     page.click("#create-project")
     page.wait_for_url(f"{gateway}/workspace/projects/*")

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from svc_local.gateway import Gateway
+from svc_local.gateway import Gateway, Router
 from svc_local.template import Template, TemplateError
 
 PACKAGE = "gwhttp_fns"
@@ -124,3 +124,23 @@ def test_payload_format_2_0_is_refused_by_name(tmp_path: Path):
     template.write_text(without_version)
     with pytest.raises(TemplateError, match=r"EchoFunction.Submit: .*payload format 1.0 only"):
         Template(template).routes()
+
+
+def test_a_default_route_serves_every_request_no_other_route_serves(tmp_path: Path):
+    # A SAM HttpApi event with no Path and no Method is the API's $default route, as on API Gateway.
+    catch_all = TEMPLATE + textwrap.indent(
+        textwrap.dedent("""
+        Unrouted:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, PayloadFormatVersion: "1.0"}
+        """),
+        "        ",
+    )
+    template = tmp_path / "template.yaml"
+    template.write_text(catch_all)
+    router = Router(Template(template).routes())
+    for method, path in [("GET", "/nope"), ("DELETE", "/items/1"), ("GET", "/submit")]:
+        route, params = router.resolve(method, path)
+        assert route is not None and (route.path, route.event_name, params) == ("$default", "Unrouted", {})
+    assert router.resolve("GET", "/items/1")[0].event_name == "Item"
+    assert router.resolve("DELETE", "/files/a")[1] == {"proxy": "a"}

@@ -61,6 +61,22 @@ def test_traffic_draws_each_day_and_agrees_with_the_tool(api, project):
     assert len(re.findall(r'<rect class="bar"', week.text)) == 7
 
 
+def test_the_chart_labels_its_axes_and_every_date_reads_one_way(api, project):
+    now = datetime.fromtimestamp(services.clock().now(), UTC)
+    page = api.get(f"/workspace/projects/{project.id}/traffic")
+    labels = re.findall(r'<text class="axis day"[^>]*>([^<]+)</text>', page.text)
+    # 30 days: a label every fifth day, under its bar, never only the two ends.
+    assert len(labels) == 6
+    assert labels[0] == f"{(now - timedelta(days=29)).day} {(now - timedelta(days=29)):%b}"
+    assert re.search(r'<text class="axis title"[^>]*>Per day</text>', page.text)
+    start = now - timedelta(days=29)
+    assert f"{start.day} {start:%b %Y} to {now.day} {now:%b %Y}</h2>" in page.text
+    assert f"<td>{now.day} {now:%b %Y}</td>" in page.text
+    assert not re.search(r">\d{4}-\d{2}-\d{2}<", page.text)  # no ISO date left for a person to read
+    week = api.get(f"/workspace/projects/{project.id}/traffic", params={"days": "7"})
+    assert len(re.findall(r'<text class="axis day"', week.text)) == 7
+
+
 @pytest.mark.parametrize(
     ("params", "words"),
     [

@@ -53,6 +53,11 @@ def test_signing_in_lands_on_home_with_account_and_projects(api, demo_user):
     assert "Not published" in home.text
     csp = home.header("content-security-policy")
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    # The merchant's shops come first; the New shop form waits behind its button once there is a shop.
+    assert home.text.index("Candle &lt;Shop&gt;") < home.text.index('id="new-title"')
+    assert '<details class="new-project" id="new-shop" >' in home.text
+    assert 'id="new-shop-button" href="http://127.0.0.1:3000/?new=1#new-shop"' in home.text
+    assert '<details class="new-project" id="new-shop" open>' in api.get("/", params={"new": "1"}).text
 
 
 def test_static_files_are_served_with_their_type_and_unknown_ones_are_404(api):
@@ -168,11 +173,22 @@ def test_mcp_access_lists_clients_revokes_them_and_shows_changes(api, demo_user)
     assert "http://127.0.0.1:3000/mcp" in page.text
     assert "Revoke" in page.text
     assert "<code>create_project</code>" in page.text
-    assert "Failed:</span> Connect your GitHub account" in page.text
+    assert "Failed:</span> Connect your GitHub and Supabase accounts" in page.text
     assert "<code>set_workspace_knowledge</code>" in page.text
     assert "<code>list_projects</code>" not in page.text
     grant = re.search(r'name="grant_id" value="([^"]+)"', page.text)[1]
-    revoked = api.post("/workspace/mcp/revoke", form={"csrf": csrf_of(page), "grant_id": grant})
+    # Revoke asks first: without the confirmation nothing is revoked and the page says what to do.
+    unconfirmed = api.post("/workspace/mcp/revoke", form={"csrf": csrf_of(page), "grant_id": grant})
+    assert unconfirmed.status == 400
+    assert "Tick the box beside the client to confirm, then press Revoke." in unconfirmed.text
+    still = api.post(
+        "/mcp",
+        headers={**bearer, "Content-Type": "application/json"},
+        body='{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    )
+    assert still.status == 200
+    form = {"csrf": csrf_of(page), "grant_id": grant, "confirm": "yes"}
+    revoked = api.post("/workspace/mcp/revoke", form=form)
     assert revoked.status == 303
     after = api.post(
         "/mcp",
@@ -193,11 +209,16 @@ def test_a_new_shop_from_a_template_opens_its_project_page(api, demo_user, provi
         "/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"}
     )
     assert refused.status == 409
-    assert 'id="new-prompt-error">Connect your GitHub account' in refused.text
+    assert 'id="new-prompt-error">Connect your GitHub and Supabase accounts' in refused.text
+    assert "repo_host" not in refused.text and "db_host" not in refused.text
+    assert (
+        'id="connect-first"' in home.text and '<details class="new-project" id="new-shop" open>' in home.text
+    )
     for provider in ("repo_host", "db_host"):
         connect_provider(api, provider)
+    assert 'id="connect-first"' not in api.get("/").text  # the hint only while a connection is missing
     short = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "", "prompt": "mugs"})
-    assert short.status == 400 and 'id="new-prompt-error">prompt must be at least' in short.text
+    assert short.status == 400 and 'id="new-prompt-error">The description must be at least 10' in short.text
     made = api.post("/workspace/projects", form={"csrf": csrf_of(home), "template_id": "tpl-coffee-roastery"})
     assert made.status == 303
     page = api.get(made.header("location").split("3000", 1)[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Mapping
 from html import escape
 from urllib.parse import urlencode
 
@@ -80,6 +81,29 @@ def consent_page(
         '<button type="submit" name="decision" value="deny" id="deny" style="background:#fff;color:#111;'
         'border:1px solid #bbb">Deny</button></form>',
     )
+
+
+def wants_page(headers: Mapping[str, str]) -> bool:
+    """Does the request come from a browser navigating (its Accept names text/html), rather than an API client?
+    `headers` are lower-cased names."""
+    accept = headers.get("accept", "")
+    return any(part.split(";", 1)[0].strip() == "text/html" for part in accept.split(","))
+
+
+def mcp_page(*, mcp_url: str, access_url: str) -> str:
+    """What a browser opening the MCP server's URL sees: what the address is for and where it goes."""
+    return layout(
+        "Your MCP server",
+        "<h1>This address is for your AI client</h1>"
+        "<p>It is the MCP server of your shop builder. Add it as a remote MCP server (a connector) in Claude, "
+        "ChatGPT, VS Code, the MCP Inspector or any MCP client:</p>"
+        f'<p><code id="mcp-url">{escape(mcp_url)}</code></p>'
+        "<p>The client opens a page where you sign in and allow it; it then works with your projects.</p>"
+        f'<p><a href="{escape(access_url)}">See the clients you allowed</a></p>',
+    )
+
+
+PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
 
 
 def error_page(title: str, message: str) -> str:

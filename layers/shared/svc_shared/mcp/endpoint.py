@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from svc_shared.core.catalogue import say
+from svc_shared.edge import pages
 from svc_shared.mcp import apps, protocol
 from svc_shared.mcp.admission import Admitted, Request, admit, refusal, reply
 from svc_shared.mcp.registry import ToolContext
@@ -74,7 +75,17 @@ def route(request: Request) -> dict[str, Any]:
         if not policy.origin_allowed(origin):
             return refusal(request, 403, say("mcp.untrusted_origin"), {"Vary": "Origin"})
         return reply(request, 204, headers=policy.preflight_headers(origin, "POST,OPTIONS"))
+    if request.method == "GET" and pages.wants_page(request.headers):
+        return page(request)
     return refusal(request, 405, say("mcp.method_not_allowed"), {"Allow": "POST, OPTIONS"})
+
+
+def page(request: Request) -> dict[str, Any]:
+    """A browser's GET: a page saying what this address is for, not a JSON-RPC error."""
+    base = services.public_base_url()
+    html = pages.mcp_page(mcp_url=f"{base}/mcp", access_url=f"{base}/workspace/mcp")
+    headers = {"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": pages.PAGE_CSP}
+    return {"statusCode": 200, "headers": {"Cache-Control": "no-store", **headers}, "body": html}
 
 
 def internal_error(request: Request) -> dict[str, Any]:

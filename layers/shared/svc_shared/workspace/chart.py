@@ -4,10 +4,18 @@ line) per day, for a template to write out. No script draws it; its figures are 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 WIDTH, HEIGHT = 720, 240
-LEFT, RIGHT, TOP, BOTTOM = 44, 8, 12, 28  # room for the axis labels
+LEFT, RIGHT, TOP, BOTTOM = 60, 8, 12, 28  # room for the axis labels and the vertical axis's title
+MAX_DAY_LABELS = 7  # labels under the bars: every n-th day, so they never overlap
+
+
+def day_label(day: str, *, year: bool = True) -> str:
+    """A day as every page of the workspace writes it: 27 Nov 2026 (27 Nov under the chart's bars)."""
+    moment = date.fromisoformat(day)
+    return f"{moment.day} {moment:%b %Y}" if year else f"{moment.day} {moment:%b}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,11 @@ def daily_chart(days: list[dict[str, Any]]) -> dict[str, Any]:
         {"value": top * k // parts, "y": round(TOP + plot_h - plot_h * k / parts, 2)}
         for k in range(parts + 1)
     ]
+    step = -(-len(days) // MAX_DAY_LABELS) if days else 1  # ceiling division
+    labels = [
+        {"x": round(LEFT + index * slot + slot / 2, 2), "text": day_label(days[index]["day"], year=False)}
+        for index in range(0, len(days), step)
+    ]
     return {
         "width": WIDTH,
         "height": HEIGHT,
@@ -73,7 +86,10 @@ def daily_chart(days: list[dict[str, Any]]) -> dict[str, Any]:
         "bars": bars,
         "line": " ".join(points),
         "ticks": ticks,
-        "first": days[0]["day"] if days else "",
-        "last": days[-1]["day"] if days else "",
+        "first": day_label(days[0]["day"]) if days else "",
+        "last": day_label(days[-1]["day"]) if days else "",
+        "labels": labels,
         "label_y": HEIGHT - 8,
+        "axis_title_x": 14,
+        "axis_title_y": TOP + plot_h / 2,
     }

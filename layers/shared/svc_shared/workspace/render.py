@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from svc_shared.workspace.chart import day_label
+
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 STATIC_TYPES = {
@@ -34,7 +36,8 @@ PAGE_HEADERS = {
 def _when(ts: float | int | None) -> str:
     if ts is None:
         return "never"
-    return datetime.fromtimestamp(float(ts), UTC).strftime("%d %b %Y, %H:%M UTC")
+    moment = datetime.fromtimestamp(float(ts), UTC)
+    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"  # as day_label writes a day: 7 Nov 2026
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,6 +53,7 @@ def environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters["when"] = _when
+    env.filters["day"] = day_label
     return env
 
 

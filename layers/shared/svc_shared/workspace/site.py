@@ -17,7 +17,7 @@ from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.accounts import User
 from svc_shared.domain.sessions import SESSION_COOKIE
-from svc_shared.edge import web
+from svc_shared.edge import pages, web
 from svc_shared.wiring import services
 from svc_shared.workspace import render
 
@@ -133,6 +133,9 @@ def create_app(*routers: Router) -> APIGatewayRestResolver:
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
+        # Also the API's $default route: a browser gets a page in words, an API client API Gateway's JSON.
+        if not pages.wants_page(web.lower_headers(app)):
+            return web.json_response(404, {"message": say("http.unrouted")})
         return error_page(
             app, 404, maybe_user(app), say("workspace.title_not_found"), say("workspace.no_page")
         )

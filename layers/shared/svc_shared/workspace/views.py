@@ -60,9 +60,12 @@ def home(user: User) -> dict[str, Any]:
             if p.workspace_id == space.id and services.projects().visible_to(user, p, services.accounts())
         ]
         listed.append(WorkspaceProjects(space, projects))
+    connected = services.connections().details(user.id)
     return {
         "credits": services.credits().balance(user.id),
         "workspaces": listed,
+        # The "connect first" hint, only while GitHub or Supabase is not connected.
+        "needs_connections": not all(connected[p]["connected"] for p in ("repo_host", "db_host")),
     }
 
 

@@ -44,7 +44,8 @@ def when(value: Any) -> str:
         moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         return str(value)
-    return moment.astimezone(UTC).strftime("%d %b %Y, %H:%M UTC")
+    moment = moment.astimezone(UTC)
+    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
 
 
 def project_path(project_id: str, tail: str = "", **query: str) -> str:

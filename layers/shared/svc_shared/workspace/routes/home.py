@@ -20,6 +20,8 @@ router = Router()
 def home_page(user: User, status: int = 200, **extra: Any) -> Response:
     from svc_shared.domain.projects import TEMPLATES
 
+    errors_ = extra.pop("new_errors", {})
+    context = views.home(user)
     return site.page(
         router,
         status,
@@ -28,15 +30,20 @@ def home_page(user: User, status: int = 200, **extra: Any) -> Response:
         nav="home",
         templates=TEMPLATES,
         new_form=extra.pop("new_form", {"template_id": "", "prompt": ""}),
-        new_errors=extra.pop("new_errors", {}),
-        **views.home(user),
+        new_errors=errors_,
+        **context,
+        # The New shop form opens when asked for, when it has errors to show, and for a merchant with no shop.
+        open_new=bool(errors_)
+        or extra.pop("open_new", False)
+        or not any(w.projects for w in context["workspaces"]),
         **extra,
     )
 
 
 @router.get("/")
 def home() -> Response:
-    return home_page(site.current_user(router))
+    asked = router.current_event.get_query_string_value("new") == "1"
+    return home_page(site.current_user(router), open_new=asked)
 
 
 @router.post("/workspace/projects")

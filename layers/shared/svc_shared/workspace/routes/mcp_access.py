@@ -29,6 +29,21 @@ def revoke() -> Response:
     user = site.current_user(router)
     form = site.form(router)
     grant_id = form.get("grant_id", "")
+    if form.get("confirm") != "yes":
+        context = views.mcp_access(user)
+        names = {p.id: p.name for p in services.projects().list_owned(user.id)}
+        notice = say("workspace.revoke_confirm")
+        return site.page(
+            router,
+            400,
+            "mcp.html",
+            user,
+            nav="mcp",
+            project_names=names,
+            notice=notice,
+            notice_kind="bad",
+            **context,
+        )
     if not grant_id or not services.mcp_clients().revoke(user.id, grant_id):  # revoke reads the gate once
         raise errors.NotFound(say("workspace.client_not_found"))
     return site.back("/workspace/mcp", revoked="1")

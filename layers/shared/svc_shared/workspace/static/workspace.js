@@ -7,6 +7,30 @@
   var csrf = body.dataset.csrf || "";
   document.documentElement.classList.add("js");
 
+  // ---- New shop: the button opens the form in place (without script, it is a link that does the same)
+  var newButton = document.getElementById("new-shop-button");
+  var newShop = document.getElementById("new-shop");
+  if (newButton && newShop) {
+    newButton.addEventListener("click", function (event) {
+      event.preventDefault();
+      newShop.open = true;
+      newShop.scrollIntoView({ block: "start" });
+      var first = newShop.querySelector("input[type=radio]:checked");
+      if (first) { first.focus(); }
+    });
+  }
+
+  // ---- the navigation as a menu on a phone (CSS shows the button only on narrow screens)
+  var toggle = document.querySelector(".menu-toggle");
+  if (toggle) {
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      var open = toggle.getAttribute("aria-expanded") !== "true";
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      toggle.closest(".top").classList.toggle("open", open);
+    });
+  }
+
   function api(method, path, payload) {
     var options = { method: method, credentials: "same-origin", headers: { "Accept": "application/json" } };
     if (payload !== undefined) {
@@ -144,6 +168,16 @@
           window.location.href = result.data.url; // the panel flow, or a blocked popup: the same tab
         }
       });
+    });
+  });
+
+  // Revoke: the browser's own confirmation instead of the tick box (the server still needs confirm=yes).
+  document.querySelectorAll("form.revoke").forEach(function (form) {
+    var box = form.querySelector("input[name=confirm]");
+    if (box) { box.required = false; box.closest("label").hidden = true; }
+    form.addEventListener("submit", function (event) {
+      if (!window.confirm(form.dataset.confirm)) { event.preventDefault(); return; }
+      if (box) { box.checked = true; }
     });
   });
 
