@@ -4,6 +4,7 @@ with exit 0 and keeps its state for the next start."""
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import httpx
@@ -51,15 +52,20 @@ def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path
         cookies = sign_in(gateway, "demo@svc.local", "demo-password-123")
         assert httpx.get(f"{gateway}/api/me", cookies=cookies, timeout=10).json()["plan"] == "paid"
         # The demo store is published as every shop is: its repository holds the template's one commit, and
-        # its site is live at the address its publish status gives
+        # its site, built from that commit against the shop's storefront API, is live at the address its
+        # publish status gives
         demo = demo_store(stack, cookies)
         assert demo["done"] and demo["stage"] == "ready"
-        site = httpx.get(demo["live_url"], timeout=10)
         (repo,) = httpx.get(f"{stack.services['sandbox']}/__admin/github/repos", timeout=10).json()[
             "repositories"
         ]
         pushed = repo["branches"]["main"]
-        assert site.status_code == 200 and pushed in site.text
+        deadline = time.monotonic() + 90
+        while (site := httpx.get(demo["live_url"], timeout=10)).status_code != 200:
+            assert time.monotonic() < deadline, site.text
+            time.sleep(0.5)
+        assert site.headers["x-commit-sha"] == pushed
+        assert 'href="/sites/' in site.text and "/products/" in site.text
         created = cli(stack, "users", "create", "--email", "new@example.com", "--password", "new-password-1")
         assert created.returncode == 0, created.stderr
     finally:

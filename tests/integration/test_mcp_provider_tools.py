@@ -194,6 +194,9 @@ def test_failed_deploy_does_not_spend_quota(shop):
 
 def test_paid_plan_deploys_and_status_follows_the_build(shop):
     publish_site(shop)
+    # The site host serves what the repository holds: a page at its root (no build settings: the root is
+    # published as it is).
+    push_files(shop["api"], shop["project_id"], {"index.html": "<h1>Candles</h1>"})
     started = ok(call_tool(shop["api"], shop["bearer"], "deploy_project", project_id=shop["project_id"]))
     import time
 
@@ -206,7 +209,8 @@ def test_paid_plan_deploys_and_status_follows_the_build(shop):
         time.sleep(0.1)
     assert status["build_status"] == "ready"
     assert status["live_url"]
-    assert httpx.get(status["live_url"]).status_code == 200
+    live = httpx.get(status["live_url"])
+    assert (live.status_code, live.text) == (200, "<h1>Candles</h1>")
     assert started["deployment_id"]
 
 

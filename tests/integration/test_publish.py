@@ -128,6 +128,7 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
     backoffice_url = f"http://127.0.0.1:3000/shops/{project.id}"
     assert stored.extra["backoffice_url"] == backoffice_url
     assert variables["BACKOFFICE_API_URL"] == backoffice_url
+    assert variables["SVC_PROJECT_ID"] == project.id  # the storefront's beacon names the shop
     server = psycopg.conninfo.conninfo_to_dict(details["database_url"])
     assert (
         stored.extra["db_pooler_host"],

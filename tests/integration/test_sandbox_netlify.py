@@ -65,6 +65,15 @@ def repo(sandbox: Sandbox, urls: dict[str, str]) -> tuple[RepoHost, str]:
     return github, created.full_name
 
 
+def wait_done(netlify: StaticHost, deploy_id: str, seconds: float = 30):
+    deadline = time.monotonic() + seconds
+    while True:
+        deploy = netlify.deploy(deploy_id)
+        if deploy.state in ("ready", "error") or time.monotonic() > deadline:
+            return deploy
+        time.sleep(0.05)
+
+
 def test_denied_authorization(sandbox: Sandbox, urls, creds):
     httpx.post(f"{sandbox.url}/__admin/oauth/next", json={"provider": "netlify", "decision": "deny"})
     assert authorize(urls, creds, "q").params["error"] == "access_denied"
@@ -114,8 +123,9 @@ def test_site_env_build_to_ready_and_the_live_url(netlify: StaticHost, repo: tup
     assert set(states) <= {"new", "building", "ready"}
     live = httpx.get(deploy.deploy_ssl_url or "")
     assert live.status_code == 200
-    assert sha in live.text
-    assert "<h1>Shop</h1>" in live.text
+    assert live.headers["x-commit-sha"] == sha
+    assert live.text == "<h1>Shop</h1>"
+    assert live.headers["content-type"] == "text/html; charset=utf-8"
 
 
 def test_build_needs_a_linked_repository(netlify: StaticHost):
@@ -133,8 +143,7 @@ def test_a_failing_build_ends_in_error(sandbox: Sandbox, netlify: StaticHost, re
         json={"error": "Build script returned non-zero exit code: 2"},
     )
     build = netlify.start_build(site.id)
-    time.sleep(0.45)
-    deploy = netlify.deploy(build.deploy_id or "")
+    deploy = wait_done(netlify, build.deploy_id or "")
     assert deploy.state == "error"
     assert netlify.request("GET", f"/deploys/{deploy.id}")["error_message"].startswith(
         "Build script returned"

@@ -75,7 +75,7 @@ def prepare_database(server_url: str, owner_email: str) -> str:
     return url
 
 
-def publish_in_sandbox(project: Any, sandbox_url: str) -> dict[str, Any]:
+def publish_in_sandbox(project: Any, sandbox_url: str, public_url: str = "") -> dict[str, Any]:
     """The demo store's private repository (the backoffice template pushed in one commit) and its site, made in
     the provider sandbox as publishing makes them, in the sandbox's default accounts (the ones a merchant
     signs in to when connecting GitHub and the site host locally); returns what publishing records on the
@@ -107,7 +107,18 @@ def publish_in_sandbox(project: Any, sandbox_url: str) -> dict[str, Any]:
     site = static_host.find_site(name) or static_host.create_site(
         name=name, repo_path=repo.full_name, branch=repo.default_branch
     )
+    if public_url:  # the storefront's build reads the shop's storefront API; its pages send the beacon
+        static_host.set_env(
+            site.account_id,
+            site.id,
+            {
+                "BACKOFFICE_API_URL": f"{public_url}/shops/{project.id}",
+                "SVC_PLATFORM_URL": public_url,
+                "SVC_PROJECT_ID": project.id,
+            },
+        )
     changes: dict[str, Any] = {
+        "deploy_hook": site.deploy_hook,
         "repo_host_repo": repo.full_name,
         "repo_host_branch": repo.default_branch,
         "repo_host_url": repo.html_url,
@@ -158,7 +169,7 @@ def seed(
     published: dict[str, Any] = {}
     if sandbox_url:
         try:
-            published = publish_in_sandbox(project, sandbox_url)
+            published = publish_in_sandbox(project, sandbox_url, public_url)
         except (errors.DomainError, httpx.HTTPError) as exc:  # the store still serves its backoffice
             print(f"demo store: its repository and site were not made ({exc})", file=sys.stderr, flush=True)
     projects.update(

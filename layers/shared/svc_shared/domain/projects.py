@@ -137,6 +137,8 @@ class Project:
             "last_pushed_sha": self.last_pushed_sha,
             "last_pushed_at": iso(self.last_pushed_at),
             "db_project_ref": self.db_project_ref,
+            "deployed_sha": self.extra.get("deployed_sha"),
+            "build_error": self.extra.get("build_error"),
         }
 
 

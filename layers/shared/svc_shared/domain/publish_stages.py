@@ -278,6 +278,8 @@ class PublishStages:
             "SUPABASE_URL": f"https://{ref}.supabase.co",
             "SUPABASE_ANON_KEY": project.db_public_key or "",
             "BACKOFFICE_API_URL": state.backoffice_url,
+            # The storefront's build names the shop in its analytics beacon (the beacon's `site`).
+            "SVC_PROJECT_ID": project.id,
         }
         # The platform the site reports to (its analytics beacon posts to SVC_PLATFORM_URL/api/analytics/collect).
         platform_url = self.platform_url()

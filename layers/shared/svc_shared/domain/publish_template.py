@@ -21,6 +21,7 @@ _SKIP_DIRS = {
     ".ruff_cache",
     ".aws-sam",
     "node_modules",
+    "dist",  # a storefront built locally (storefront/dist): the site host builds its own
 }
 
 

@@ -15,9 +15,11 @@ from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import Conflict, DomainError, InvalidInput, NotFound, PayloadTooLarge
 from svc_shared.core.repopath import repo_path, repo_ref
+from svc_shared.domain import site_deploys
 from svc_shared.domain.accounts import Accounts
 from svc_shared.domain.connections import Connections
 from svc_shared.domain.projects import Project, Projects
+from svc_shared.domain.site_deploys import SiteDeploys
 from svc_shared.storage import keys
 from svc_shared.storage.dal import ConditionFailed, Table, attr, item_absent
 
@@ -103,8 +105,25 @@ class Workbench:
         """A deploy as the static host reports it now (its build's state, and why it failed)."""
         return self.static_host(self.connections.token(user_id, "static_host").access_token).deploy(deploy_id)
 
-    def refresh_status(self, user_id: str, project: Project) -> Project:
-        """Read the last deploy's state from static_host (when connected) and keep it on the project."""
+    def refresh_status(self, user_id: str, project: Project, history: SiteDeploys | None = None) -> Project:
+        """What is live, read from the providers (when connected) and kept on the project: the branch's head
+        as the last pushed commit (a builder's commit, a push from anywhere), the newest deploy's state, the
+        commit the site serves, and why the newest build failed."""
+        project = self._pushed(user_id, project)
+        history = history or self.site_deploys(user_id, project)
+        if history is not None and history.latest is not None:
+            latest = history.latest
+            return self.projects.update(
+                project,
+                {
+                    "build_status": latest.state,
+                    "last_deploy_id": latest.id,
+                    "last_deploy_at": latest.created_at or project.last_deploy_at,
+                    "deployed_sha": history.live.commit_sha if history.live else None,
+                    "build_error": latest.error if latest.failed else None,
+                    "live_url": (history.live.url if history.live else None) or project.live_url,
+                },
+            )
         if not project.last_deploy_id:
             return project
         try:
@@ -116,6 +135,30 @@ class Workbench:
         if deploy.state == "ready":
             changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
         return self.projects.update(project, changes)
+
+    def site_deploys(self, user_id: str, project: Project) -> SiteDeploys | None:
+        """The site's recent deploys, or None when there is no site or static_host cannot be read now."""
+        if not project.static_site_id:
+            return None
+        try:
+            host = self.static_host(self.connections.token(user_id, "static_host").access_token)
+            return site_deploys.read(host, project.static_site_id)
+        except DomainError:
+            return None
+
+    def _pushed(self, user_id: str, project: Project) -> Project:
+        if not project.repo_host_repo or not project.repo_host_branch:
+            return project
+        try:
+            github, owner, name = self._github(user_id, project)
+            head = github.commit(owner, name, project.repo_host_branch).sha
+        except DomainError:
+            return project
+        if head == project.last_pushed_sha:
+            return project
+        return self.projects.update(
+            project, {"last_pushed_sha": head, "last_pushed_at": int(self.clock.now())}
+        )
 
     # -- builder ------------------------------------------------------------------------------------------
     def _repo(self, project: Project) -> tuple[str, str]:

@@ -35,7 +35,25 @@ class Deploy:
     state: str | None  # READY_STATES, FAILED_STATES, or on the way
     ssl_url: str | None
     deploy_ssl_url: str | None  # this deploy's own address
-    error_message: str | None = None  # why the build failed, in the host's words
+    commit_ref: str | None = None  # the commit it builds
+    title: str | None = None  # that commit's subject
+    created_at: str | None = None  # ISO 8601
+    error_message: str | None = None  # why its build failed
+    build_id: str | None = None  # where its build log is
+
+
+def _deploy(body: dict[str, Any], deploy_id: str = "") -> Deploy:
+    return Deploy(
+        id=str(body.get("id") or deploy_id),
+        state=body.get("state"),
+        ssl_url=body.get("ssl_url"),
+        deploy_ssl_url=body.get("deploy_ssl_url"),
+        commit_ref=_text(body.get("commit_ref")),
+        title=_text(body.get("title")),
+        created_at=_text(body.get("created_at")),
+        error_message=_text(body.get("error_message")),
+        build_id=_text(body.get("build_id")),
+    )
 
 
 def _site(body: dict[str, Any]) -> Site:
@@ -155,14 +173,21 @@ class StaticHost(Provider):
         return Build(id=_text(body.get("id")), deploy_id=_text(body.get("deploy_id")))
 
     def deploy(self, deploy_id: str) -> Deploy:
-        body = self.request("GET", f"/deploys/{quote(deploy_id)}")
-        return Deploy(
-            id=str(body.get("id") or deploy_id),
-            state=body.get("state"),
-            ssl_url=body.get("ssl_url"),
-            deploy_ssl_url=body.get("deploy_ssl_url"),
-            error_message=_text(body.get("error_message")),
-        )
+        return _deploy(self.request("GET", f"/deploys/{quote(deploy_id)}"), deploy_id)
+
+    def deploys(self, site_id: str, *, limit: int = 10) -> list[Deploy]:
+        """The site's most recent deploys, newest first."""
+        body = self.request("GET", f"/sites/{quote(site_id)}/deploys", params={"per_page": str(limit)})
+        return [_deploy(d) for d in body or []][:limit]
+
+    def published_deploy_id(self, site_id: str) -> str | None:
+        """The deploy the site serves now."""
+        body = self.request("GET", f"/sites/{quote(site_id)}")
+        return _text((body.get("published_deploy") or {}).get("id"))
+
+    def build_log(self, build_id: str) -> str:
+        body = self.request("GET", f"/builds/{quote(build_id)}/log") or {}
+        return str(body.get("log") or "")
 
 
 def _text(value: Any) -> str | None:

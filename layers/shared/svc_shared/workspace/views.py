@@ -83,6 +83,10 @@ def accessible_project(user: User, project_id: str) -> tuple[Project, bool]:
 
 def project_page(user: User, project_id: str) -> dict[str, Any]:
     project, owner = accessible_project(user, project_id)
+    # What is live is read with the owner's own static_host connection (a viewer sees what was recorded).
+    deploys = services.workbench().site_deploys(user.id, project) if owner else None
+    if owner:
+        project = services.workbench().refresh_status(user.id, project, deploys)
     state = publish_state(project)
     steps = []
     current = state["stage"]
@@ -106,6 +110,7 @@ def project_page(user: User, project_id: str) -> dict[str, Any]:
         "paid": user.plan == "paid",
         "connections": linked,
         "repo_url": f"https://github.com/{project.repo_host_repo}" if project.repo_host_repo else None,
+        "deploys": deploys,
     }
 
 

@@ -106,6 +106,8 @@ class GitHubBase(BaseProvider):
         self.contents_limit = contents_limit
         self.tree_limit = tree_limit
         self._repos: dict[str, GitRepo] = {}
+        # (owner/name, ref, sha) of every ref update, by any path (the static host builds on pushes)
+        self.ref_listeners: list[Callable[[str, str, str], None]] = []
         self.ensure_account(account)
 
     # ---- public API (builder and netlify sandboxes use these)
@@ -150,8 +152,15 @@ class GitHubBase(BaseProvider):
                 return None
             repo = self._repos.get(full_name.lower())
             if repo is None:
-                repo = self._repos[full_name.lower()] = GitRepo(self.git_root / f"{meta['full_name']}.git")
+                repo = self._repos[full_name.lower()] = GitRepo(
+                    self.git_root / f"{meta['full_name']}.git",
+                    functools.partial(self._ref_updated, meta["full_name"]),
+                )
             return dict(meta), repo
+
+    def _ref_updated(self, full_name: str, ref: str, sha: str) -> None:
+        for listener in list(self.ref_listeners):
+            listener(full_name, ref, sha)
 
     def can_access(self, login: str, meta: dict[str, Any]) -> bool:
         return meta["owner"] == login or not meta["private"]

@@ -4,6 +4,7 @@ commit, a file's or folder's contents and a comparison of two commits."""
 from __future__ import annotations
 
 import base64
+import functools
 import re
 
 from svc_local.providers.common import (
@@ -83,6 +84,7 @@ class RestRoutes(GitHubBase):
                 "created_at": iso(),
             }
             repo = GitRepo.init(self.git_root / f"{full_name}.git")
+            repo.on_set_ref = functools.partial(self._ref_updated, full_name)
             self._repos[full_name.lower()] = repo
             self.data["repos"][full_name.lower()] = meta
         if body.get("auto_init"):

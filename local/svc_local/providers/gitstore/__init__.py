@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,10 @@ def _person(line: str) -> tuple[str, str, int]:
 class GitRepo:
     """One bare repository. Writes take the repository's lock; objects are content addressed."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_set_ref: Callable[[str, str], None] | None = None) -> None:
         self.path = path
         self.lock = threading.RLock()
+        self.on_set_ref = on_set_ref  # told of every ref update (a site host's continuous deployment)
 
     # ---- life cycle
 
@@ -258,6 +260,8 @@ class GitRepo:
         with os.fdopen(fd, "w") as handle:
             handle.write(sha + "\n")
         os.replace(tmp, target)
+        if self.on_set_ref is not None:
+            self.on_set_ref(name, sha)
 
     def is_empty(self) -> bool:
         return not self.branches()

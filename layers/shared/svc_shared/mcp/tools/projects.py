@@ -67,6 +67,8 @@ class ProjectDetails(ProjectSummary):
     repo_host_branch: str | None
     last_pushed_sha: str | None
     last_pushed_at: str | None
+    deployed_sha: str | None = None  # the commit the live site serves
+    build_error: str | None = None  # why the newest build failed, in words (None when it did not)
     db_project_ref: str | None
     publish_status: str
     publish_stage: str
@@ -136,7 +138,7 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     "get_project_status",
     "Get project status",
     "Build status, live URL and last deploy time of one of your projects, or of a project shared with your "
-    "workspace.",
+    "workspace, with the commit the live site serves and why the newest build failed, if it did.",
     ProjectArguments,
     output=ProjectDetails,
     ui_resource=PROJECT_CARD,
