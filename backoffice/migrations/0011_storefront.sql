@@ -3,7 +3,8 @@
 -- checkout counts per client address, and the card provider's pending connect states.
 
 -- Every change a shopper could see appends a row; appending takes no lock another writer waits on, so
--- concurrent orders and edits never queue behind one another here. A product's stock figure alone is not a
+-- concurrent orders and edits never queue behind one another here. The triggers are deferred to the commit,
+-- so rows are numbered and stamped about when their change becomes visible (the reads' Last-Modified). A product's stock figure alone is not a
 -- change (its availability, in stock / low / out, is).
 CREATE TABLE storefront_changes (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -47,24 +48,24 @@ BEGIN
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER products_storefront AFTER INSERT OR UPDATE OR DELETE ON products
-  FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER categories_storefront AFTER INSERT OR UPDATE OR DELETE ON categories
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER collections_storefront AFTER INSERT OR UPDATE OR DELETE ON collections
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER collection_products_storefront AFTER INSERT OR UPDATE OR DELETE ON collection_products
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER product_attribute_values_storefront AFTER INSERT OR UPDATE OR DELETE ON product_attribute_values
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER blog_posts_storefront AFTER INSERT OR UPDATE OR DELETE ON blog_posts
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER blog_categories_storefront AFTER INSERT OR UPDATE OR DELETE ON blog_categories
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER settings_storefront AFTER UPDATE ON settings
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
-CREATE TRIGGER payment_providers_storefront AFTER INSERT OR UPDATE OR DELETE ON payment_providers
-  FOR EACH STATEMENT EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER products_storefront AFTER INSERT OR UPDATE OR DELETE ON products
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER categories_storefront AFTER INSERT OR UPDATE OR DELETE ON categories
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER collections_storefront AFTER INSERT OR UPDATE OR DELETE ON collections
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER collection_products_storefront AFTER INSERT OR UPDATE OR DELETE ON collection_products
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER product_attribute_values_storefront AFTER INSERT OR UPDATE OR DELETE ON product_attribute_values
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER blog_posts_storefront AFTER INSERT OR UPDATE OR DELETE ON blog_posts
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER blog_categories_storefront AFTER INSERT OR UPDATE OR DELETE ON blog_categories
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER settings_storefront AFTER UPDATE ON settings
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
+CREATE CONSTRAINT TRIGGER payment_providers_storefront AFTER INSERT OR UPDATE OR DELETE ON payment_providers
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_note_change();
 
 -- A shopper's checkout: the order it created (pending, its stock taken by order_take_stock), the secret
 -- token that reads it back (kept as its SHA-256), the card provider's session, and when the reservation ends.

@@ -261,7 +261,7 @@ def connect_card(store: StoreShop, sandbox: Sandbox) -> str:
     landed = httpx.get(back, headers={"Cookie": store.admin_cookie})
     assert (landed.status_code, landed.headers.get("location")) == (
         302,
-        f"/shops/{store.shop.id}/payments?card=connected",
+        f"/shops/{store.shop.id}/settings/payments?card=connected",
     ), landed.text
     (row,) = store.sql(
         "SELECT public_config->>'account_id' FROM payment_providers WHERE kind = 'card' AND enabled"

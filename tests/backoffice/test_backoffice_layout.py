@@ -88,7 +88,14 @@ def test_template_api_events_match_the_table_and_modules_resolve():
         for r in route_table.ROUTES
         if route_table.implemented(r)
     } | {(r.method, r.rule, "backoffice.functions.auth.app") for r in route_table.AUTH_ROUTES}
-    assert events == expected
+    # The public storefront API (outside the staff's route table): every route and its preflight.
+    from svc_backoffice.storefront.routes import ROUTERS as STOREFRONT
+
+    storefront = {
+        (r.method, r.rule, "backoffice.functions.storefront.app") for x in STOREFRONT for r in x.declared
+    }
+    assert len(storefront) == 24
+    assert events == expected | storefront
     for fn in template.functions():
         assert callable(getattr(importlib.import_module(fn.module), fn.attribute))
 

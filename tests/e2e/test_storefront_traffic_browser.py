@@ -51,3 +51,31 @@ def test_a_shoppers_page_views_reach_the_shops_traffic(stack, chromium):
     assert int(traffic.locator("#visitors").inner_text()) >= 1
     assert "/cart/" in traffic.locator("#top-pages").inner_text()
     context.close()
+
+
+def test_the_project_page_lists_the_deploys_and_the_live_one(stack, chromium):
+    gateway = stack.services["gateway"]
+    project = stack.services["backoffice"].rsplit("/shops/", 1)[1]
+    context, page = browser_sign_in(DEMO, PASSWORD, chromium, gateway, f"/workspace/projects/{project}")
+    if page.locator("#deploys").count() == 0:  # read with the owner's own Netlify connection
+        assert (
+            "The site's deploys cannot be read right now" in page.locator("#deploys-unreadable").inner_text()
+        )
+        page.goto(f"{gateway}/workspace/connections")
+        static = page.locator("#card-static_host")
+        with page.expect_popup() as popup_info:
+            static.get_by_role("link", name="Connect Netlify").click()
+        popup_info.value.wait_for_event("close")
+        static.locator(".ok").wait_for()
+    context.close()
+    for width in (1280, 375):
+        context, page = browser_sign_in(
+            DEMO, PASSWORD, chromium, gateway, f"/workspace/projects/{project}", width=width
+        )
+        deploys = page.locator("#deploys")
+        deploys.scroll_into_view_if_needed()
+        assert deploys.get_by_text("Live now: commit").is_visible()
+        assert page.locator("#deploy-list tr[data-live=true]").count() == 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        deploys.screenshot(path=f"/tmp/svc-project-deploys-{width}.png")
+        context.close()

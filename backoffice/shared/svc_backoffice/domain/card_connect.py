@@ -24,7 +24,7 @@ from svc_backoffice.domain import card_provider as stripe
 from svc_backoffice.domain import payments
 
 STATE_TTL_SECONDS = 600
-RETURN_PATH = "/payments"
+RETURN_PATH = "/settings/payments"  # the admin screens' payments tab
 CALLBACK = "/api/payments/providers/card/callback"
 WEBHOOK = "/api/payments/webhooks/card"
 

@@ -3,6 +3,7 @@ categories, published collections and blog posts, the store's name and currency,
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from svc_backoffice.core.catalogue import say
@@ -29,14 +30,17 @@ SORTS = {
 }
 
 
-def last_change(db: Database) -> Row:
-    """When anything a shopper sees last changed (the reads' Last-Modified), to the second."""
+def last_change(db: Database) -> datetime | None:
+    """When anything a shopper sees last changed, to the second (the reads' Last-Modified); None while that
+    second is not over (a change later in the same second would carry the same stamp, so a client's copy
+    could not be told from the new one by its date: the ETag alone then decides)."""
     row = db.one(
-        "SELECT date_trunc('second', coalesce((SELECT at FROM storefront_changes ORDER BY id DESC LIMIT 1), "
-        "(SELECT updated_at FROM settings))) AS at"
+        "SELECT date_trunc('second', c.at) AS at, c.at <= clock_timestamp() - interval '1 second' AS settled "
+        "FROM (SELECT coalesce((SELECT at FROM storefront_changes ORDER BY id DESC LIMIT 1), "
+        "(SELECT updated_at FROM settings)) AS at) c"
     )
     assert row is not None
-    return row
+    return row["at"] if row["settled"] else None
 
 
 def store(db: Database, checkout_open: bool) -> Row:

@@ -41,7 +41,7 @@ api = StorefrontRouter("/api/storefront")
 
 
 def _reads(produce: Callable[[], Any], *, modified: bool = True) -> Response:
-    stamp = catalog.last_change(database())["at"] if modified else None
+    stamp = catalog.last_change(database()) if modified else None
     return http.cached(api, produce, stamp)
 
 
