@@ -24,13 +24,18 @@ from svc_backoffice.core.tenancy import Shop
 from svc_backoffice.data import db, migrate
 from svc_backoffice.edge.app import create_app
 from svc_backoffice.routers.table import ROUTERS
+from svc_backoffice.admin import screens
 
 __all__ = ["Shop", "handle", "upgrade_schema"]
 
 # One resolver with every router: the groups share their heavy imports (Powertools, pydantic models,
 # psycopg, cryptography), so all of them cost little more at a cold start than one (docs/decisions.md,
 # "Backoffice hosting").
-app = create_app(*(router for group in ROUTERS.values() for router in group))
+app = create_app(
+    *(router for group in ROUTERS.values() for router in group),
+    *screens.ROUTERS,
+    not_found_page=screens.not_found_page,
+)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
