@@ -113,21 +113,31 @@
     if (find) { find.addEventListener("focus", function () { find.blur(); openPalette(); }); }
   }
 
-  // ---- suggestion buttons: fill a field with the first suggestion for it
+  // ---- suggestion buttons (POST api/ai/suggest): the first suggestion fills the field beside the button
   document.querySelectorAll("button[data-suggest]").forEach(function (button) {
     button.hidden = false;
     button.addEventListener("click", function () {
       var field = document.getElementById(button.getAttribute("data-suggest"));
-      var title = document.getElementById("title");
-      if (!field) { return; }
-      var payload = { kind: button.getAttribute("data-kind"), context: { title: title ? title.value : "" } };
+      var titleField = document.getElementById("title");
+      var title = titleField ? titleField.value.trim() : "";
+      var task = button.getAttribute("data-task");
+      var payload = { task: task, title: title };
+      if (task === "alt_text") {
+        var image = document.getElementById(button.getAttribute("data-image"));
+        payload = { task: task, image_url: image ? image.value.trim() : "" };
+        if (title) { payload.product_title = title; }
+      }
+      if (!field || (!title && task !== "alt_text") || (task === "alt_text" && !payload.image_url)) {
+        (titleField || field).focus();
+        return;
+      }
       button.disabled = true;
       fetch(base + "/api/ai/suggest", {
         method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload)
       }).then(function (r) { return r.ok ? r.json() : null; }).then(function (data) {
         var first = data && data.suggestions && data.suggestions[0];
-        if (first) { field.value = typeof first === "string" ? first : (first.text || ""); }
+        if (first) { field.value = first; field.focus(); }
       }).catch(function () { return null; }).then(function () { button.disabled = false; });
     });
   });
