@@ -55,8 +55,9 @@ def words(value: str) -> list[str]:
 
 def converted(
     fields: Mapping[str, str], conversions: Mapping[str, tuple[str, Callable[[str], Any]]]
-) -> dict[str, Any]:
-    """`{model field: convert(form field)}` for each conversion, errors gathered by form field."""
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """`{model field: convert(form field)}` for each conversion that succeeds, and the errors of the others
+    by form field (shown with the model's own, see `validated`)."""
     data: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for target, (name, convert) in conversions.items():
@@ -64,28 +65,34 @@ def converted(
             data[target] = convert(fields.get(name, ""))
         except ValueError as exc:
             errors[name] = str(exc)
-    if errors:
-        raise FormInvalid(errors)
-    return data
+    return data, errors
 
 
-def validated(model: type[BaseModel], data: dict[str, Any], names: Mapping[str, str] | None = None) -> Any:
+def validated(
+    model: type[BaseModel],
+    data: dict[str, Any],
+    names: Mapping[str, str] | None = None,
+    earlier: Mapping[str, str] | None = None,
+) -> Any:
     """`data` as `model`; FormInvalid with each error under its form field (`names` maps a model field,
-    or its first path segment, to the form field that feeds it)."""
+    or its first path segment, to the form field that feeds it), with the `earlier` errors of conversion."""
+    fields: dict[str, str] = dict(earlier or {})
+    general: list[str] = []
+    result = None
     try:
-        return model.model_validate(data)
+        result = model.model_validate(data)
     except ValidationError as exc:
-        fields: dict[str, str] = {}
-        general: list[str] = []
         for err in exc.errors():
             loc = [str(p) for p in err["loc"]]
             if not loc:
-                general.append(err["msg"])
+                general.append(_plain(err["msg"]))
                 continue
             key = ".".join(loc)
             name = (names or {}).get(key) or (names or {}).get(loc[0]) or loc[0]
             fields.setdefault(name, _plain(err["msg"]))
-        raise FormInvalid(fields, general[0] if general else None) from None
+    if fields or general:
+        raise FormInvalid(fields, general[0] if general else None)
+    return result
 
 
 def _plain(message: str) -> str:

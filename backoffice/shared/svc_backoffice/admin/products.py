@@ -125,9 +125,9 @@ def values_of(product: dict[str, Any]) -> dict[str, str]:
     return values
 
 
-def _data(fields: dict[str, str]) -> dict[str, Any]:
-    """The form as a product body (ProductCreate's fields)."""
-    data = converted(
+def _data(fields: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The form as a product body (ProductCreate's fields), and the fields that could not be read."""
+    data, errors = converted(
         fields,
         {
             "price_cents": ("price", lambda v: cents(v) or 0),
@@ -160,7 +160,7 @@ def _data(fields: dict[str, str]) -> dict[str, Any]:
         "track_inventory": fields.get("track_inventory") == "on",
         "images": images,
         "attributes": attributes,
-    }
+    }, errors
 
 
 def _names(data: dict[str, Any]) -> dict[str, str]:
@@ -184,8 +184,8 @@ def new_product() -> Response:
 def create_product() -> Response:
     fields = form()
     try:
-        data = _data(fields)
-        body = validated(ProductCreate, data, _names(data))
+        data, errors = _data(fields)
+        body = validated(ProductCreate, data, _names(data), errors)
         with database().transaction():
             created = catalog.create_product(database(), body)
     except FormInvalid as exc:
@@ -207,8 +207,8 @@ def update_product(id: str) -> Response:
     product = catalog.get_product(database(), product_id)
     fields = form()
     try:
-        data = _data(fields)
-        body = validated(ProductUpdate, data, _names(data))
+        data, errors = _data(fields)
+        body = validated(ProductUpdate, data, _names(data), errors)
         with database().transaction():
             catalog.update_product(database(), product_id, body)
     except FormInvalid as exc:
@@ -233,16 +233,17 @@ def adjust_stock(id: str) -> Response:
     staff = current_staff()
     assert staff is not None
     try:
-        data = converted(fields, {"delta": ("delta", whole)})
+        data, errors = converted(fields, {"delta": ("delta", whole)})
         body = validated(
             InventoryAdjust,
             {
                 "product_id": product_id,
                 "location_id": fields.get("location") or None,
-                "delta": data["delta"] if data["delta"] is not None else 0,
+                "delta": data.get("delta") or 0,
                 "reason": fields.get("reason", ""),
             },
             {"location_id": "location"},
+            errors,
         )
         with database().transaction():
             store.adjust_inventory(database(), body, staff)

@@ -103,6 +103,7 @@ def environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters["amount"] = amount
+    env.filters["pair"] = lambda value: (value, str(value).capitalize())  # a select's (value, label)
     return env
 
 
