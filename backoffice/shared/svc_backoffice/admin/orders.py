@@ -56,7 +56,7 @@ def order_list() -> Response:
     anything = bool(found["items"]) or bool(filters) or found["offset"] > 0
     anything = anything or database().one("SELECT 1 AS one FROM orders LIMIT 1") is not None
     return page(
-        "orders.html",
+        "order_list.html",
         nav="orders",
         title="Orders",
         found=found,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc_backoffice.admin import home, orders, products, settings  # noqa: F401 - each screen's module declares its pages
+from svc_backoffice.admin import content, home, orders, people, products, settings, setup  # noqa: F401 - each screen's module declares its pages
 from svc_backoffice.admin.pages import not_found_page, router
 
 ROUTERS = (router,)

@@ -86,7 +86,7 @@ def save_store_settings() -> Response:
 
 def _staff_page(status: int = 200, **context: Any) -> Response:
     return page(
-        "staff.html",
+        "team.html",
         status,
         nav="settings",
         tab="staff",

@@ -141,4 +141,28 @@
       }).catch(function () { return null; }).then(function () { button.disabled = false; });
     });
   });
+
+  // ---- Connect Stripe: the API answers the provider's authorization address, where the browser goes
+  var connect = document.getElementById("connect-card");
+  if (connect) {
+    connect.hidden = false;
+    connect.addEventListener("click", function () {
+      var error = document.getElementById("connect-error");
+      connect.disabled = true;
+      fetch(connect.getAttribute("data-connect"), {
+        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: "{}"
+      }).then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (data) { return { ok: r.ok, data: data }; });
+      }).then(function (result) {
+        if (result.ok && result.data.url) { window.location.assign(result.data.url); return; }
+        error.textContent = result.data.error || "Stripe could not be reached. Try again in a moment.";
+        error.hidden = false;
+        connect.disabled = false;
+      }).catch(function () {
+        error.textContent = "Stripe could not be reached. Try again in a moment.";
+        error.hidden = false;
+        connect.disabled = false;
+      });
+    });
+  }
 }());
