@@ -17,7 +17,10 @@ def _member(db, email: str):
 def test_an_owner_invites_a_viewer_who_is_listed_as_invited(as_role, db):
     owner = as_role("owner")
     answer = submit(
-        owner, "/settings/staff", "/settings/staff", {"email": "new@shop.example", "role": "viewer"}
+        owner,
+        "/settings/staff",
+        "/settings/staff",
+        {"invite_email": "new@shop.example", "invite_role": "viewer"},
     )
     assert answer.status == 303 and answer.location.endswith("notice=invited")
     member = _member(db, "new@shop.example")
@@ -28,10 +31,15 @@ def test_an_owner_invites_a_viewer_who_is_listed_as_invited(as_role, db):
 
 def test_an_invitation_with_a_bad_email_or_twice_is_refused_beside_the_field(as_role, db):
     owner = as_role("owner")
-    bad = submit(owner, "/settings/staff", "/settings/staff", {"email": "not-an-email", "role": "viewer"})
-    assert bad.status == 400 and 'id="email-error"' in bad.body
+    bad = submit(
+        owner, "/settings/staff", "/settings/staff", {"invite_email": "not-an-email", "invite_role": "viewer"}
+    )
+    assert bad.status == 400 and 'id="invite_email-error"' in bad.body
     twice = submit(
-        owner, "/settings/staff", "/settings/staff", {"email": "viewer@shop.example", "role": "editor"}
+        owner,
+        "/settings/staff",
+        "/settings/staff",
+        {"invite_email": "viewer@shop.example", "invite_role": "editor"},
     )
     assert twice.status == 409 and "already exists" in text(twice)
 

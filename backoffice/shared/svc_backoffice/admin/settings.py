@@ -93,7 +93,7 @@ def _staff_page(status: int = 200, **context: Any) -> Response:
         title="Staff",
         members=store.list_staff(database()),
         roles=ROLES,
-        **{"errors": {}, "values": {"role": "viewer"}, "form_error": None, **context},
+        **{"errors": {}, "values": {"invite_role": "viewer"}, "form_error": None, **context},
     )
 
 
@@ -111,17 +111,18 @@ def invite() -> Response:
         body = validated(
             StaffCreate,
             {
-                "email": fields.get("email", "").strip(),
-                "name": fields.get("name", "").strip(),
-                "role": fields.get("role", ""),
+                "email": fields.get("invite_email", "").strip(),
+                "name": fields.get("invite_name", "").strip(),
+                "role": fields.get("invite_role", ""),
             },
+            {"email": "invite_email", "name": "invite_name", "role": "invite_role"},
         )
         with database().transaction():
             store.add_staff(database(), actor, body)
     except FormInvalid as exc:
         return _staff_page(400, errors=exc.fields, values=fields, form_error=exc.form)
     except Conflict as exc:
-        return _staff_page(409, errors={"email": exc.message}, values=fields, form_error=exc.message)
+        return _staff_page(409, errors={"invite_email": exc.message}, values=fields, form_error=exc.message)
     return see_other("/settings/staff", notice="invited")
 
 
