@@ -8,8 +8,9 @@ import uuid
 
 from adminhelpers import csrf_of, forms, get, post, submit, text
 
-from svc_backoffice import blog, commerce
-from svc_backoffice.models import BlogPostCreate, CouponCreate, CustomerCreate
+from svc_backoffice.domain import blog, commerce
+from svc_backoffice.domain.models.commerce import CouponCreate, CustomerCreate
+from svc_backoffice.domain.models.content import BlogPostCreate
 
 
 def test_customers_are_listed_searched_and_shown_with_their_orders(as_role, db):
@@ -78,7 +79,7 @@ def test_posts_are_written_published_and_moved_back_to_draft(as_role, db):
 
 
 def _all():
-    from svc_backoffice.models import BlogPostListQuery
+    from svc_backoffice.domain.models.content import BlogPostListQuery
 
     return BlogPostListQuery.model_validate({})
 
@@ -118,8 +119,8 @@ def test_shipping_and_integrations_read_in_words(as_role, db):
 
 
 def test_the_search_page_finds_products_and_orders(as_role, db):
-    from svc_backoffice import catalog
-    from svc_backoffice.models import ProductCreate
+    from svc_backoffice.domain import catalog
+    from svc_backoffice.domain.models.catalog import ProductCreate
 
     product = catalog.create_product(db, ProductCreate(title="Beeswax candle"))
     page = get(as_role("viewer"), "/search?q=beeswax")

@@ -8,8 +8,10 @@ import re
 
 from adminhelpers import csrf_of, forms, get, post, submit, text
 
-from svc_backoffice import auth, catalog, commerce
-from svc_backoffice.models import OrderCreate, ProductCreate
+from svc_backoffice.access import auth
+from svc_backoffice.domain import catalog, commerce
+from svc_backoffice.domain.models.catalog import ProductCreate
+from svc_backoffice.domain.models.commerce import OrderCreate
 
 
 def _order(db, staff, email: str = "ana@example.com", quantity: int = 2):
@@ -83,7 +85,7 @@ def test_the_list_filters_by_status_and_searches_by_number_or_email(as_role, db,
     first = _order(db, staff, "ana@example.com")
     second = _order(db, staff, "bob@example.com")
     owner = auth.Staff(staff["owner"]["id"], "owner@shop.example", "owner")
-    from svc_backoffice.models import OrderTransition
+    from svc_backoffice.domain.models.commerce import OrderTransition
 
     commerce.transition_order(db, str(second["id"]), OrderTransition(to="paid"), owner)
     viewer = as_role("viewer")

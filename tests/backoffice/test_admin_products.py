@@ -9,8 +9,8 @@ import re
 import pytest
 from adminhelpers import csrf_of, forms, get, post, submit, text
 
-from svc_backoffice import catalog
-from svc_backoffice.models import ProductCreate
+from svc_backoffice.domain import catalog
+from svc_backoffice.domain.models.catalog import ProductCreate
 
 
 def _product(db, title: str, **fields):
@@ -104,8 +104,9 @@ def test_the_list_searches_filters_sorts_and_pages_on_the_server(as_role, db):
 
 
 def test_stock_filters_list_low_and_out_of_stock_products(as_role, db, staff):
-    from svc_backoffice import auth, store
-    from svc_backoffice.models import InventoryAdjust
+    from svc_backoffice.access import auth
+    from svc_backoffice.domain import store
+    from svc_backoffice.domain.models.catalog import InventoryAdjust
 
     low = _product(db, "Low one", low_stock_threshold=5)
     _product(db, "Empty one")

@@ -7,7 +7,7 @@ import re
 
 from adminhelpers import csrf_of, get, post, submit, text
 
-from svc_backoffice import store
+from svc_backoffice.domain import store
 
 
 def _member(db, email: str):

@@ -8,7 +8,6 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import blog
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, refused, validated
 from svc_backoffice.admin.pages import (
@@ -21,10 +20,11 @@ from svc_backoffice.admin.pages import (
     see_other,
     store_row,
 )
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import database
-from svc_backoffice.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.models import (
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import blog
+from svc_backoffice.domain.models.content import (
     BlogCategoryCreate,
     BlogCommentBulk,
     BlogCommentListQuery,
@@ -32,7 +32,7 @@ from svc_backoffice.models import (
     BlogPostListQuery,
     BlogPostSchedule,
 )
-from svc_backoffice.web import path_id
+from svc_backoffice.edge.requests import path_id
 
 STATUSES = ("draft", "scheduled", "published")
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from svc_backoffice.catalogue import say
-from svc_backoffice.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 
 MONEY = re.compile(r"^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$")
 

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.pages import not_found_page, page, router, store_row
-from svc_backoffice.db import Database, database
+from svc_backoffice.data.db import Database, database
 
 # Orders that count as sales (paid and not refunded or cancelled).
 SOLD = ("paid", "processing", "shipped", "delivered")

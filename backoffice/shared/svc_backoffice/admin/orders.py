@@ -9,14 +9,19 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice import commerce
 from svc_backoffice.admin.forms import FormInvalid, refused, validated
 from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import database
-from svc_backoffice.errors import InvalidInput, Unprocessable
-from svc_backoffice.models import OrderListQuery, OrderNoteCreate, OrderTransition, OrderUpdate
-from svc_backoffice.web import path_id
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import InvalidInput, Unprocessable
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import commerce
+from svc_backoffice.domain.models.commerce import (
+    OrderListQuery,
+    OrderNoteCreate,
+    OrderTransition,
+    OrderUpdate,
+)
+from svc_backoffice.edge.requests import path_id
 
 PAGE_SIZE = 25
 STATUSES = ("pending", "paid", "processing", "shipped", "delivered", "cancelled", "refunded")

@@ -18,14 +18,18 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_backoffice import auth, config, route_table, store, tenancy
+from svc_backoffice.access import auth
+from svc_backoffice.access.roles import ROLE_RANK
+from svc_backoffice.access.sessions import SESSION_COOKIE
 from svc_backoffice.admin import render
-from svc_backoffice.catalogue import Group, say
-from svc_backoffice.db import database
-from svc_backoffice.errors import DomainError, Forbidden, NotFound
-from svc_backoffice.route_table import ROLE_RANK
-from svc_backoffice.sessions import SESSION_COOKIE
-from svc_backoffice.web import check_same_origin, cookie, logger
+from svc_backoffice.core import config, tenancy
+from svc_backoffice.core.catalogue import Group, say
+from svc_backoffice.core.errors import DomainError, Forbidden, NotFound
+from svc_backoffice.core.logs import logger
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import store
+from svc_backoffice.edge.gate import check_same_origin
+from svc_backoffice.edge.web import cookie
 
 MAX_FORM_BYTES = 256 * 1024
 NOTICES = Group("admin.notice")
@@ -45,14 +49,10 @@ class Page:
         return api_role(self.api) if self.api else self.role
 
 
-@functools.cache
 def api_role(route: str) -> str:
-    """The minimum role of an API route named `METHOD /api/path` (KeyError for a route the table lacks)."""
-    method, path = route.split(" ", 1)
-    found = {(r.method, r.path): r.role for r in route_table.routes()}
-    role = found[(method, path)]
-    assert role is not None, f"{route} has no role gate"
-    return role
+    """The minimum role of an API route named `METHOD /api/path`, as the route table the screens were given
+    (screens.routers) declares it; KeyError for a route it lacks."""
+    return router.api_roles[route]
 
 
 def may(staff: auth.Staff | None, route: str) -> bool:
@@ -197,15 +197,14 @@ class PageRouter(Router):
     def __init__(self) -> None:
         super().__init__()
         self.declared: list[Page] = []
+        self.api_roles: dict[str, str] = {}  # "METHOD /api/path" -> its minimum role (screens.routers)
 
     def page(
         self, method: str, rule: str, *, role: str | None = "viewer", api: str | None = None
     ) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
         declared = Page(method, rule, role, api)
-        if api is not None:
-            api_role(api)  # the route must exist
         self.declared.append(declared)
-        middlewares = [_gate(declared)] if declared.needed else []
+        middlewares = [_gate(declared)] if declared.api or declared.role else []
         return self.route(rule, method, middlewares=middlewares)
 
 

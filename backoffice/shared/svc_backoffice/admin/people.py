@@ -6,14 +6,14 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice import commerce
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole
 from svc_backoffice.admin.pages import current_query, form, page, router, see_other
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import database
-from svc_backoffice.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.models import CouponCreate, CustomerListQuery
-from svc_backoffice.web import path_id
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import commerce
+from svc_backoffice.domain.models.commerce import CouponCreate, CustomerListQuery
+from svc_backoffice.edge.requests import path_id
 
 PAGE_SIZE = 25
 

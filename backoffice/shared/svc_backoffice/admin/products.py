@@ -9,15 +9,20 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice import catalog, store
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
 from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
-from svc_backoffice.catalogue import say
-from svc_backoffice.db import database
-from svc_backoffice.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.models import InventoryAdjust, ProductCreate, ProductListQuery, ProductUpdate
-from svc_backoffice.web import path_id
+from svc_backoffice.core.catalogue import say
+from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import catalog, store
+from svc_backoffice.domain.models.catalog import (
+    InventoryAdjust,
+    ProductCreate,
+    ProductListQuery,
+    ProductUpdate,
+)
+from svc_backoffice.edge.requests import path_id
 
 PAGE_SIZE = 25
 SORTS = {

@@ -7,13 +7,13 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice import store
 from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole
 from svc_backoffice.admin.pages import current_staff, form, page, router, see_other
-from svc_backoffice.db import database
-from svc_backoffice.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.models import SettingsUpdate, StaffCreate, StaffDelete, StaffUpdate
-from svc_backoffice.web import path_id
+from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import store
+from svc_backoffice.domain.models.content import SettingsUpdate, StaffCreate, StaffDelete, StaffUpdate
+from svc_backoffice.edge.requests import path_id
 
 ROLES = ("viewer", "editor", "admin", "owner")
 STORE_FIELDS = (

@@ -7,10 +7,10 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice import integrations, payments, shipping, store
 from svc_backoffice.admin.pages import current_query, page, router
-from svc_backoffice.db import database
-from svc_backoffice.models import SearchQuery
+from svc_backoffice.data.db import database
+from svc_backoffice.domain import integrations, payments, shipping, store
+from svc_backoffice.domain.models.content import SearchQuery
 
 
 @router.page("GET", "/settings/payments", api="GET /api/payments/providers")

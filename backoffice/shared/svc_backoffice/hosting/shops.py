@@ -17,14 +17,14 @@ from typing import Any
 import psycopg
 from aws_lambda_powertools.logging import correlation_paths
 
+from svc_backoffice.admin import screens
 from svc_backoffice.core import tenancy
 from svc_backoffice.core.errors import Unavailable
 from svc_backoffice.core.logs import logger, start_log_context
 from svc_backoffice.core.tenancy import Shop
 from svc_backoffice.data import db, migrate
 from svc_backoffice.edge.app import create_app
-from svc_backoffice.routers.table import ROUTERS
-from svc_backoffice.admin import screens
+from svc_backoffice.routers.table import ROUTERS, ROUTES
 
 __all__ = ["Shop", "handle", "upgrade_schema"]
 
@@ -33,7 +33,7 @@ __all__ = ["Shop", "handle", "upgrade_schema"]
 # "Backoffice hosting").
 app = create_app(
     *(router for group in ROUTERS.values() for router in group),
-    *screens.ROUTERS,
+    *screens.routers(ROUTES),
     not_found_page=screens.not_found_page,
 )
 
