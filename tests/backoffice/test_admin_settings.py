@@ -109,3 +109,15 @@ def test_a_viewer_reads_the_settings_without_a_control(as_role, db):
     assert not re.search(r'<form[^>]*method="post"[^>]*action="/settings"', page.body)
     token = csrf_of(get(as_role("owner"), "/settings"))
     assert post(as_role("viewer"), "/settings", {"store_name": "X"}, csrf=token).status == 403
+
+
+def test_the_last_owner_stays_and_the_page_says_why(as_role, db, staff):
+    owner = as_role("owner")
+    assert (
+        submit(owner, "/settings/staff", f"/settings/staff/{staff['owner2']['id']}/remove", {}).status == 303
+    )
+    last = submit(
+        owner, "/settings/staff", f"/settings/staff/{staff['owner']['id']}/role", {"role": "viewer"}
+    )
+    assert last.status == 409 and last.headers["Content-Type"].startswith("text/html")
+    assert _member(db, "owner@shop.example")["role"] == "owner"

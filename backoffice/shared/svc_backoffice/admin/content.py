@@ -114,7 +114,7 @@ def schedule(id: str) -> Response:
     post_id = path_id(id)
     typed = form().get("publish_at", "").strip()
     try:
-        local = datetime.fromisoformat(typed).replace(tzinfo=render._zone(store_row()["timezone"]))
+        local = datetime.fromisoformat(typed).replace(tzinfo=render.zone(store_row()["timezone"]))
         body = validated(BlogPostSchedule, {"publish_at": local})
     except ValueError:
         return _content(400, form_error=say("admin.when"))

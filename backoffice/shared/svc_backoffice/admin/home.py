@@ -34,7 +34,7 @@ SELECT count(*) FILTER (WHERE stock_state = 'out') AS out_count,
 
 def bounds(timezone: str, now: datetime | None = None) -> tuple[datetime, datetime]:
     """The start of today and of this week (Monday) in the store's time zone."""
-    local = (now or datetime.now(render._zone(timezone))).astimezone(render._zone(timezone))
+    local = (now or datetime.now(render.zone(timezone))).astimezone(render.zone(timezone))
     today = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return today, today - timedelta(days=today.weekday())
 

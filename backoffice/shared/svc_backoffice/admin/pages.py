@@ -28,6 +28,7 @@ from svc_backoffice.core.errors import DomainError, Forbidden, NotFound
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
+from svc_backoffice.edge.app import STATUS_BY_ERROR
 from svc_backoffice.edge.gate import check_same_origin
 from svc_backoffice.edge.web import cookie
 
@@ -250,7 +251,8 @@ def _guarded(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Re
     except Forbidden as exc:
         return problem(403, say("admin.refused_title"), exc.message)
     except DomainError as exc:
-        return problem(400, say("admin.failed_title"), exc.message)
+        status = next((STATUS_BY_ERROR[c] for c in type(exc).__mro__ if c in STATUS_BY_ERROR), 400)
+        return problem(status, say("admin.failed_title"), exc.message)
     except Exception:  # noqa: BLE001 - a person gets a page in words; the detail goes to the log
         request_id = app.current_event.request_context.request_id
         logger.exception("admin page failed", extra={"request_id": request_id})

@@ -44,7 +44,7 @@ DATE_STYLE = {"en": "%d %b %Y, %H:%M", "de": "%d.%m.%Y %H:%M", "nl": "%d-%m-%Y %
 
 
 @functools.lru_cache(maxsize=64)
-def _zone(name: str) -> ZoneInfo:
+def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -86,7 +86,7 @@ def when(value: datetime | str | None, timezone: str = "UTC", locale: str = "en"
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    local = moment.astimezone(_zone(timezone))
+    local = moment.astimezone(zone(timezone))
     return local.strftime(DATE_STYLE.get(locale[:2], "%d/%m/%Y %H:%M"))
 
 
