@@ -182,3 +182,29 @@ def test_a_token_of_one_session_is_refused_in_another(as_role, db):
 def test_an_unknown_product_is_a_404_page(as_role, db):
     assert get(as_role("viewer"), "/products/00000000-0000-0000-0000-000000000000").status == 404
     assert get(as_role("viewer"), "/products/not-an-id").status == 404
+
+
+def test_categories_are_added_and_reordered(as_role, db):
+    editor = as_role("editor")
+    for name in ("Face", "Body", "Hair"):
+        assert submit(editor, "/products/categories", "/products/categories", {"name": name}).status == 303
+    names = [c["name"] for c in catalog.list_categories(db)]
+    assert names == ["Face", "Body", "Hair"]
+    hair = next(c for c in catalog.list_categories(db) if c["name"] == "Hair")
+    assert (
+        submit(editor, "/products/categories", f"/products/categories/{hair['id']}/move", {"to": "up"}).status
+        == 303
+    )
+    assert [c["name"] for c in catalog.list_categories(db)] == ["Face", "Hair", "Body"]
+    page = text(get(editor, "/products/categories"))
+    assert page.index("Hair") < page.index("Body")
+    empty = submit(editor, "/products/categories", "/products/categories", {"name": ""})
+    assert empty.status == 400 and 'id="name-error"' in empty.body
+
+
+def test_a_viewer_sees_categories_without_moving_them(as_role, db):
+    submit(as_role("editor"), "/products/categories", "/products/categories", {"name": "Face"})
+    page = get(as_role("viewer"), "/products/categories")
+    assert "Face" in text(page) and forms(page) == ["/auth/sign-out"]
+    token = csrf_of(get(as_role("editor"), "/products/categories"))
+    assert post(as_role("viewer"), "/products/categories", {"name": "X"}, csrf=token).status == 403
