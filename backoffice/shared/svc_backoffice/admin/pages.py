@@ -137,7 +137,7 @@ def problem(status: int, title: str, message: str) -> Response:
 def not_found_page() -> Response:
     """The 404 of a page: inside the layout for a signed-in member (found from the cookie, as no gate ran)."""
     if current_staff() is None:
-        staff = auth.current_staff(database(), cookie(router, SESSION_COOKIE))  # type: ignore[arg-type]
+        staff = auth.current_staff(database(), cookie(router, SESSION_COOKIE))
         if staff is not None:
             router.append_context(staff=staff)
     return problem(404, say("admin.not_found_title"), say("admin.not_found"))
@@ -174,7 +174,7 @@ def _csrf_key() -> bytes:
 
 def csrf_token() -> str:
     """A token bound to this session: another site's form cannot know it."""
-    session = cookie(router, SESSION_COOKIE) or ""  # type: ignore[arg-type]
+    session = cookie(router, SESSION_COOKIE) or ""
     return hmac.new(_csrf_key(), session.encode(), hashlib.sha256).hexdigest()[:40]
 
 
