@@ -110,11 +110,12 @@ _TABLE = [(_pattern(r.path), r) for r in (*route_table.ROUTES, *route_table.AUTH
 
 
 def function_for(method: str, path: str) -> str:
-    """The function module serving `path` (static paths win over [id], like API Gateway)."""
+    """The function module serving `path` (static paths win over [id], like API Gateway; a path no API
+    route names is the admin screens', as the template's /{proxy+} event sends it)."""
     matches = [r for pattern, r in _TABLE if pattern.match(path)]
     matches.sort(key=lambda r: ("[" in r.path, r.method != method))
     if not matches:
-        return "catalog"
+        return "catalog" if path.startswith("/api/") else "admin"
     route = matches[0]
     return "auth" if route.resource == "auth" else (route_table.function_of(route) or "catalog")
 

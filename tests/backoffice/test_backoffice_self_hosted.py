@@ -93,7 +93,7 @@ def test_the_template_passes_secrets_to_the_functions_by_arn_only():
         for name, r in template["Resources"].items()
         if r["Type"] == "AWS::Serverless::Function"
     }
-    assert len(functions) == 10
+    assert len(functions) == 11  # the nine API groups, the storefront API and the admin screens
 
     def readable(properties: dict) -> list:
         found = []

@@ -3,10 +3,12 @@ status and body."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.router import Router
 
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import (
@@ -67,8 +69,11 @@ def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -
     return response
 
 
-def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
-    """A resolver serving `routers`, each request in one database transaction."""
+def create_app(
+    *routers: ApiRouter | Router, not_found_page: Callable[[], Response] | None = None
+) -> APIGatewayRestResolver:
+    """A resolver serving `routers`, each request in one database transaction. `not_found_page` answers an
+    unknown path outside /api/ that a browser asks for as a page (the admin screens' 404 in words)."""
     app = _RequestLocalResolver()
     app.use(middlewares=[_transaction])
 
@@ -82,6 +87,10 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
+        event = app.current_event
+        accept = {k.lower(): v for k, v in (event.headers or {}).items()}.get("accept", "")
+        if not_found_page is not None and not event.path.startswith("/api/") and "text/html" in accept:
+            return not_found_page()
         return json_response(404, {"error": say("request.not_found")})
 
     @app.exception_handler(Exception)
@@ -92,5 +101,5 @@ def create_app(*routers: ApiRouter) -> APIGatewayRestResolver:
         return json_response(500, {"error": say("request.internal_error"), "request_id": request_id})
 
     for router in routers:
-        app.include_router(router, prefix=router.prefix)
+        app.include_router(router, prefix=getattr(router, "prefix", None))
     return app

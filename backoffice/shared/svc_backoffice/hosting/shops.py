@@ -17,13 +17,14 @@ from typing import Any
 import psycopg
 from aws_lambda_powertools.logging import correlation_paths
 
+from svc_backoffice.admin import screens
 from svc_backoffice.core import tenancy
 from svc_backoffice.core.errors import Unavailable
 from svc_backoffice.core.logs import logger, start_log_context
 from svc_backoffice.core.tenancy import Shop
 from svc_backoffice.data import db, migrate
 from svc_backoffice.edge.app import create_app
-from svc_backoffice.routers.table import ROUTERS
+from svc_backoffice.routers.table import ROUTERS, ROUTES
 from svc_backoffice.storefront import routes as storefront
 
 __all__ = ["Shop", "handle", "upgrade_schema"]
@@ -31,7 +32,12 @@ __all__ = ["Shop", "handle", "upgrade_schema"]
 # One resolver with every router: the groups share their heavy imports (Powertools, pydantic models,
 # psycopg, cryptography), so all of them cost little more at a cold start than one (docs/decisions.md,
 # "Backoffice hosting").
-app = create_app(*(router for group in ROUTERS.values() for router in group), *storefront.ROUTERS)
+app = create_app(
+    *(router for group in ROUTERS.values() for router in group),
+    *storefront.ROUTERS,
+    *screens.routers(ROUTES),
+    not_found_page=screens.not_found_page,
+)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

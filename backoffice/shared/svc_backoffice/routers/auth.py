@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 from urllib.parse import unquote
 
@@ -15,7 +13,6 @@ from svc_backoffice.core.catalogue import Group, say
 from svc_backoffice.core.config import get_settings
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
-from svc_backoffice.domain import store
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.gate import check_same_origin
 from svc_backoffice.edge.web import cookie, redirect, session_cookie
@@ -112,51 +109,4 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
-# The landing page's one style sheet, allowed by its hash (no inline script or style runs otherwise).
-LANDING_STYLE = (
-    "body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#f6f7f9}"
-    "main{max-width:40rem;margin:3rem auto;padding:1.5rem 1.75rem;background:#fff;border:1px solid #d8dce1;"
-    "border-radius:10px}h1{font-size:1.5rem;margin:0 0 .75rem}p{margin:.5rem 0}"
-    ".who{font-size:1.05rem}.hint{color:#57606a;font-size:.925rem}code{font-size:.9em}"
-    "@media(max-width:480px){main{margin:0;border:0;border-radius:0}}"
-)
-LANDING_HEADERS = {
-    **PAGE_HEADERS,
-    "Content-Security-Policy": "default-src 'none'; style-src 'sha256-"
-    + base64.b64encode(hashlib.sha256(LANDING_STYLE.encode()).digest()).decode()
-    + "'",
-}
-
-home = ApiRouter("/")
-
-
-@home.api(
-    "GET",
-    role="viewer",
-    answers="200 302",
-    summary="Where the sign-in lands: the store, and who is signed in with which role",
-)
-def landing() -> Response:
-    staff = home.staff()
-    name = store.get_settings_row(database()).get("store_name") or say("sign_in.your_store")
-    who = say(
-        "sign_in.signed_in_as",
-        email=f"<strong id=email>{html.escape(staff.email)}</strong>",
-        role=f"<strong id=role>{html.escape(staff.role)}</strong>",
-    )
-    hint = say(
-        "sign_in.api_hint", routes="<code>api/</code>", document="<a href=openapi.json>openapi.json</a>"
-    )
-    page = (
-        "<!doctype html><html lang=en><meta charset=utf-8>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{say('sign_in.landing_title', store=html.escape(name))}</title><style>{LANDING_STYLE}</style>"
-        f"<main><h1 id=store>{html.escape(name)}</h1>"
-        f"<p class=who>{who}</p><p class=hint>{hint}</p></main></html>"
-    )
-    return Response(
-        status_code=200, content_type="text/html; charset=utf-8", body=page, headers=LANDING_HEADERS
-    )
-
-
-ROUTERS = (sessions, home)
+ROUTERS = (sessions,)

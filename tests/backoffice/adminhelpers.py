@@ -1,0 +1,50 @@
+"""Helpers of the admin screens' tests: a page read as a person reads it (its words, its forms' controls) and
+a form sent as the browser sends it (urlencoded, with the page's CSRF token)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from typing import Any
+from urllib.parse import urlencode
+
+from bohelpers import Answer, Client
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+PAGE = {"Accept": "text/html"}
+
+
+def text(answer: Answer) -> str:
+    """The page's words: tags, script and style removed, entities decoded, spaces collapsed."""
+    body = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", answer.body, flags=re.S)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", body))).strip()
+
+
+def csrf_of(answer: Answer) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', answer.body)
+    assert found, "the page has no form with a CSRF token"
+    return found.group(1)
+
+
+def forms(answer: Answer) -> list[str]:
+    """The actions of the page's POST forms (sign-out included)."""
+    return re.findall(r'<form[^>]*method="post"[^>]*action="([^"]+)"', answer.body)
+
+
+def get(client: Client, path: str) -> Answer:
+    return client.get(path, headers=PAGE)
+
+
+def post(client: Client, path: str, fields: dict[str, Any], *, csrf: str | None, **headers: str) -> Answer:
+    """A form post; `csrf` None sends none (a forged form)."""
+    pairs: list[tuple[str, Any]] = []
+    for name, value in fields.items():
+        pairs.extend((name, v) for v in value) if isinstance(value, list) else pairs.append((name, value))
+    if csrf is not None:
+        pairs.append(("csrf", csrf))
+    return client.request("POST", path, raw_body=urlencode(pairs), headers={**FORM, **PAGE, **headers})
+
+
+def submit(client: Client, page_path: str, action: str, fields: dict[str, Any]) -> Answer:
+    """Open `page_path`, then send its form to `action` with its token, as a person filling it would."""
+    return post(client, action, fields, csrf=csrf_of(get(client, page_path)))
