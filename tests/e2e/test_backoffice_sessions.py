@@ -1,0 +1,59 @@
+"""A hosted shop's backoffice sessions over HTTP, as the people who hold them meet them: a session ends when
+the store changes who its holder is (removed, invited again, given another role)."""
+
+from __future__ import annotations
+
+import secrets
+
+import httpx
+from stackproc import create_user
+from test_journeys import signed_in
+
+
+def open_backoffice(browser: httpx.Client, link: str) -> None:
+    """The platform's sign-in link, followed to the shop: the browser holds a backoffice session after."""
+    sso = browser.get(browser.get(link).headers["location"])
+    assert sso.status_code == 302 and "svc_session" in sso.cookies, sso.headers
+
+
+def is_signed_out(answer: httpx.Response) -> bool:
+    location = answer.headers.get("location", "")
+    return answer.status_code == 302 and location.endswith("/auth/signed-out")
+
+
+def test_a_removed_member_invited_again_does_not_get_the_old_session_back(gateway, stack):
+    """The attack: removed, then invited again before accepting, a member's old cookie worked again (the
+    invitation reused the removed row and its session epoch). Removal, the new invitation and a role change
+    each end the person's sessions in the shop; only a new sign-in lets them in again."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"rita-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        invited = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).json()
+        with signed_in(gateway, email, "person-pass-123") as rita:
+            open_backoffice(rita, link)
+            assert rita.get(f"{backoffice}/api/products").status_code == 200
+
+            removed = owner.request("DELETE", f"{backoffice}/api/staff", json={"id": invited["id"]})
+            assert removed.json() == {"ok": True}
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+
+            again = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"})
+            assert (again.status_code, again.json()["status"]) == (201, "invited")
+            # The cookie from before the removal is still in Rita's browser: it stays ended.
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+            assert is_signed_out(rita.post(f"{backoffice}/api/products", json={"title": "Back in?"}))
+
+            open_backoffice(rita, link)  # accepting the new invitation: a new session
+            assert rita.post(f"{backoffice}/api/products", json={"title": "Rita's mug"}).status_code == 201
+
+            changed = owner.patch(f"{backoffice}/api/staff", json={"id": invited["id"], "role": "viewer"})
+            assert changed.json()["role"] == "viewer"
+            # A role change ends the session too (not merely the insufficient-role answer of the gate).
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+            open_backoffice(rita, link)
+            assert rita.get(f"{backoffice}/api/products").status_code == 200
+            refused = rita.post(f"{backoffice}/api/products", json={"title": "As a viewer"})
+            assert refused.headers["location"].endswith("reason=insufficient_role")
