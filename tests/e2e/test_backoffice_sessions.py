@@ -57,3 +57,33 @@ def test_a_removed_member_invited_again_does_not_get_the_old_session_back(gatewa
             assert rita.get(f"{backoffice}/api/products").status_code == 200
             refused = rita.post(f"{backoffice}/api/products", json={"title": "As a viewer"})
             assert refused.headers["location"].endswith("reason=insufficient_role")
+
+
+def test_the_gate_comes_first_and_every_answer_is_guarded(gateway, stack):
+    """Over the platform's gateway: a viewer's POST without a body is the insufficient-role redirect (not a
+    415), a method a path lacks is a 405 naming the methods it has, and every answer, the platform's own 404
+    for an unknown shop included, carries nosniff and a policy."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"vic-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "viewer"}).raise_for_status()
+        put = owner.put(f"{backoffice}/api/products", json={})
+        assert (put.status_code, put.headers["allow"]) == (405, "GET, POST")
+        assert put.json() == {"error": "This address does not answer that method; it answers GET, POST."}
+    with signed_in(gateway, email, "person-pass-123") as vic:
+        open_backoffice(vic, link)
+        bare = vic.post(f"{backoffice}/api/products")  # no body, no Content-Type
+        assert bare.headers["location"].endswith("/auth/signed-out?reason=insufficient_role")
+        answers = [
+            vic.get(f"{backoffice}/api/products"),
+            bare,
+            vic.get(f"{backoffice}/api/nowhere"),
+            vic.get(f"{gateway}/shops/{secrets.token_hex(8)}/api/products"),
+        ]
+        assert [a.status_code for a in answers] == [200, 302, 404, 404]
+        for answer in answers:
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            assert answer.headers["content-security-policy"].startswith("default-src 'none'")
