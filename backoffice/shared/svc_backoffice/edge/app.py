@@ -22,7 +22,6 @@ from svc_backoffice.core.errors import (
     Unavailable,
     Unprocessable,
     UnsupportedMediaType,
-    WebhookNotConfigured,
     WebhookRejected,
 )
 from svc_backoffice.core.logs import logger
@@ -45,7 +44,6 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     RateLimited: 429,
     Unavailable: 503,
     WebhookRejected: 400,
-    WebhookNotConfigured: 401,
 }
 
 
