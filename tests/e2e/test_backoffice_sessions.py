@@ -3,6 +3,7 @@ the store changes who its holder is (removed, invited again, given another role)
 
 from __future__ import annotations
 
+import re
 import secrets
 
 import httpx
@@ -87,3 +88,67 @@ def test_the_gate_comes_first_and_every_answer_is_guarded(gateway, stack):
         for answer in answers:
             assert answer.headers["x-content-type-options"] == "nosniff"
             assert answer.headers["content-security-policy"].startswith("default-src 'none'")
+
+
+def account_form(browser: httpx.Client) -> str:
+    """The workspace's CSRF token, from the Account page as a browser reads it."""
+    page = browser.get("/workspace/account")
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found, page.text[:300]
+    return found[1]
+
+
+def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(gateway, stack):
+    """A platform password change, "Sign out everywhere" and the account's deletion each end the person's
+    backoffice session in the shop at once (the cookie used to keep working for its 8 hours)."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"ada-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).raise_for_status()
+
+    # 1. A password change, from another browser of hers.
+    with (
+        signed_in(gateway, email, "person-pass-123") as shop_tab,
+        signed_in(gateway, email, "person-pass-123") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        changed = laptop.post(
+            "/workspace/account/password",
+            data={
+                "csrf": account_form(laptop),
+                "current_password": "person-pass-123",
+                "new_password": "person-pass-456",
+                "new_password_again": "person-pass-456",
+            },
+        )
+        assert changed.status_code == 303
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+    # 2. "Sign out everywhere".
+    with (
+        signed_in(gateway, email, "person-pass-456") as shop_tab,
+        signed_in(gateway, email, "person-pass-456") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        ended = laptop.post("/logout", data={"everywhere": "yes", "csrf": account_form(laptop)})
+        assert ended.status_code == 303
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+    # 3. Deleting the account.
+    with (
+        signed_in(gateway, email, "person-pass-456") as shop_tab,
+        signed_in(gateway, email, "person-pass-456") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        deleted = laptop.post(
+            "/workspace/account/delete",
+            data={"csrf": account_form(laptop), "confirm": "yes", "password": "person-pass-456"},
+        )
+        assert deleted.status_code == 303 and deleted.headers["location"].endswith("/account/deleted")
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))

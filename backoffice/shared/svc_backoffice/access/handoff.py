@@ -17,6 +17,8 @@ handoff_public_keys), and checks:
        only with an invitation (a staff row for that email, written by an admin or owner), in its role
   iat, exp  exp - iat <= 60 s, and not expired (5 s leeway for clock skew)
   jti  unique id; recorded in `sso_handoffs` on first use, a second use is refused
+  acct, aep  optional: the platform account's id and session epoch; the session names them, and a hosted shop
+       asks the platform on each request whether that account still has access (Shop.account_access)
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class Handoff:
     role: str
     jti: str
     expires_at: int
+    account: str | None = None
+    account_epoch: int = 0
 
 
 def encode(
@@ -71,6 +75,8 @@ def encode(
     now: float | None = None,
     algorithm: str = "EdDSA",
     kid: str | None = None,
+    account: str | None = None,
+    account_epoch: int = 0,
 ) -> str:
     """Mint a hand-off token (the platform side, and tests); `kid` is key_id() of the signing key's public
     half."""
@@ -83,6 +89,7 @@ def encode(
         "jti": jti,
         "iat": issued,
         "exp": issued + lifetime,
+        **({"acct": account, "aep": account_epoch} if account is not None else {}),
     }
     return jwt.encode(claims, private_key, algorithm=algorithm, headers={"kid": kid} if kid else None)
 
@@ -189,7 +196,19 @@ def verify(
     email, jti = str(claims["sub"]).strip(), str(claims["jti"])
     if "@" not in email or not 8 <= len(jti) <= 200:
         raise HandoffRejected("malformed sub or jti")
-    return Handoff(email=email, role=str(role), jti=jti, expires_at=exp)
+    account, account_epoch = claims.get("acct"), claims.get("aep", 0)
+    if account is not None and (not isinstance(account, str) or not 1 <= len(account) <= 128):
+        raise HandoffRejected("malformed acct")
+    if isinstance(account_epoch, bool) or not isinstance(account_epoch, int):
+        raise HandoffRejected("malformed aep")
+    return Handoff(
+        email=email,
+        role=str(role),
+        jti=jti,
+        expires_at=exp,
+        account=account,
+        account_epoch=account_epoch,
+    )
 
 
 def consume(db: Database, handoff: Handoff) -> None:

@@ -96,6 +96,10 @@ class Handoffs:
                 "iat": now,
                 "exp": now + LIFETIME,
                 "jti": str(uuid.uuid4()),
+                # The account and its session epoch: the hosted shop asks, on each request of the session
+                # this makes, whether that account may still be there (svc_shared.domain.shops).
+                "acct": user.id,
+                "aep": user.session_epoch,
             },
             private_key,
             algorithm="EdDSA",

@@ -322,7 +322,13 @@ def shops(s: Services) -> Shops:
         s.settings.backoffice_secret_arn, lambda: s.aws.client("secretsmanager")
     )
     return Shops(
-        projects.of(s), s.envelope, handoff_keys.of(s), s.clock, secret=secret, tree=s.backoffice_tree
+        projects.of(s),
+        accounts.of(s),
+        s.envelope,
+        handoff_keys.of(s),
+        s.clock,
+        secret=secret,
+        tree=s.backoffice_tree,
     )
 
 
