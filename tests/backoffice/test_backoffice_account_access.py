@@ -11,8 +11,8 @@ import uuid
 import pytest
 from test_backoffice_hosting import call, hosted, make_shop, session_of, shop_databases  # noqa: F401
 
-from svc_backoffice import handoff
-from svc_backoffice.hosting import Shop
+from svc_backoffice.access import handoff
+from svc_backoffice.hosting.shops import Shop
 
 ISSUER = "svc-platform"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from bohelpers import invoke
 
-from svc_backoffice import store
+from svc_backoffice.domain import store
 
 JSON_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
