@@ -9,7 +9,14 @@ import dataclasses
 import uuid
 
 import pytest
-from test_backoffice_hosting import call, hosted, make_shop, session_of, shop_databases  # noqa: F401
+from test_backoffice_hosting import (  # noqa: F401
+    BROWSER_BINDING,
+    call,
+    hosted,
+    make_shop,
+    session_of,
+    shop_databases,
+)
 
 from svc_backoffice.access import handoff
 from svc_backoffice.hosting.shops import Shop
@@ -53,6 +60,7 @@ def hand_off(shop: Shop, key, platform: Platform, email: str, role: str, *, acco
         jti=uuid.uuid4().hex,
         account=account,
         account_epoch=platform.epochs.get(account or "", 0),
+        binding=BROWSER_BINDING,
     )
     return call(shop, "GET", f"/auth/sso?token={token}")
 

@@ -152,3 +152,23 @@ def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(g
         )
         assert deleted.status_code == 303 and deleted.headers["location"].endswith("/account/deleted")
         assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+
+def test_a_hand_off_link_signs_in_only_the_browser_that_asked_for_it(gateway, stack):
+    """Login CSRF: someone takes the hand-off link the platform gave their own browser and makes another
+    person's browser open it; that browser is not signed in to the shop as them. The asker's browser is."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as attacker:
+        minted = attacker.get(link)
+        assert minted.status_code == 303 and "svc_handoff" in minted.cookies
+        handoff = minted.headers["location"]
+        with httpx.Client(timeout=30) as victim:
+            opened = victim.get(handoff)
+            assert opened.status_code == 302
+            assert opened.headers["location"].endswith("/auth/signed-out?reason=invalid_handoff")
+            assert "svc_session" not in opened.cookies
+            assert is_signed_out(victim.get(f"{backoffice}/api/products"))
+        own = attacker.get(handoff)  # the browser that asked: the link still works there
+        assert own.status_code == 302 and "svc_session" in own.cookies
+        assert attacker.get(f"{backoffice}/api/products").status_code == 200

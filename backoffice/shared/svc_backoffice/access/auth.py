@@ -31,8 +31,9 @@ def handoff_keys_and_audience() -> tuple[tuple[str, ...], str]:
     return handoff.split_pem_blocks(settings.handoff_public_key), settings.handoff_audience
 
 
-def sign_in(db: Database, token: str) -> str:
-    """Verify and consume a hand-off token; returns the session cookie value. Raises HandoffRejected."""
+def sign_in(db: Database, token: str, binding: str | None = None) -> str:
+    """Verify and consume a hand-off token presented with the browser's binding cookie; returns the session
+    cookie value. Raises HandoffRejected."""
     keys, audience = handoff_keys_and_audience()
     claims = handoff.verify(
         token, public_keys=keys, issuer=config.get_settings().handoff_issuer, audience=audience
@@ -40,6 +41,9 @@ def sign_in(db: Database, token: str) -> str:
     shop = tenancy.current_shop()
     if shop is not None and shop.account_access is not None and claims.account is None:
         raise handoff.HandoffRejected("a hosted shop's hand-off names the platform account")
+    # Hosted, the shop is on the platform's origin: the browser that asked for the hand-off holds its cookie.
+    if shop is not None and not handoff.bound_to(claims, binding):
+        raise handoff.HandoffRejected("the hand-off was minted for another browser")
     handoff.consume(db, claims)
     if claims.role == handoff.INVITEE:
         # Only an invitation lets in a person the platform knows nothing more of: not a row a workspace

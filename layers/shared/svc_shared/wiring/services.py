@@ -311,7 +311,7 @@ def metrics(s: Services) -> Metrics:
 def handoffs(s: Services) -> Handoffs:
     from svc_shared.domain.handoff import Handoffs
 
-    return Handoffs(projects.of(s), accounts.of(s), s.clock, handoff_keys.of(s))
+    return Handoffs(projects.of(s), accounts.of(s), s.clock, handoff_keys.of(s), rate_limiter.of(s))
 
 
 @_service
