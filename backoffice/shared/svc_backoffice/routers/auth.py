@@ -50,7 +50,7 @@ def _safe_next(target: str | None) -> str:
 def sso() -> Response:
     event = sessions.current_event
     token = event.get_query_string_value("token") or ""
-    binding = cookie(sessions, handoff.BINDING_COOKIE)  # type: ignore[arg-type]
+    binding = cookie(sessions, handoff.BINDING_COOKIE)
     spent = [_binding_cookie_spent()] if binding is not None else []
     try:
         session = auth.sign_in(database(), token, binding)
