@@ -75,7 +75,8 @@ def create_app(
     unknown path outside /api/ that a browser asks for as a page (the admin screens' 404 in words)."""
     app = _RequestLocalResolver()
     app.use(middlewares=[_transaction])
-    routes = tuple(route for router in routers for route in router.declared)
+    # The declared routes (the admin screens' plain Routers declare none): what a 405 names.
+    routes = tuple(r for router in routers if isinstance(router, ApiRouter) for r in router.declared)
 
     @app.exception_handler(DomainError)
     def _domain_error(exc: DomainError) -> Response:
