@@ -200,7 +200,8 @@ def sandbox(sandbox_credentials, tmp_path_factory):
 
     with psycopg.connect(SANDBOX_DATABASE_URL, autocommit=True) as conn:
         for project in supabase.data["projects"].values():
-            conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}"')
+            conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}" WITH (FORCE)')
+            conn.execute(f'DROP ROLE IF EXISTS "{project["database"]}"')  # its own role
 
 
 @pytest.fixture

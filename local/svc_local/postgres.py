@@ -7,7 +7,7 @@ import socket
 import warnings
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 
 def redact(url: str) -> str:
@@ -87,3 +87,34 @@ def server_endpoint(url: str) -> tuple[str, int, str, str]:
     user = (query.get("user") or [unquote(parts.username or "") or "postgres"])[0]
     password = (query.get("password") or [unquote(parts.password or "")])[0]
     return host, port, user, password
+
+
+def as_user(url: str, database: str, user: str, password: str) -> str:
+    """The same server as `url`, `database` reached as `user` (a unix socket host stays in the query)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    query = "&".join(p for p in parts.query.split("&") if p and not p.startswith(("user=", "password=")))
+    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}"
+    return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}", query=query))
+
+
+def own_database(admin_url: str, name: str, password: str) -> str:
+    """A database of one shop, owned by a login role of its own named as it (never the superuser): the role
+    is created or given `password`, the database created owned by it, and no other role may connect to it.
+    Returns the URL that reaches it as that role. `admin_url` connects as a role that may create roles."""
+    import psycopg
+    from psycopg import sql
+
+    role = sql.Identifier(name)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone()
+        verb = sql.SQL("ALTER ROLE" if exists else "CREATE ROLE")
+        admin.execute(
+            sql.SQL("{} {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD {}").format(
+                verb, role, sql.Literal(password)
+            )
+        )
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            admin.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
+        admin.execute(sql.SQL("REVOKE CONNECT, TEMPORARY ON DATABASE {} FROM PUBLIC").format(role))
+    return as_user(admin_url, name, name, password)

@@ -213,3 +213,19 @@ def test_higher_roles_pass_lower_gates(as_role):
 def test_unknown_route_is_404(as_role):
     answer = as_role("owner").get("/api/nothing-here")
     assert (answer.status, answer.json()) == (404, {"error": "Not found"})
+
+
+def test_expired_hand_off_rows_are_pruned_and_live_ones_still_stop_a_replay(db, handoff_key):
+    db.all(
+        "INSERT INTO sso_handoffs (jti, email, expires_at) VALUES "
+        "('expired-long-ago', 'old@shop.example', now() - interval '1 hour'), "
+        "('expired-in-leeway', 'old@shop.example', now() - interval '2 seconds')"
+    )
+    live = token(handoff_key, email="live@shop.example", jti="live-jti-0001")
+    assert invoke("GET", f"/auth/sso?token={live}").location == "/"
+    other = token(handoff_key, email="other@shop.example")
+    assert invoke("GET", f"/auth/sso?token={other}").location == "/"
+    kept = {row["jti"] for row in db.all("SELECT jti FROM sso_handoffs")}
+    assert "expired-long-ago" not in kept
+    assert {"expired-in-leeway", "live-jti-0001"} <= kept
+    assert invoke("GET", f"/auth/sso?token={live}").location == "/auth/signed-out?reason=invalid_handoff"

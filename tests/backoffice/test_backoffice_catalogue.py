@@ -188,7 +188,7 @@ def test_the_scan_finds_a_message_spelled_in_place() -> None:
     assert _spelled(ast.parse('f"x {y}"', mode="eval").body)
     assert _spelled(ast.parse('"x {y}".format(y=1)', mode="eval").body)
     assert not _spelled(ast.parse('say("request.invalid_json")', mode="eval").body)
-    assert {"NotFound", "WebhookNotConfigured", "GscNotConfigured"} <= _domain_errors()
+    assert {"NotFound", "WebhookRejected", "GscNotConfigured"} <= _domain_errors()
 
 
 # -- the catalogue ships with the backoffice -----------------------------------------------------------------------

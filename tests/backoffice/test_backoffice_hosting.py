@@ -98,10 +98,17 @@ def shops(hosted, shop_databases, handoff_key) -> tuple[Shop, Shop]:
     return make_shop("p_alpha", a, handoff_key), make_shop("p_beta", b, handoff_key)
 
 
+# The hand-off binding cookie the platform gives the browser that asks for a hand-off (hosted shops require
+# it): these tests' browser asked for every hand-off token_for mints.
+BROWSER_BINDING = "this-browser-asked-for-the-hand-off"
+
+
 def call(shop: Shop, method: str, path: str, *, cookie: str | None = None, **kwargs: Any) -> Answer:
     headers = dict(kwargs.pop("headers", None) or {})
     if cookie:
         headers["Cookie"] = cookie
+    elif path.startswith("/auth/sso"):
+        headers.setdefault("Cookie", f"{handoff.BINDING_COOKIE}={BROWSER_BINDING}")
     return answer_of(
         hosting.handle(build_event(method, path, headers=headers, **kwargs), LambdaContext(), shop)
     )
@@ -123,6 +130,7 @@ def token_for(
         role=role,
         jti=uuid.uuid4().hex,
         kid=handoff.key_id(public_pem(key)) if kid else None,
+        binding=BROWSER_BINDING,
     )
 
 
@@ -175,7 +183,7 @@ def test_a_hand_off_for_one_shop_is_refused_by_the_other(shops, handoff_key):
     for_a = token_for(handoff_key, a.base_url, email="x@alpha.example")
     answer = call(b, "GET", f"/auth/sso?token={for_a}")
     assert (answer.status, answer.location) == (302, "/shops/p_beta/auth/signed-out?reason=invalid_handoff")
-    assert not answer.cookies
+    assert not [c for c in answer.cookies if c.startswith("svc_session=")]  # the binding alone is cleared
     # Unused at B, it still signs in at A (B refused it before recording its jti).
     assert call(a, "GET", f"/auth/sso?token={for_a}").status == 302
     assert (
@@ -356,11 +364,11 @@ def test_secrets_are_sealed_with_the_shops_own_key(shops, handoff_key):
     signature = hmac.new(secret.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
     headers = {"card-signature": f"t={t},v1={signature}"}
     assert call(a, "POST", "/api/payments/webhooks/card", raw_body=body, headers=headers).status == 200
-    assert call(b, "POST", "/api/payments/webhooks/card", raw_body=body, headers=headers).status == 401
+    assert call(b, "POST", "/api/payments/webhooks/card", raw_body=body, headers=headers).status == 400
     # Another shop's key cannot open A's secret, so A's provider is unusable under it.
     other_key = dataclasses.replace(a, field_key=b.field_key)
     assert (
-        call(other_key, "POST", "/api/payments/webhooks/card", raw_body=body, headers=headers).status == 401
+        call(other_key, "POST", "/api/payments/webhooks/card", raw_body=body, headers=headers).status == 400
     )
 
 
@@ -460,3 +468,20 @@ def test_a_hosted_shop_takes_writes_from_its_base_urls_origin_only(shops, handof
     out = call(a, "POST", "/auth/sign-out", cookie=owner, headers={"Origin": PLATFORM})
     assert (out.status, out.location) == (302, f"/shops/{a.id}/auth/signed-out")
     assert call(a, "GET", "/api/products", cookie=owner).status == 302
+
+
+def test_a_hand_off_signs_in_only_the_browser_that_asked_for_it(shops, handoff_key):
+    """Login CSRF: a person who obtained a hand-off (for their own account) sends the link to someone else;
+    that browser lacks the binding cookie the platform gave the asker, so it is not signed in as them."""
+    a, _ = shops
+    link = f"/auth/sso?token={token_for(handoff_key, a.base_url, email='attacker@example.com')}"
+    for other_browser in ("", f"{handoff.BINDING_COOKIE}=a-cookie-of-its-own"):
+        answer = call(
+            a, "GET", link, headers={"Cookie": other_browser} if other_browser else {"Cookie": "x=1"}
+        )
+        assert answer.location == "/shops/p_alpha/auth/signed-out?reason=invalid_handoff"
+        assert not [c for c in answer.cookies if c.startswith("svc_session=")]
+    asker = call(a, "GET", link)  # the browser that asked: still signed in (the refusals spent nothing)
+    assert asker.location == "/shops/p_alpha/"
+    (spent,) = [c for c in asker.cookies if c.startswith(f"{handoff.BINDING_COOKIE}=")]
+    assert "Max-Age=0" in spent and "Path=/shops/p_alpha/auth/sso" in spent

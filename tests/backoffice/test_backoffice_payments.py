@@ -222,14 +222,31 @@ def test_bad_deliveries_get_clear_400s_and_record_nothing(admin, db, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_not_configured_is_401(admin, db, kind):
+def test_an_unconfigured_provider_answers_as_a_bad_signature_does(admin, db, kind):
+    """The answer never tells whether a shop has payments set up: with no provider of that kind (none,
+    disabled, or without a webhook secret) each delivery gets what a configured provider gives a signature
+    made with another secret, check by check."""
     body = json.dumps(event_for(kind, "evt_nc")).encode()
-    expected = (401, {"ok": False, "error": "not_configured"})
-    answer = deliver(kind, body, sign(kind, body))
-    assert (answer.status, answer.json()) == expected
+    forged = sign(kind, body, secret="whsec_someone_elses")
+    deliveries = [
+        (body, forged, "application/json"),  # a well-formed delivery, signed with a guess
+        (body, {}, "application/json"),  # no signature header
+        (body, forged, "text/plain"),  # signed, but not JSON
+    ]
+
+    def answers() -> list[tuple[int, object]]:
+        return [
+            (a.status, a.json())
+            for a in (deliver(kind, raw, headers, content_type=ct) for raw, headers, ct in deliveries)
+        ]
+
+    unconfigured = answers()
+    assert unconfigured[0] == (400, {"ok": False, "error": "signature_failed"})
     provider = configure(admin, kind, enabled=False)
-    assert (deliver(kind, body, sign(kind, body)).status, 401) == (401, 401)
+    assert answers() == unconfigured
     admin.patch(f"/api/payments/providers/{provider['id']}", {"enabled": True, "webhook_secret": None})
-    answer = deliver(kind, body, sign(kind, body))
-    assert (answer.status, answer.json()) == expected
-    assert events(db) == 0
+    assert answers() == unconfigured
+    admin.patch(f"/api/payments/providers/{provider['id']}", {"webhook_secret": SECRET})
+    assert answers() == unconfigured  # configured now: the same answers to the same deliveries
+    assert (deliver(kind, body, sign(kind, body)).status) == 200  # and the right secret is let in
+    assert events(db) == 1

@@ -105,3 +105,18 @@ def test_the_last_owner_cannot_be_removed(owner, staff):
     assert owner.delete("/api/staff", {"id": staff["owner2"]["id"]}).json() == {"ok": True}
     answer = owner.delete("/api/staff", {"id": staff["owner"]["id"]})
     assert (answer.status, answer.json()) == (409, {"error": "The store must keep at least one owner."})
+
+
+def test_a_role_change_or_a_removal_ends_the_members_sessions(admin, staff, db):
+    editor = Client(staff["editor"]["cookie"])
+    assert editor.get("/api/products").status == 200
+    changed = admin.patch("/api/staff", {"id": staff["editor"]["id"], "role": "viewer"})
+    assert changed.json()["role"] == "viewer"
+    assert editor.get("/api/products").location == "/auth/signed-out"
+    renamed = admin.patch("/api/staff", {"id": staff["viewer"]["id"], "name": "Vera"})
+    assert renamed.status == 200
+    assert Client(staff["viewer"]["cookie"]).get("/api/products").status == 200  # a new name is no new person
+    assert admin.delete("/api/staff", {"id": staff["viewer"]["id"]}).json() == {"ok": True}
+    again = admin.post("/api/staff", {"email": staff["viewer"]["email"], "role": "viewer"})
+    assert again.status == 201
+    assert Client(staff["viewer"]["cookie"]).get("/api/products").location == "/auth/signed-out"

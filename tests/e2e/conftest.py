@@ -49,6 +49,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, tls_authority: TestAuthority
             running.stop()
         with psycopg.connect(DATABASE_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{demo_store}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE IF EXISTS "{demo_store}"')  # its own role
 
 
 @pytest.fixture(scope="session")

@@ -148,6 +148,7 @@ def derived_gateway(tmp_path_factory: pytest.TempPathFactory):
         running.stop()
         with psycopg.connect(DATABASE_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{running.env["SVC_DEMO_STORE_DATABASE"]}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE IF EXISTS "{running.env["SVC_DEMO_STORE_DATABASE"]}"')
 
 
 def test_sdk_client_discovers_everything_at_the_raw_url_with_no_custom_domain(derived_gateway):

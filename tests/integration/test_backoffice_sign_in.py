@@ -134,3 +134,50 @@ def test_an_unexpected_failure_is_the_error_page_naming_the_request(api, app_env
     answer = api.get("/backoffice/sso", params={"project": project.id})
     assert_workspace_page(answer, 500)
     assert "An internal error occurred" in answer.text and "quote request" in answer.text
+
+
+def test_the_hand_off_is_bound_to_the_browser_that_asked(api, demo_user, project):
+    """The redirect gives this browser a cookie, sent only to the shop's /auth/sso for the token's minute,
+    and the token names its digest: the shop lets in only a browser holding it (login CSRF)."""
+    import hashlib
+
+    url = f"http://127.0.0.1:3000/shops/{project.id}"
+    services.projects().update(project, {"backoffice_url": url})
+    sign_in(api)
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    (binding,) = [c for c in answer.headers_named("set-cookie") if c.startswith("svc_handoff=")]
+    value = binding.split(";")[0].removeprefix("svc_handoff=")
+    assert len(value) >= 40
+    attributes = {part.strip().split("=")[0].lower(): part.strip() for part in binding.split(";")[1:]}
+    assert attributes["path"] == f"Path=/shops/{project.id}/auth/sso"
+    assert attributes["max-age"] == "Max-Age=60"
+    assert "httponly" in attributes and attributes["samesite"].lower() == "samesite=lax"
+    token = parse_qs(urlsplit(answer.header("location")).query)["token"][0]
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert claims["bnd"] == hashlib.sha256(value.encode()).hexdigest()
+    assert (claims["acct"], claims["aep"]) == (demo_user.id, 0)
+
+
+def test_a_backoffice_on_another_origin_gets_no_binding_cookie(api, demo_user, project):
+    services.projects().update(project, {"backoffice_url": "https://shop.merchant.example/backoffice"})
+    sign_in(api)
+    answer = api.get("/backoffice/sso", params={"project": project.id})
+    assert answer.status == 303
+    assert not [c for c in answer.headers_named("set-cookie") if c.startswith("svc_handoff=")]
+
+
+def test_sign_ins_are_limited_per_person_with_a_page_in_words(api, demo_user, project):
+    from svc_shared.domain.handoff import SIGN_INS_PER_MINUTE
+
+    services.projects().update(project, {"backoffice_url": f"http://127.0.0.1:3000/shops/{project.id}"})
+    sign_in(api)
+    for _ in range(SIGN_INS_PER_MINUTE):
+        assert api.get("/backoffice/sso", params={"project": project.id}).status == 303
+    refused = api.get("/backoffice/sso", params={"project": project.id})
+    assert_workspace_page(refused, 429)
+    assert int(refused.header("retry-after")) >= 1
+    assert f"You opened backoffices more than {SIGN_INS_PER_MINUTE} times in a minute." in refused.text
+    # Per person: someone else is not held back by it.
+    services.accounts().create_user(email="o@example.com", password="other-password-1")
+    sign_in(api, "o@example.com", "other-password-1")
+    assert api.get("/backoffice/sso", params={"project": project.id}).status == 303  # an invitee hand-off

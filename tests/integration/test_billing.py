@@ -81,3 +81,36 @@ def test_truncated_body_fails_the_signature(api, app_env, demo_user):
     body = event(demo_user.id)
     signature = sign_payload(body, app_env["checkout_webhook_secret"], int(time.time()))
     assert deliver(api, body[:-5], signature).json() == {"error": "signature_failed"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"amount_total": -2500}, "invalid_amount"),
+        ({"amount_total": 0}, "invalid_amount"),
+        ({"amount_total": 10**30}, "invalid_amount"),
+        ({"amount_total": 100_001}, "invalid_amount"),
+        ({"session_id": "cs_" + "x" * 2000}, "invalid_event"),
+        ({"event_id": "evt_" + "x" * 2000}, "invalid_event"),
+        ({"user_id": "no-such-user"}, "unknown_user"),
+        ({"user_id": "u" * 5000}, "invalid_event"),
+    ],
+)
+def test_a_signed_event_no_top_up_could_send_is_refused_and_credits_nothing(
+    api, app_env, demo_user, changes, expected
+):
+    """Signed, so the checkout provider sent it: still, a negative or absurd amount, an id no storage key can
+    hold, or a user who does not exist is refused in words (never a 500) and credits no one."""
+    args = {"user_id": demo_user.id, **changes}
+    body = event(**args)
+    answer = deliver(api, body, sign_payload(body, app_env["checkout_webhook_secret"], int(time.time())))
+    assert (answer.status, answer.json()) == (400, {"error": expected})
+    assert services.credits().balance(demo_user.id) == 0
+
+
+@pytest.mark.parametrize("cents", [500, 100_000])
+def test_a_top_up_at_the_edges_of_the_range_is_credited(api, app_env, demo_user, cents):
+    body = event(demo_user.id, amount_total=cents)
+    answer = deliver(api, body, sign_payload(body, app_env["checkout_webhook_secret"], int(time.time())))
+    assert answer.json() == {"received": True, "credited": True}
+    assert services.credits().balance(demo_user.id) == cents

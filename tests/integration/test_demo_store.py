@@ -20,6 +20,7 @@ def store_database(monkeypatch: pytest.MonkeyPatch):
     yield name
     with psycopg.connect(SANDBOX_DATABASE_URL, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'DROP ROLE IF EXISTS "{name}"')  # its own role
 
 
 def test_the_demo_store_starts_without_the_sandbox_and_is_published_once_it_answers(

@@ -135,7 +135,7 @@ def test_publish_runs_every_stage_to_ready(merchant, tmp_path):
         stored.extra["db_pooler_port"],
         stored.extra["db_pooler_user"],
         stored.extra["db_pooler_database"],
-    ) == (server["host"], int(server.get("port", 5432)), server.get("user", "postgres"), server["dbname"])
+    ) == (server["host"], int(server.get("port", 5432)), server["dbname"], server["dbname"])  # its own role
     site_database = psycopg.conninfo.conninfo_to_dict(variables["DATABASE_URL"])
     assert (site_database["host"], site_database["dbname"]) == (server["host"], server["dbname"])
     assert "supabase.co" not in variables["DATABASE_URL"]

@@ -45,7 +45,8 @@ def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
 
         with psycopg.connect(database_url, autocommit=True) as conn:
             for project in supabase.data["projects"].values():
-                conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}"')
+                conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}" WITH (FORCE)')
+                conn.execute(f'DROP ROLE IF EXISTS "{project["database"]}"')  # its own role
 
 
 @pytest.fixture(scope="module")
@@ -181,16 +182,13 @@ def test_the_pooler_of_a_project_is_its_own_database_on_the_sandbox_server(sandb
 
     pooler = db.session_pooler(project.ref)
     server = httpx.URL(DATABASE_URL)
-    assert (pooler.host, pooler.port, pooler.user) == (
-        server.host,
-        server.port or 5432,
-        server.username or "postgres",
-    )
+    # The project's own role, named as its database: never the server's superuser.
+    assert (pooler.host, pooler.port, pooler.user) == (server.host, server.port or 5432, f"sbx_{project.ref}")
     assert pooler.database == f"sbx_{project.ref}"
     db.query(project.ref, "create table pooled_items (id int)")  # waits for the database to exist
     import psycopg
 
-    url = f"postgresql://{pooler.user}@{pooler.host}:{pooler.port}/{pooler.database}"
+    url = f"postgresql://{pooler.user}:secret-pass-2@{pooler.host}:{pooler.port}/{pooler.database}"
     with psycopg.connect(url, connect_timeout=5) as conn:
         assert conn.execute("SELECT to_regclass('public.pooled_items') IS NOT NULL").fetchone()[0]
 
@@ -238,3 +236,29 @@ def test_rate_limit_answers_429(sandbox: Sandbox, urls, creds):
             db.organizations()
     finally:
         admin(sandbox, "/supabase/settings", {"rate_limit_per_minute": 60})
+
+
+def test_a_projects_role_is_no_superuser_and_reaches_no_other_projects_database(db: DbHost):
+    """What a shop's backoffice connects as, locally as in the cloud: its own role. Through it, a shop cannot
+    read another shop's database, make roles, or read the server's files."""
+    import psycopg
+
+    if not _reachable(DATABASE_URL):
+        pytest.skip("no PostgreSQL for project databases")
+    org = db.organizations()[0].slug
+    mine = db.create_project(name="mine", db_pass="secret-pass-3", organization_slug=org)
+    other = db.create_project(name="other", db_pass="secret-pass-4", organization_slug=org)
+    for project in (mine, other):
+        db.query(project.ref, "create table secrets_of_the_shop (v text)")  # waits for the database
+    assert db.query(
+        mine.ref, "select current_user as who, usesuper from pg_user where usename = current_user"
+    ) == [{"who": f"sbx_{mine.ref}", "usesuper": False}]
+    for attack in ("create role intruder login superuser", "select pg_read_file('postgresql.conf')"):
+        with pytest.raises(ProviderError) as refused:
+            db.query(mine.ref, attack)
+        assert refused.value.status == 400
+        assert "42501" in refused.value.body["message"]  # insufficient_privilege
+    pooler = db.session_pooler(mine.ref)
+    into_other = f"postgresql://{pooler.user}:secret-pass-3@{pooler.host}:{pooler.port}/sbx_{other.ref}"
+    with pytest.raises(psycopg.OperationalError, match="permission denied for database"):
+        psycopg.connect(into_other, connect_timeout=5)

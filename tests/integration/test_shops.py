@@ -120,17 +120,26 @@ def test_unknown_and_unpublished_projects_are_not_shops(shops_env, demo_user):
         services.shops().get(draft.id)
 
 
-def test_a_warm_instance_serves_a_shop_for_a_minute_without_storage(shops_env, demo_user, clock):
+def test_a_warm_instance_keeps_the_keys_a_minute_but_a_deleted_shop_stops_at_once(
+    shops_env, demo_user, clock, monkeypatch
+):
+    from svc_shared.core.crypto import Envelope
+
     project = publish_record(a_project(demo_user))
+    opened: list[str] = []
+    decrypt = Envelope.decrypt_text
+    monkeypatch.setattr(
+        Envelope, "decrypt_text", lambda self, *a, **k: opened.append("x") or decrypt(self, *a, **k)
+    )
     first = services.shops().get(project.id)
-    # Gone from storage: a warm request still gets its shop (no read), until the minute is over.
+    clock.advance(59)
+    assert services.shops().get(project.id) == first
+    assert len(opened) == 1  # the database password was opened once in the minute
+    # Gone from storage (the owner deleted the account): the next request finds no shop, cache or not.
     shops_env["dynamodb"].delete_item(
         TableName=shops_env["TABLE_NAME"],
         Key={"pk": {"S": keys.project(project.id)}, "sk": {"S": keys.META}},
     )
-    clock.advance(59)
-    assert services.shops().get(project.id) == first
-    clock.advance(2)
     with pytest.raises(NotFound):
         services.shops().get(project.id)
 
@@ -233,3 +242,23 @@ def test_a_misconfigured_stack_answers_500_naming_the_request_only(
     body = answer.json()
     assert body["error"] == "internal error" and body["request_id"]
     assert "BACKOFFICE_SECRET_ARN" not in answer.text
+
+
+def test_the_shop_asks_who_may_still_be_signed_in_on_each_request(shops_env, demo_user):
+    """The hosted backoffice asks, for each request of a session, what the account that signed in may do
+    now: the project read afresh (made private: its workspace members are invitees again), the account
+    read afresh (deleted, or its sessions ended since: nothing)."""
+    project = publish_record(a_project(demo_user))
+    member = services.accounts().create_user(email="m@example.com", password="member-password-1")
+    services.accounts().add_collaborator(demo_user.default_workspace_id, member.id, role="admin")
+    services.projects().set_visibility(project, "workspace")
+    access = services.shops().get(project.id).account_access
+    assert access is not None
+    assert (access(demo_user.id, 0), access(member.id, 0)) == ("owner", "admin")
+    services.projects().set_visibility(services.projects().get(project.id), "private")
+    access = services.shops().get(project.id).account_access
+    assert access is not None
+    assert (access(demo_user.id, 0), access(member.id, 0)) == ("owner", "invitee")
+    services.accounts().end_sessions(demo_user.id)  # a password change, "Sign out everywhere"
+    assert (access(demo_user.id, 0), access(demo_user.id, 1)) == (None, "owner")
+    assert access("no-such-account", 0) is None

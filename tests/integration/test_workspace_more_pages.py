@@ -187,6 +187,11 @@ def test_another_users_checkout_session_is_never_shown_as_credited(api, demo_use
         ("5.001", "Amount has at most two decimals (cents)."),
         ("lots", "Enter an amount in US dollars between 5 and 1000"),
         ("NaN", "Enter an amount in US dollars between 5 and 1000"),
+        # Numbers too large to take to cents: words, never a 500.
+        ("1E1000", "Amount must be between $5 and $1000."),
+        ("9" * 60, "Amount must be between $5 and $1000."),
+        ("-1E1000", "Amount must be between $5 and $1000."),
+        ("9" * 60 + ".001", "Amount must be between $5 and $1000."),
     ],
 )
 def test_a_top_up_outside_5_to_1000_dollars_is_refused_next_to_the_field(api, demo_user, amount, words):

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from svc_local.postgres import server_endpoint
+from svc_local.postgres import own_database, server_endpoint
 
-DEFAULT_DATABASE = "svc_demo_store"
+# `_2`: the store's database is owned by its own role since issue 38; one made before (owned by the
+# superuser) is left as it was.
+DEFAULT_DATABASE = "svc_demo_store_2"
 DEMO_NAME = "Demo ceramics store"
 DEMO_PROMPT = "A ceramics studio selling mugs, bowls and vases (the demo store)"
 DEMO_CATEGORIES = [("Mugs", "mugs"), ("Bowls", "bowls"), ("Vases", "vases")]
@@ -27,7 +29,7 @@ DEMO_PRODUCTS = [
 
 
 def database_name() -> str:
-    """The demo store's database on the server: `SVC_DEMO_STORE_DATABASE`, or svc_demo_store (test runs give
+    """The demo store's database on the server: `SVC_DEMO_STORE_DATABASE`, or svc_demo_store_2 (test runs give
     each stack its own, so a stale one never meets a newer migration)."""
     return os.environ.get("SVC_DEMO_STORE_DATABASE") or DEFAULT_DATABASE
 
@@ -37,17 +39,15 @@ def database_url(server_url: str) -> str:
     return urlunsplit(parts._replace(path=f"/{database_name()}"))
 
 
-def prepare_database(server_url: str, owner_email: str) -> str:
-    """Create the demo store's database once, apply pending migrations, seed the demo data when empty."""
+def prepare_database(server_url: str, owner_email: str, password: str) -> str:
+    """Create the demo store's database once, owned by a role of its own (named as it, signing in with
+    `password`: never the server's superuser), apply pending migrations as that role, seed the demo data when
+    empty. Returns the URL that reaches it as that role."""
     import psycopg
 
     from svc_backoffice.data import migrate
 
-    name = database_name()
-    with psycopg.connect(server_url, autocommit=True) as admin:
-        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    url = database_url(server_url)
+    url = own_database(server_url, database_name(), password)
     with psycopg.connect(url, autocommit=True) as conn:
         migrate.migrate(migrate.psycopg_executor(conn))
         row = conn.execute("SELECT count(*) FROM staff").fetchone()
@@ -148,7 +148,6 @@ def seed(
     from svc_shared.core import errors
     from svc_shared.wiring import services
 
-    prepare_database(server_url, owner_email)
     projects = services.projects()
     project_id = marker.read_text().strip() if marker.is_file() else ""
     try:
@@ -161,11 +160,13 @@ def seed(
             owner_id=owner.id, workspace_id=owner.default_workspace_id, name=DEMO_NAME, prompt=DEMO_PROMPT
         )
         marker.write_text(project.id)
-    host, port, user, server_password = server_endpoint(server_url)
+    host, port, _, _ = server_endpoint(server_url)
     context = {"project_id": project.id, "kind": "db_password"}
-    password = project.extra.get("db_password") or services.envelope().encrypt(
-        server_password or secrets.token_urlsafe(24), context
-    )
+    sealed = project.extra.get("db_password")
+    role_password = services.envelope().decrypt_text(sealed, context) if sealed else secrets.token_urlsafe(24)
+    password = sealed or services.envelope().encrypt(role_password, context)
+    prepare_database(server_url, owner_email, role_password)
+    user = database_name()  # the shop's own role
     published: dict[str, Any] = {}
     if sandbox_url:
         try:

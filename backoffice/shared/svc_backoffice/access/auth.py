@@ -31,18 +31,26 @@ def handoff_keys_and_audience() -> tuple[tuple[str, ...], str]:
     return handoff.split_pem_blocks(settings.handoff_public_key), settings.handoff_audience
 
 
-def sign_in(db: Database, token: str) -> str:
-    """Verify and consume a hand-off token; returns the session cookie value. Raises HandoffRejected."""
+def sign_in(db: Database, token: str, binding: str | None = None) -> str:
+    """Verify and consume a hand-off token presented with the browser's binding cookie; returns the session
+    cookie value. Raises HandoffRejected."""
     keys, audience = handoff_keys_and_audience()
     claims = handoff.verify(
         token, public_keys=keys, issuer=config.get_settings().handoff_issuer, audience=audience
     )
+    shop = tenancy.current_shop()
+    if shop is not None and shop.account_access is not None and claims.account is None:
+        raise handoff.HandoffRejected("a hosted shop's hand-off names the platform account")
+    # Hosted, the shop is on the platform's origin: the browser that asked for the hand-off holds its cookie.
+    if shop is not None and not handoff.bound_to(claims, binding):
+        raise handoff.HandoffRejected("the hand-off was minted for another browser")
     handoff.consume(db, claims)
     if claims.role == handoff.INVITEE:
-        # Only an invitation lets in a person the platform knows nothing more of.
+        # Only an invitation lets in a person the platform knows nothing more of: not a row a workspace
+        # role once wrote (that access ended with the role).
         row = db.one(
-            "UPDATE staff SET joined_at = coalesce(joined_at, now()) "
-            "WHERE lower(email) = lower(%s) AND removed_at IS NULL RETURNING id, removed_at, session_epoch",
+            "UPDATE staff SET joined_at = coalesce(joined_at, now()) WHERE lower(email) = lower(%s) "
+            "AND removed_at IS NULL AND invited RETURNING id, removed_at, session_epoch",
             (claims.email,),
         )
         if row is None:
@@ -56,21 +64,42 @@ def sign_in(db: Database, token: str) -> str:
     assert row is not None
     if row["removed_at"] is not None:
         raise handoff.HandoffRejected("staff member was removed")
-    return sessions.mint(str(row["id"]), epoch=int(row["session_epoch"]))
+    return sessions.mint(
+        str(row["id"]),
+        epoch=int(row["session_epoch"]),
+        account=claims.account,
+        account_epoch=claims.account_epoch,
+    )
 
 
 def current_staff(db: Database, cookie: str | None) -> Staff | None:
-    """The signed-in staff member, unless the cookie is invalid, its session was ended by signing out (the
-    epoch moved on) or the member was removed."""
+    """The signed-in staff member, unless the cookie is invalid, its session was ended by signing out or a
+    staff change (the epoch moved on), the member was removed, or (hosted) the platform account that signed
+    in no longer has access: deleted, its sessions ended, or its workspace access gone when the store did not
+    invite it."""
     found = sessions.read_session(cookie)
     if found is None:
         return None
     row = db.one(
-        "SELECT id::text, email, role FROM staff "
+        "SELECT id::text, email, role, invited FROM staff "
         "WHERE id = %s::uuid AND removed_at IS NULL AND session_epoch = %s",
-        found,
+        (found.staff_id, found.epoch),
     )
-    return Staff(**row) if row else None
+    if row is None or not _account_still_admitted(found, invited=bool(row.pop("invited"))):
+        return None
+    return Staff(**row)
+
+
+def _account_still_admitted(session: sessions.Session, *, invited: bool) -> bool:
+    shop = tenancy.current_shop()
+    if shop is None or shop.account_access is None:
+        return True  # self-hosted: no platform to ask; the store's own staff rules decide
+    if session.account is None:
+        return False
+    access = shop.account_access(session.account, session.account_epoch)
+    if access is None:
+        return False
+    return access != handoff.INVITEE or invited
 
 
 def sign_out(db: Database, cookie: str | None) -> None:
@@ -80,5 +109,5 @@ def sign_out(db: Database, cookie: str | None) -> None:
     if found is not None:
         db.all(
             "UPDATE staff SET session_epoch = session_epoch + 1 WHERE id = %s::uuid AND session_epoch = %s",
-            found,
+            (found.staff_id, found.epoch),
         )

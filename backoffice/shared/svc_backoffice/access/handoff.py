@@ -17,6 +17,11 @@ handoff_public_keys), and checks:
        only with an invitation (a staff row for that email, written by an admin or owner), in its role
   iat, exp  exp - iat <= 60 s, and not expired (5 s leeway for clock skew)
   jti  unique id; recorded in `sso_handoffs` on first use, a second use is refused
+  acct, aep  optional: the platform account's id and session epoch; the session names them, and a hosted shop
+       asks the platform on each request whether that account still has access (Shop.account_access)
+  bnd  optional: the SHA-256 (hex) of the `svc_handoff` cookie the platform gave the browser that asked; a
+       hosted shop (on the platform's origin) requires it and that cookie, so a hand-off minted for one
+       browser signs in no other (login CSRF)
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import hmac
 import json
 import re
 import time
@@ -41,6 +47,19 @@ LEEWAY_SECONDS = 5
 
 
 INVITEE = "invitee"
+BINDING_COOKIE = "svc_handoff"
+
+
+def binding_digest(value: str) -> str:
+    """What a hand-off's `bnd` claim holds for the binding cookie `value`."""
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def bound_to(claims: Handoff, cookie: str | None) -> bool:
+    """Whether the browser presenting the hand-off holds the cookie it was minted for."""
+    return bool(claims.binding and cookie) and hmac.compare_digest(
+        binding_digest(cookie or ""), claims.binding or ""
+    )
 
 
 class HandoffRejected(Exception):
@@ -57,6 +76,9 @@ class Handoff:
     role: str
     jti: str
     expires_at: int
+    account: str | None = None
+    account_epoch: int = 0
+    binding: str | None = None
 
 
 def encode(
@@ -71,6 +93,9 @@ def encode(
     now: float | None = None,
     algorithm: str = "EdDSA",
     kid: str | None = None,
+    account: str | None = None,
+    account_epoch: int = 0,
+    binding: str | None = None,
 ) -> str:
     """Mint a hand-off token (the platform side, and tests); `kid` is key_id() of the signing key's public
     half."""
@@ -83,6 +108,8 @@ def encode(
         "jti": jti,
         "iat": issued,
         "exp": issued + lifetime,
+        **({"acct": account, "aep": account_epoch} if account is not None else {}),
+        **({"bnd": binding_digest(binding)} if binding is not None else {}),
     }
     return jwt.encode(claims, private_key, algorithm=algorithm, headers={"kid": kid} if kid else None)
 
@@ -189,11 +216,29 @@ def verify(
     email, jti = str(claims["sub"]).strip(), str(claims["jti"])
     if "@" not in email or not 8 <= len(jti) <= 200:
         raise HandoffRejected("malformed sub or jti")
-    return Handoff(email=email, role=str(role), jti=jti, expires_at=exp)
+    account, account_epoch = claims.get("acct"), claims.get("aep", 0)
+    if account is not None and (not isinstance(account, str) or not 1 <= len(account) <= 128):
+        raise HandoffRejected("malformed acct")
+    if isinstance(account_epoch, bool) or not isinstance(account_epoch, int):
+        raise HandoffRejected("malformed aep")
+    binding = claims.get("bnd")
+    if binding is not None and (not isinstance(binding, str) or len(binding) != 64):
+        raise HandoffRejected("malformed bnd")
+    return Handoff(
+        email=email,
+        role=str(role),
+        jti=jti,
+        expires_at=exp,
+        account=account,
+        account_epoch=account_epoch,
+        binding=binding,
+    )
 
 
 def consume(db: Database, handoff: Handoff) -> None:
-    """Record the jti; a jti seen before means a replay."""
+    """Record the jti; a jti seen before means a replay. The rows of hand-offs past their expiry (and the
+    leeway) go at each sign-in: verify refuses those tokens anyway, so their jti need not be kept."""
+    db.all("DELETE FROM sso_handoffs WHERE expires_at < now() - make_interval(secs => %s)", (LEEWAY_SECONDS,))
     row = db.one(
         "INSERT INTO sso_handoffs (jti, email, expires_at) VALUES (%s, %s, to_timestamp(%s)) "
         "ON CONFLICT (jti) DO NOTHING RETURNING jti",

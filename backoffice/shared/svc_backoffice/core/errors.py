@@ -61,13 +61,6 @@ class WebhookRejected(DomainError):
     """A payment webhook call that is not processed; `message` is a stable code (`signature_failed`, ...)."""
 
 
-class WebhookNotConfigured(WebhookRejected):
-    """No enabled provider with a webhook secret for this route."""
-
-    def __init__(self) -> None:
-        super().__init__(say("webhook.not_configured"))
-
-
 class RateLimited(DomainError):
     """Too many requests of one client in a window; `retry_after` is seconds until the window ends."""
 

@@ -6,7 +6,7 @@ field-sealing key, the paths the backoffice emits) read it from here. Imports no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -29,6 +29,10 @@ class Shop:
     handoff_public_keys: tuple[str, ...] = ()  # PEM public keys that verify hand-offs now (current first)
     storefront_url: str | None = None  # the live storefront (the site host's URL): its origin alone gets CORS
     build_hook_url: str | None = field(default=None, repr=False)  # POSTed to rebuild the storefront site
+    # (platform account id, its session epoch at sign-in) -> the access the account has to this shop now: a
+    # hand-off role (owner, admin, editor; `invitee` when no workspace role), or None when the account is
+    # gone or its sessions were ended. Asked on every request of a session (svc_backoffice.access.auth).
+    account_access: Callable[[str, int], str | None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The platform builds these; a wrong one is its bug, said here rather than as a strange answer later.

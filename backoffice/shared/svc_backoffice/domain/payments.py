@@ -8,6 +8,7 @@ import base64
 import binascii
 import hmac
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -17,7 +18,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import WebhookNotConfigured, WebhookRejected
+from svc_backoffice.core.errors import WebhookRejected
 from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.base import INT32, _storable
@@ -206,19 +207,21 @@ class Delivery:
     body: bytes
 
 
-def _webhook_secret(db: Database, kind: str) -> tuple[str, str]:
+def _webhook_secret(db: Database, kind: str) -> tuple[str | None, str]:
+    """The enabled provider of `kind` and its webhook secret; (None, a random secret no signature can match)
+    when there is none or its stored secret no longer opens (key rotated without re-entering it). The caller
+    runs every check as for a configured provider, so the answer never tells whether payments are set up."""
     row = db.one(
         "SELECT id, webhook_secret_encrypted FROM payment_providers WHERE kind = %s AND enabled "
         "AND webhook_secret_encrypted IS NOT NULL",
         (kind,),
     )
-    if row is None:
-        raise WebhookNotConfigured()
-    try:
-        return str(row["id"]), sealing.unseal(row["webhook_secret_encrypted"], _purpose(kind))
-    except sealing.SealError:
-        # The stored secret no longer opens (key rotated without re-entering it): same as not configured.
-        raise WebhookNotConfigured() from None
+    if row is not None:
+        try:
+            return str(row["id"]), sealing.unseal(row["webhook_secret_encrypted"], _purpose(kind))
+        except sealing.SealError:
+            pass
+    return None, secrets.token_hex(32)
 
 
 def _no_constant(name: str) -> Any:
@@ -253,8 +256,9 @@ def receive_webhook(
     tolerance: int,
     now: float | None = None,
 ) -> dict[str, Any]:
-    """Authenticate and record one webhook event. Raises WebhookNotConfigured (401) or WebhookRejected (400)
-    before anything is written; a redelivered event is acknowledged and not recorded again."""
+    """Authenticate and record one webhook event. Raises WebhookRejected (400) before anything is written,
+    with the same answer whether or not a provider of that kind is configured (unconfigured, the signature
+    never holds); a redelivered event is acknowledged and not recorded again."""
     scheme = SCHEMES[provider_kind]
     if provider_kind == "card" and "stripe-signature" in delivery.headers:
         delivery = Delivery(
@@ -270,6 +274,8 @@ def receive_webhook(
         raise WebhookRejected(say("webhook.unsupported_media_type"))
     signed_at = time.time() if now is None else now
     scheme.verify(delivery.headers, delivery.body, secret, tolerance, signed_at)
+    if provider_id is None:  # a random secret matched: it cannot, but nothing unconfigured gets further
+        raise WebhookRejected(say("webhook.signature_failed"))
     try:
         payload = _storable(json.loads(delivery.body, parse_constant=_no_constant))
     except (ValueError, UnicodeDecodeError, RecursionError):

@@ -113,9 +113,9 @@ def add_staff(db: Database, actor: Staff, body: StaffCreate) -> Row:
     # An invitation: the person joins by signing in through the platform's hand-off. A removed member can be
     # invited again (as a new invitation); a current member or invitation is a conflict.
     row = db.one(
-        "INSERT INTO staff (email, name, role) VALUES (%(email)s, %(name)s, %(role)s) "  # noqa: S608 - column lists are constants
+        "INSERT INTO staff (email, name, role, invited) VALUES (%(email)s, %(name)s, %(role)s, true) "  # noqa: S608 - column lists are constants
         "ON CONFLICT (lower(email)) DO UPDATE SET name = EXCLUDED.name, role = EXCLUDED.role, removed_at = NULL, "
-        f"joined_at = NULL WHERE staff.removed_at IS NOT NULL RETURNING {STAFF_COLUMNS}",
+        f"joined_at = NULL, invited = true WHERE staff.removed_at IS NOT NULL RETURNING {STAFF_COLUMNS}",
         body.model_dump(),
     )
     if row is None:

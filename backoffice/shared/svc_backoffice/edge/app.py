@@ -22,7 +22,6 @@ from svc_backoffice.core.errors import (
     Unavailable,
     Unprocessable,
     UnsupportedMediaType,
-    WebhookNotConfigured,
     WebhookRejected,
 )
 from svc_backoffice.core.logs import logger
@@ -30,6 +29,7 @@ from svc_backoffice.data.db import database
 from svc_backoffice.domain import site_builds
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.gate import UNSAFE_METHODS
+from svc_backoffice.edge.routes import methods_at
 from svc_backoffice.edge.web import _RequestLocalResolver, answer_headers, json_response
 
 # The one table from domain error to HTTP status.
@@ -44,7 +44,6 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     RateLimited: 429,
     Unavailable: 503,
     WebhookRejected: 400,
-    WebhookNotConfigured: 401,
 }
 
 
@@ -76,6 +75,8 @@ def create_app(
     unknown path outside /api/ that a browser asks for as a page (the admin screens' 404 in words)."""
     app = _RequestLocalResolver()
     app.use(middlewares=[_transaction])
+    # The declared routes (the admin screens' plain Routers declare none): what a 405 names.
+    routes = tuple(r for router in routers if isinstance(router, ApiRouter) for r in router.declared)
 
     @app.exception_handler(DomainError)
     def _domain_error(exc: DomainError) -> Response:
@@ -87,6 +88,13 @@ def create_app(
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
+        allowed = methods_at(app.current_event.path, routes)
+        if allowed:
+            return json_response(
+                405,
+                {"error": say("request.method_not_allowed", methods=", ".join(allowed))},
+                headers={"Allow": ", ".join(allowed)},
+            )
         event = app.current_event
         accept = {k.lower(): v for k, v in (event.headers or {}).items()}.get("accept", "")
         if not_found_page is not None and not event.path.startswith("/api/") and "text/html" in accept:

@@ -86,9 +86,11 @@ def role_gate(minimum: str) -> Callable[[APIGatewayRestResolver, NextMiddleware]
         staff = auth.current_staff(database(), cookie(app, SESSION_COOKIE))
         if staff is None:
             return redirect(SIGNED_OUT)
-        check_write(app)
+        # The role first, as the spec orders it: a member who may not write is told so before anything
+        # about the request itself (its origin, its body) is looked at.
         if staff.rank < needed:
             return redirect(INSUFFICIENT_ROLE)
+        check_write(app)
         app.append_context(staff=staff)
         return next_middleware(app)
 

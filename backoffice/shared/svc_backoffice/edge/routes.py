@@ -6,6 +6,7 @@ builds the backoffice's from every router."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,20 @@ class Route:
     def rule(self) -> str:
         """The path as API Gateway and Powertools write it: [id] -> {id} / <id>."""
         return self.path.replace("[", "{").replace("]", "}")
+
+
+def methods_at(path: str, declared: Iterable[Route]) -> list[str]:
+    """The methods `declared` routes answer at `path` (a request path, `[id]` segments matching any one
+    segment), sorted; empty when no route has that path."""
+    asked = path.split("/")
+    found = set()
+    for route in declared:
+        parts = route.path.split("/")
+        if len(parts) == len(asked) and all(
+            p == a or (p.startswith("[") and p.endswith("]") and a) for p, a in zip(parts, asked, strict=True)
+        ):
+            found.add(route.method)
+    return sorted(found)
 
 
 def resource_of(path: str) -> str:

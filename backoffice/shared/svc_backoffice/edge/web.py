@@ -74,7 +74,26 @@ class _RequestLocalResolver(APIGatewayRestResolver):
         if isinstance(event, dict):
             _current_event.set(APIGatewayProxyEvent(event))
         _lambda_context.set(context)
-        return super().resolve(event, context)
+        return with_security_headers(super().resolve(event, context))
+
+
+# Every answer, whatever gave it (a route, the gate, an error handler, the resolver's own 404 or 405): never
+# sniffed as another type, and, unless it is a page with a policy of its own, loading and framing nothing (the
+# hosted shops share the workspace's origin).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+}
+
+
+def with_security_headers(result: dict[str, Any]) -> dict[str, Any]:
+    """`result` (a proxy answer) with SECURITY_HEADERS where it has none of that name."""
+    multi = result.setdefault("multiValueHeaders", {})
+    present = {name.lower() for name in (*multi, *(result.get("headers") or {}))}
+    for name, value in SECURITY_HEADERS.items():
+        if name.lower() not in present:
+            multi[name] = [value]
+    return result
 
 
 SIGNED_OUT = "/auth/signed-out"

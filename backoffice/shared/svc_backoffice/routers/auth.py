@@ -6,9 +6,11 @@ import html
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_backoffice.access import auth, handoff
 from svc_backoffice.access.sessions import SESSION_COOKIE
+from svc_backoffice.core import tenancy
 from svc_backoffice.core.catalogue import Group, say
 from svc_backoffice.core.config import get_settings
 from svc_backoffice.core.logs import logger
@@ -48,16 +50,32 @@ def _safe_next(target: str | None) -> str:
 def sso() -> Response:
     event = sessions.current_event
     token = event.get_query_string_value("token") or ""
+    binding = cookie(sessions, handoff.BINDING_COOKIE)
+    spent = [_binding_cookie_spent()] if binding is not None else []
     try:
-        cookie = auth.sign_in(database(), token)
+        session = auth.sign_in(database(), token, binding)
     except handoff.NotInvited:
-        return redirect("/auth/signed-out?reason=not_invited")
+        return redirect("/auth/signed-out?reason=not_invited", cookies=spent)
     except handoff.HandoffRejected as exc:
         logger.info("hand-off rejected", extra={"reason": str(exc)})
-        return redirect("/auth/signed-out?reason=invalid_handoff")
+        return redirect("/auth/signed-out?reason=invalid_handoff", cookies=spent)
     return redirect(
         _safe_next(event.get_query_string_value("next")),
-        cookies=[session_cookie(cookie, max_age=get_settings().session_ttl_seconds)],
+        cookies=[session_cookie(session, max_age=get_settings().session_ttl_seconds), *spent],
+    )
+
+
+def _binding_cookie_spent() -> Cookie:
+    """The hand-off's binding cookie, cleared where the platform set it (this route's path)."""
+    shop = tenancy.current_shop()
+    return Cookie(
+        name=handoff.BINDING_COOKIE,
+        value="",
+        path=tenancy.path("/auth/sso"),
+        secure=shop.secure if shop is not None else True,
+        http_only=True,
+        max_age=0,
+        same_site=SameSite.LAX_MODE,
     )
 
 

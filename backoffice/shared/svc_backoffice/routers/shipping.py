@@ -60,7 +60,7 @@ webhooks = ApiRouter("/api/payments/webhooks")
 def _webhook(kind: str, summary: str) -> None:
     """POST /api/payments/webhooks/<kind>: the delivery verified by `kind`'s signature scheme, then applied."""
 
-    @webhooks.api("POST", f"/{kind}", role=None, answers="200 400 401 500", summary=summary)
+    @webhooks.api("POST", f"/{kind}", role=None, answers="200 400 500", summary=summary)
     def receive() -> Response:
         settings = get_settings()
         delivery = payments.Delivery(headers=lower_headers(webhooks), body=raw_body(webhooks))

@@ -106,12 +106,13 @@ class SignInForm(RequestBody):
 
 
 class CheckoutMetadata(RequestBody):
-    purpose: str | None = None
-    user_id: str | None = None
+    purpose: str | None = Field(default=None, max_length=64)
+    user_id: str | None = Field(default=None, max_length=128)
 
 
 class CheckoutSession(RequestBody):
-    id: str
+    # The checkout's ids are short; a longer one would not fit a storage key (Credits.credited reads up to 255).
+    id: str = Field(min_length=1, max_length=255)
     amount_total: int | None = None
     payment_status: str | None = None
     metadata: CheckoutMetadata | None = None
@@ -124,7 +125,7 @@ class CheckoutEventData(RequestBody):
 class CheckoutEvent(RequestBody):
     """A verified checkout webhook event: only the fields crediting reads."""
 
-    id: str
+    id: str = Field(min_length=1, max_length=255)
     type: str
     data: CheckoutEventData
     codes: ClassVar[dict[str, str]] = {}

@@ -45,11 +45,15 @@ def next_renewal(created_at: int, now: float) -> str:
     return candidate.date().isoformat()
 
 
+MIN_TOP_UP_CENTS, MAX_TOP_UP_CENTS = int(MIN_TOP_UP * 100), int(MAX_TOP_UP * 100)
+
+
 def top_up_cents(amount: Decimal) -> int:
+    # The range first: quantizing 1E1000 or sixty 9s to cents overflows the decimal context.
+    if not amount.is_finite() or not MIN_TOP_UP <= amount <= MAX_TOP_UP:
+        raise InvalidInput(say("credits.amount_range", minimum=MIN_TOP_UP, maximum=MAX_TOP_UP))
     if amount != amount.quantize(Decimal("0.01")):
         raise InvalidInput(say("credits.amount_cents"))
-    if not MIN_TOP_UP <= amount <= MAX_TOP_UP:
-        raise InvalidInput(say("credits.amount_range", minimum=MIN_TOP_UP, maximum=MAX_TOP_UP))
     return int((amount * 100).to_integral_value(rounding=ROUND_HALF_UP))
 
 
@@ -81,7 +85,10 @@ class Credits:
         return int(item["credits"])
 
     def grant_once(self, *, user_id: str, checkout_session_id: str, amount_cents: int, event_id: str) -> bool:
-        """Add the credits of a paid checkout session; False when that session was already credited."""
+        """Add the credits of a paid checkout session; False when that session was already credited. A paid
+        amount no top-up can have (we create checkouts of MIN_TOP_UP to MAX_TOP_UP only) is InvalidInput."""
+        if not MIN_TOP_UP_CENTS <= amount_cents <= MAX_TOP_UP_CENTS:
+            raise InvalidInput(say("credits.paid_amount", cents=amount_cents))
         credits = amount_cents * CREDITS_PER_DOLLAR // 100
         now = int(self._clock.now())
         try:

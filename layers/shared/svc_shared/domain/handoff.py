@@ -5,18 +5,20 @@ key (svc_shared.domain.handoff_keys)."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
-from svc_shared.core.errors import Conflict, NotFound
+from svc_shared.core.errors import Conflict, NotFound, RateLimited
 from svc_shared.domain.accounts import Accounts, User
 from svc_shared.domain.projects import Project, Projects
 
 if TYPE_CHECKING:
     from svc_shared.domain.handoff_keys import HandoffKeys
+    from svc_shared.storage.ratelimit import RateLimiter
 
 ISSUER = "svc-platform"
 LIFETIME = 60
@@ -25,6 +27,15 @@ ROLE_BY_WORKSPACE_ROLE = {"owner": "owner", "admin": "admin", "member": "editor"
 # Anyone else signed in: the token vouches for the email only, and the backoffice lets the person in only if
 # its staff invited that email (svc_backoffice/access/handoff.py).
 INVITEE = "invitee"
+# Hand-offs a person may ask for in a minute: opening backoffices by hand is a few; more is a script.
+SIGN_INS_PER_MINUTE = 20
+# The cookie binding a hand-off to the browser that asked for it (hosted shops, on the platform's origin):
+# the token names its digest, the shop's /auth/sso compares (svc_backoffice.access.handoff).
+BINDING_COOKIE = "svc_handoff"
+
+
+def binding_digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class NotPublished(Conflict):
@@ -62,19 +73,37 @@ def new_private_key_pem() -> str:
 
 
 class Handoffs:
-    def __init__(self, projects: Projects, accounts: Accounts, clock: Clock, keys: HandoffKeys) -> None:
+    def __init__(
+        self,
+        projects: Projects,
+        accounts: Accounts,
+        clock: Clock,
+        keys: HandoffKeys,
+        limiter: RateLimiter | None = None,
+    ) -> None:
         self._projects = projects
         self._accounts = accounts
         self._clock = clock
         self._keys = keys
+        self._limiter = limiter
 
-    def sign_in_url(self, user: User, project_id: str, next_path: str = "/") -> str:
+    def sign_in_url(
+        self, user: User, project_id: str, next_path: str = "/", *, binding: str | None = None
+    ) -> str:
         """Where to send the user's browser: the backoffice's /auth/sso with a fresh token: the owner's and
         workspace members' roles when the project is visible to them (Projects.visible_to), anyone else as an
         invitee (the backoffice admits them if it invited them). A project not published yet is NotPublished
-        for those who may see it, NotFound (as an unknown id) for anyone else."""
+        for those who may see it, NotFound (as an unknown id) for anyone else. `binding`, the value of the
+        cookie the route gives the browser, is named in the token by its digest; RateLimited past
+        SIGN_INS_PER_MINUTE hand-offs of the user."""
         import jwt
 
+        if self._limiter is not None:
+            allowed, wait = self._limiter.take("backoffice-sso", user.id, 60, SIGN_INS_PER_MINUTE)
+            if not allowed:
+                raise RateLimited(
+                    say("handoff.too_many", limit=SIGN_INS_PER_MINUTE, wait=wait), retry_after=wait
+                )
         project = self._projects.get(project_id)
         # Who may see the project is the one rule of Projects.visible_to: a workspace member of a private
         # project is, here, anyone else.
@@ -96,6 +125,11 @@ class Handoffs:
                 "iat": now,
                 "exp": now + LIFETIME,
                 "jti": str(uuid.uuid4()),
+                # The account and its session epoch: the hosted shop asks, on each request of the session
+                # this makes, whether that account may still be there (svc_shared.domain.shops).
+                "acct": user.id,
+                "aep": user.session_epoch,
+                **({"bnd": binding_digest(binding)} if binding is not None else {}),
             },
             private_key,
             algorithm="EdDSA",

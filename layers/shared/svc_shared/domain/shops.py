@@ -1,11 +1,14 @@
 """Where and how the hosted backoffice serves one shop: its public URL, its own database through the db_host's
 pooler, the keys of its sessions and sealed fields, and the hand-off keys it trusts, from what publishing
 recorded on the project, as the backoffice's own `Shop` (svc_backoffice.core.tenancy: one type from the
-gateway to the pool); and the migrations each shop's database is brought to. Kept for a minute per instance,
-so a warm request does no storage or KMS call."""
+gateway to the pool), with who may still be signed in to it; and the migrations each shop's database is
+brought to. The project is read on every request (a deleted owner's shop stops at once, a project made
+private ends its workspace members' sessions at once); the keys are kept for a minute per instance, so a
+warm request does no KMS or Secrets Manager call."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +20,8 @@ from svc_shared.core.clock import Clock
 from svc_shared.core.config import ConfigurationError
 from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import NotFound
+from svc_shared.domain.accounts import Accounts
+from svc_shared.domain.handoff import INVITEE, ROLE_BY_WORKSPACE_ROLE
 from svc_shared.domain.handoff_keys import HandoffKeys
 from svc_shared.domain.projects import Project, Projects
 
@@ -48,6 +53,7 @@ class Shops:
     def __init__(
         self,
         projects: Projects,
+        accounts: Accounts,
         envelope: Envelope,
         handoff_keys: HandoffKeys,
         clock: Clock,
@@ -56,6 +62,7 @@ class Shops:
         tree: Callable[[], Path],
     ) -> None:
         self._projects = projects
+        self._accounts = accounts
         self._envelope = envelope
         self._handoff_keys = handoff_keys
         self._clock = clock
@@ -77,22 +84,45 @@ class Shops:
     def get(self, project_id: str) -> Shop:
         """The shop of a published project; NotFound for an unknown project or one not published yet."""
         now = self._clock.now()
-        cached = self._cache.get(project_id)
-        if cached is not None and now - cached[0] < CACHE_SECONDS:
-            return cached[1]
-        shop = self._resolve(project_id)
-        with self._lock:
-            if len(self._cache) >= MAX_CACHED:
-                self._cache = {k: v for k, v in self._cache.items() if now - v[0] < CACHE_SECONDS}
-            self._cache[project_id] = (now, shop)
-        return shop
-
-    def _resolve(self, project_id: str) -> Shop:
         project = self._projects.get(project_id)
+        cached = self._cache.get(project_id)
+        if cached is not None and now - cached[0] < CACHE_SECONDS and self._published(project):
+            shop = cached[1]
+        else:
+            shop = self._resolve(project)
+            with self._lock:
+                if len(self._cache) >= MAX_CACHED:
+                    self._cache = {k: v for k, v in self._cache.items() if now - v[0] < CACHE_SECONDS}
+                self._cache[project_id] = (now, shop)
+        return dataclasses.replace(shop, account_access=self._access(project))
+
+    def _access(self, project: Project) -> Callable[[str, int], str | None]:
+        """What the backoffice asks of a session on each request: the hand-off role the account would get now
+        (Handoffs.sign_in_url's rule), or None when the account is gone or its sessions were ended since
+        (a password change, "Sign out everywhere", deletion)."""
+
+        def access(account_id: str, epoch: int) -> str | None:
+            try:
+                user = self._accounts.get_user(account_id)
+            except NotFound:
+                return None
+            if user.session_epoch != epoch:
+                return None
+            seen_as = self._projects.visible_to(user, project, self._accounts)
+            return ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
+
+        return access
+
+    @staticmethod
+    def _published(project: Project) -> bool:
         extra = project.extra
-        if not extra.get("backoffice_url") or not extra.get("db_password"):
-            raise NotFound(say("shops.not_found"))
-        if any(extra.get(name) in (None, "") for name in POOLER_FIELDS):
+        return bool(extra.get("backoffice_url") and extra.get("db_password")) and all(
+            extra.get(name) not in (None, "") for name in POOLER_FIELDS
+        )
+
+    def _resolve(self, project: Project) -> Shop:
+        extra = project.extra
+        if not self._published(project):
             raise NotFound(say("shops.not_found"))
         password = self._envelope.decrypt_text(
             extra["db_password"], {"project_id": project.id, "kind": "db_password"}

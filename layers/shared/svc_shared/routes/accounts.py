@@ -3,18 +3,20 @@ backoffice's single sign-on link. Served by functions/accounts/app.py."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.router import Router
+from aws_lambda_powertools.shared.cookies import Cookie, SameSite
 
 from svc_shared.core import errors
 from svc_shared.core.catalogue import say
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.accounts import User
 from svc_shared.domain.bodies import SignInForm
-from svc_shared.domain.handoff import NotPublished
+from svc_shared.domain.handoff import BINDING_COOKIE, LIFETIME, NotPublished
 from svc_shared.domain.sessions import SESSION_COOKIE
 from svc_shared.edge import pages, web
 from svc_shared.wiring import services
@@ -135,6 +137,25 @@ def _page(status: int, template: str, user: User | None, **context: Any) -> Resp
     )
 
 
+def _binding_cookie(url: str, binding: str) -> list[Cookie]:
+    """The cookie that binds the hand-off to this browser, sent only to the shop's /auth/sso: a shop hosted on
+    the platform's origin requires it, so a link minted for one browser signs in no other (login CSRF). A
+    backoffice on another origin cannot receive it, and gets none."""
+    if not url.startswith(f"{services.public_base_url()}/"):
+        return []
+    return [
+        Cookie(
+            name=BINDING_COOKIE,
+            value=binding,
+            path=urlsplit(url).path,
+            secure=services.cookie_secure(),
+            http_only=True,
+            max_age=LIFETIME,
+            same_site=SameSite.LAX_MODE,
+        )
+    ]
+
+
 @router.get("/backoffice/sso")
 def backoffice_sign_in() -> Response:
     """Open a project's backoffice signed in: a redirect with a 60 s token. A browser opens this link, so
@@ -147,7 +168,13 @@ def backoffice_sign_in() -> Response:
     user: User | None = None
     try:
         user = services.accounts().get_user(user_id)
-        return web.redirect(services.handoffs().sign_in_url(user, project_id))
+        binding = secrets.token_urlsafe(32)
+        url = services.handoffs().sign_in_url(user, project_id, binding=binding)
+        return web.redirect(url, cookies=_binding_cookie(url, binding))
+    except errors.RateLimited as exc:
+        page = _page(429, "error.html", user, title=say("handoff.too_many_title"), message=exc.message)
+        page.headers["Retry-After"] = str(exc.retry_after)
+        return page
     except NotPublished as exc:
         project = exc.project
         return _page(

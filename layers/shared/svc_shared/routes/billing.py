@@ -54,10 +54,19 @@ def checkout_webhook() -> Response:
         return web.json_response(200, {"received": True, "credited": False})
     if session.amount_total is None:
         return web.json_response(400, {"error": "invalid_event"})
-    credited = services.credits().grant_once(
-        user_id=metadata.user_id,
-        checkout_session_id=session.id,
-        amount_cents=session.amount_total,
-        event_id=event.id,
-    )
+    try:
+        services.accounts().get_user(metadata.user_id)
+    except errors.NotFound:
+        logger.warning("checkout webhook for an unknown user", extra={"event_id": event.id})
+        return web.json_response(400, {"error": "unknown_user"})
+    try:
+        credited = services.credits().grant_once(
+            user_id=metadata.user_id,
+            checkout_session_id=session.id,
+            amount_cents=session.amount_total,
+            event_id=event.id,
+        )
+    except errors.InvalidInput as exc:
+        logger.warning("checkout webhook refused", extra={"reason": exc.message, "event_id": event.id})
+        return web.json_response(400, {"error": "invalid_amount"})
     return web.json_response(200, {"received": True, "credited": credited})

@@ -22,7 +22,14 @@ def answer(status: int, body: dict[str, Any]) -> dict[str, Any]:
     """An answer in the backoffice's error shape (`{"error": ...}`)."""
     return {
         "statusCode": status,
-        "headers": {"Content-Type": "application/json", "Cache-Control": "no-store"},
+        "headers": {
+            "Content-Type": "application/json",
+            "Cache-Control": "no-store",
+            # As every answer of the backoffice (svc_backoffice.web.SECURITY_HEADERS).
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; "
+            "form-action 'none'",
+        },
         "body": json.dumps(body),
         "isBase64Encoded": False,
     }

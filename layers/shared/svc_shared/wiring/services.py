@@ -311,7 +311,7 @@ def metrics(s: Services) -> Metrics:
 def handoffs(s: Services) -> Handoffs:
     from svc_shared.domain.handoff import Handoffs
 
-    return Handoffs(projects.of(s), accounts.of(s), s.clock, handoff_keys.of(s))
+    return Handoffs(projects.of(s), accounts.of(s), s.clock, handoff_keys.of(s), rate_limiter.of(s))
 
 
 @_service
@@ -321,9 +321,8 @@ def shops(s: Services) -> Shops:
     secret = backoffice_secret_reader(
         s.settings.backoffice_secret_arn, lambda: s.aws.client("secretsmanager")
     )
-    return Shops(
-        projects.of(s), s.envelope, handoff_keys.of(s), s.clock, secret=secret, tree=s.backoffice_tree
-    )
+    needs = (projects.of(s), accounts.of(s), s.envelope, handoff_keys.of(s), s.clock)
+    return Shops(*needs, secret=secret, tree=s.backoffice_tree)
 
 
 def workspace_url(project_id: str) -> str:

@@ -10,6 +10,9 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from svc_local.postgres import as_user, own_database
+from svc_local.providers.common import random_id
+
 
 class QueryFailed(Exception):
     """The database refused the SQL (the message is PostgreSQL's, with its SQLSTATE)."""
@@ -41,6 +44,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def role_password(project: dict[str, Any]) -> str:
+    """The password of the project's own role; a project recorded before its role had one gets one."""
+    return str(project.setdefault("db_pass", random_id("", 32)))
+
+
 class ProjectDatabases:
     """The projects' databases on the server of `server_url` (None: the sandbox has no PostgreSQL server)."""
 
@@ -52,8 +60,9 @@ class ProjectDatabases:
     def url(self, database: str) -> str | None:
         return database_url_for(self.server_url, database) if self.server_url else None
 
-    def create(self, ref: str, database: str) -> None:
-        """CREATE DATABASE in the background (it takes a moment); `ready` is False until it exists."""
+    def create(self, ref: str, database: str, password: str) -> None:
+        """CREATE DATABASE in the background (it takes a moment), owned by a role of its own named as it
+        (never the server's superuser; no other role may connect); `ready` is False until it exists."""
         if not self.server_url:
             return
         event = self._created[ref] = threading.Event()
@@ -61,14 +70,7 @@ class ProjectDatabases:
 
         def create() -> None:
             try:
-                import psycopg
-
-                with psycopg.connect(server_url, autocommit=True, connect_timeout=10) as conn:
-                    exists = conn.execute(
-                        "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
-                    ).fetchone()
-                    if not exists:
-                        conn.execute(f'CREATE DATABASE "{database}"')
+                own_database(server_url, database, password)
             except Exception as exc:  # noqa: BLE001 - reported as INIT_FAILED and on every query
                 self._errors[ref] = str(exc)
             finally:
@@ -84,12 +86,12 @@ class ProjectDatabases:
         """Why the project's database could not be created, if it could not."""
         return self._errors.get(ref)
 
-    def run(self, ref: str, database: str, sql: str) -> Any:
-        """The rows (as JSON values) of the last statement of `sql` that returned rows; QueryFailed when the
-        database refuses it, DatabaseMissing when the database could not be created."""
+    def run(self, ref: str, database: str, sql: str, password: str) -> Any:
+        """The rows (as JSON values) of the last statement of `sql` that returned rows, run as the project's
+        own role; QueryFailed when the database refuses it, DatabaseMissing when it could not be created."""
         event = self._created.get(ref)
         if event is None:  # created before a restart: make sure it exists
-            self.create(ref, database)
+            self.create(ref, database, password)
             event = self._created[ref]
         event.wait(30)
         if ref in self._errors:
@@ -99,7 +101,7 @@ class ProjectDatabases:
 
         try:
             with psycopg.connect(
-                database_url_for(self.server_url or "", database),
+                as_user(self.server_url or "", database, database, password),
                 autocommit=True,
                 row_factory=dict_row,
                 connect_timeout=10,

@@ -25,7 +25,12 @@ from svc_local.providers.common import (
     owned,
     random_id,
 )
-from svc_local.providers.supabase.databases import DatabaseMissing, ProjectDatabases, QueryFailed
+from svc_local.providers.supabase.databases import (
+    DatabaseMissing,
+    ProjectDatabases,
+    QueryFailed,
+    role_password,
+)
 from svc_local.providers.supabase.tokens import Tokens, message
 from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
 
@@ -226,12 +231,15 @@ class Supabase(BaseProvider):
             "created_at": iso(),
             "created_at_ts": now(),
             "database": f"sbx_{ref}",
+            # The project's own database role (named as its database) signs in with the password it was
+            # created with, as a Supabase project's `postgres` user does: never the server's superuser.
+            "db_pass": body["db_pass"],
             "jwt_secret": random_id("", 40),
         }
         with self.state.lock:
             self.data["projects"][ref] = project
         self.state.save()
-        self.databases.create(ref, project["database"])
+        self.databases.create(ref, project["database"], role_password(project))
         return json_response(self._project_json(project), 201)
 
     def get_project(self, request: SandboxRequest) -> SandboxResponse:
@@ -264,7 +272,9 @@ class Supabase(BaseProvider):
         if not self.database_url:
             return message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
         try:
-            rows = self.databases.run(project["ref"], project["database"], body["query"])
+            rows = self.databases.run(
+                project["ref"], project["database"], body["query"], role_password(project)
+            )
         except DatabaseMissing as exc:
             return message(500, f"Failed to create the project database: {exc}")
         except QueryFailed as exc:
@@ -302,14 +312,15 @@ class Supabase(BaseProvider):
 
     def pooler(self, request: SandboxRequest) -> SandboxResponse:
         """The pooler configuration: the sandbox's PostgreSQL server stands in for Supavisor (session mode),
-        with the project's own database and the server's user."""
+        with the project's own database and its own role."""
         found = self._project(request)
         if isinstance(found, SandboxResponse):
             return found
         project = found[1]
         if not self.database_url:
             return message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
-        host, port, user, _ = server_endpoint(self.database_url)
+        host, port, _, _ = server_endpoint(self.database_url)
+        user = project["database"]  # the project's own role
         return json_response(
             [
                 {

@@ -1,0 +1,174 @@
+"""A hosted shop's backoffice sessions over HTTP, as the people who hold them meet them: a session ends when
+the store changes who its holder is (removed, invited again, given another role)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import httpx
+from stackproc import create_user
+from test_journeys import signed_in
+
+
+def open_backoffice(browser: httpx.Client, link: str) -> None:
+    """The platform's sign-in link, followed to the shop: the browser holds a backoffice session after."""
+    sso = browser.get(browser.get(link).headers["location"])
+    assert sso.status_code == 302 and "svc_session" in sso.cookies, sso.headers
+
+
+def is_signed_out(answer: httpx.Response) -> bool:
+    location = answer.headers.get("location", "")
+    return answer.status_code == 302 and location.endswith("/auth/signed-out")
+
+
+def test_a_removed_member_invited_again_does_not_get_the_old_session_back(gateway, stack):
+    """The attack: removed, then invited again before accepting, a member's old cookie worked again (the
+    invitation reused the removed row and its session epoch). Removal, the new invitation and a role change
+    each end the person's sessions in the shop; only a new sign-in lets them in again."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"rita-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        invited = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).json()
+        with signed_in(gateway, email, "person-pass-123") as rita:
+            open_backoffice(rita, link)
+            assert rita.get(f"{backoffice}/api/products").status_code == 200
+
+            removed = owner.request("DELETE", f"{backoffice}/api/staff", json={"id": invited["id"]})
+            assert removed.json() == {"ok": True}
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+
+            again = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"})
+            assert (again.status_code, again.json()["status"]) == (201, "invited")
+            # The cookie from before the removal is still in Rita's browser: it stays ended.
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+            assert is_signed_out(rita.post(f"{backoffice}/api/products", json={"title": "Back in?"}))
+
+            open_backoffice(rita, link)  # accepting the new invitation: a new session
+            assert rita.post(f"{backoffice}/api/products", json={"title": "Rita's mug"}).status_code == 201
+
+            changed = owner.patch(f"{backoffice}/api/staff", json={"id": invited["id"], "role": "viewer"})
+            assert changed.json()["role"] == "viewer"
+            # A role change ends the session too (not merely the insufficient-role answer of the gate).
+            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+            open_backoffice(rita, link)
+            assert rita.get(f"{backoffice}/api/products").status_code == 200
+            refused = rita.post(f"{backoffice}/api/products", json={"title": "As a viewer"})
+            assert refused.headers["location"].endswith("reason=insufficient_role")
+
+
+def test_the_gate_comes_first_and_every_answer_is_guarded(gateway, stack):
+    """Over the platform's gateway: a viewer's POST without a body is the insufficient-role redirect (not a
+    415), a method a path lacks is a 405 naming the methods it has, and every answer, the platform's own 404
+    for an unknown shop included, carries nosniff and a policy."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"vic-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "viewer"}).raise_for_status()
+        put = owner.put(f"{backoffice}/api/products", json={})
+        assert (put.status_code, put.headers["allow"]) == (405, "GET, POST")
+        assert put.json() == {"error": "This address does not answer that method; it answers GET, POST."}
+    with signed_in(gateway, email, "person-pass-123") as vic:
+        open_backoffice(vic, link)
+        bare = vic.post(f"{backoffice}/api/products")  # no body, no Content-Type
+        assert bare.headers["location"].endswith("/auth/signed-out?reason=insufficient_role")
+        answers = [
+            vic.get(f"{backoffice}/api/products"),
+            bare,
+            vic.get(f"{backoffice}/api/nowhere"),
+            vic.get(f"{gateway}/shops/{secrets.token_hex(8)}/api/products"),
+        ]
+        assert [a.status_code for a in answers] == [200, 302, 404, 404]
+        for answer in answers:
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            assert answer.headers["content-security-policy"].startswith("default-src 'none'")
+
+
+def account_form(browser: httpx.Client) -> str:
+    """The workspace's CSRF token, from the Account page as a browser reads it."""
+    page = browser.get("/workspace/account")
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found, page.text[:300]
+    return found[1]
+
+
+def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(gateway, stack):
+    """A platform password change, "Sign out everywhere" and the account's deletion each end the person's
+    backoffice session in the shop at once (the cookie used to keep working for its 8 hours)."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    email = f"ada-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).raise_for_status()
+
+    # 1. A password change, from another browser of hers.
+    with (
+        signed_in(gateway, email, "person-pass-123") as shop_tab,
+        signed_in(gateway, email, "person-pass-123") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        changed = laptop.post(
+            "/workspace/account/password",
+            data={
+                "csrf": account_form(laptop),
+                "current_password": "person-pass-123",
+                "new_password": "person-pass-456",
+                "new_password_again": "person-pass-456",
+            },
+        )
+        assert changed.status_code == 303
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+    # 2. "Sign out everywhere".
+    with (
+        signed_in(gateway, email, "person-pass-456") as shop_tab,
+        signed_in(gateway, email, "person-pass-456") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        ended = laptop.post("/logout", data={"everywhere": "yes", "csrf": account_form(laptop)})
+        assert ended.status_code == 303
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+    # 3. Deleting the account.
+    with (
+        signed_in(gateway, email, "person-pass-456") as shop_tab,
+        signed_in(gateway, email, "person-pass-456") as laptop,
+    ):
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        deleted = laptop.post(
+            "/workspace/account/delete",
+            data={"csrf": account_form(laptop), "confirm": "yes", "password": "person-pass-456"},
+        )
+        assert deleted.status_code == 303 and deleted.headers["location"].endswith("/account/deleted")
+        assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
+
+
+def test_a_hand_off_link_signs_in_only_the_browser_that_asked_for_it(gateway, stack):
+    """Login CSRF: someone takes the hand-off link the platform gave their own browser and makes another
+    person's browser open it; that browser is not signed in to the shop as them. The asker's browser is."""
+    link = stack.services["sign-in"].split(" ")[0]
+    backoffice = stack.services["backoffice"]
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as attacker:
+        minted = attacker.get(link)
+        assert minted.status_code == 303 and "svc_handoff" in minted.cookies
+        handoff = minted.headers["location"]
+        with httpx.Client(timeout=30) as victim:
+            opened = victim.get(handoff)
+            assert opened.status_code == 302
+            assert opened.headers["location"].endswith("/auth/signed-out?reason=invalid_handoff")
+            assert "svc_session" not in opened.cookies
+            assert is_signed_out(victim.get(f"{backoffice}/api/products"))
+        own = attacker.get(handoff)  # the browser that asked: the link still works there
+        assert own.status_code == 302 and "svc_session" in own.cookies
+        assert attacker.get(f"{backoffice}/api/products").status_code == 200
