@@ -126,6 +126,7 @@ def test_a_warm_instance_keeps_the_keys_a_minute_but_a_deleted_shop_stops_at_onc
     from svc_shared.core.crypto import Envelope
 
     project = publish_record(a_project(demo_user))
+    services.handoffs().sign_in_url(demo_user, project.id)  # the platform's hand-off key exists
     opened: list[str] = []
     decrypt = Envelope.decrypt_text
     monkeypatch.setattr(
@@ -142,6 +143,17 @@ def test_a_warm_instance_keeps_the_keys_a_minute_but_a_deleted_shop_stops_at_onc
     )
     with pytest.raises(NotFound):
         services.shops().get(project.id)
+
+
+def test_a_shop_served_before_the_first_hand_off_knows_its_key_at_once(shops_env, demo_user, clock):
+    # A storefront build reads the shop before anyone opened its backoffice: no hand-off key exists yet, and a
+    # shop kept with none would refuse the first hand-off for a minute ("no hand-off key with that kid").
+    project = publish_record(a_project(demo_user))
+    assert services.shops().get(project.id).handoff_public_keys == ()
+    services.handoffs().sign_in_url(demo_user, project.id)  # the first hand-off makes the first key
+    clock.advance(1)
+    assert services.shops().get(project.id).handoff_public_keys == services.handoff_keys().public_keys()
+    assert len(services.handoff_keys().public_keys()) == 1
 
 
 def test_without_the_backoffice_secret_the_error_names_the_setting(app_env, clock, demo_user, monkeypatch):

@@ -90,10 +90,13 @@ class Shops:
             shop = cached[1]
         else:
             shop = self._resolve(project)
-            with self._lock:
-                if len(self._cache) >= MAX_CACHED:
-                    self._cache = {k: v for k, v in self._cache.items() if now - v[0] < CACHE_SECONDS}
-                self._cache[project_id] = (now, shop)
+            # Before the platform's first hand-off there is no key to verify one with: kept, such a shop would
+            # refuse that first hand-off for a minute (a storefront build may well be served first).
+            if shop.handoff_public_keys:
+                with self._lock:
+                    if len(self._cache) >= MAX_CACHED:
+                        self._cache = {k: v for k, v in self._cache.items() if now - v[0] < CACHE_SECONDS}
+                    self._cache[project_id] = (now, shop)
         return dataclasses.replace(shop, account_access=self._access(project))
 
     def _access(self, project: Project) -> Callable[[str, int], str | None]:
