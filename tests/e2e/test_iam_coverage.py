@@ -89,9 +89,12 @@ def _journey(stack, gateway):
             again = browser.post(f"/api/projects/{project_id}/provision", json={})
             assert again.status_code == 200, again.text
             assert again.json()["status"] not in ("ready", "failed"), again.json()
+        # One run at a time: the next runs on the same provider accounts (and their db_host token).
+        _until_ready(gateway, token, project_id)
 
-            # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found
-            # going.
+        # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found
+        # going.
+        with databases_slow_to_start(stack):
             for press in range(2):
                 if press:
                     _until_running(gateway, token, other)
@@ -212,12 +215,6 @@ def _journey(stack, gateway):
 def _access_ends(stack, gateway: str, token: str, project_id: str) -> None:
     """What a person ends: an MCP client revoked from the workspace, a provider disconnected there, and a
     deploy that cannot start (a Free plan's deploy slot is given back)."""
-    deadline, status = time.monotonic() + 180, {}
-    while time.monotonic() < deadline and status.get("publish_status") not in ("ready", "failed"):
-        time.sleep(1)
-        status = tool(gateway, token, "get_project_status", project_id=project_id)
-    assert status["publish_status"] == "ready", (status["publish_stage"], status["publish_error"])
-
     revoked = client_tokens(gateway, EMAIL, PASSWORD, "IAM Revoked")
     with signed_in(gateway, EMAIL, PASSWORD) as browser:
         page = browser.get("/workspace/mcp").text
@@ -255,6 +252,14 @@ def _access_ends(stack, gateway: str, token: str, project_id: str) -> None:
     answer = mcp(gateway, token, "tools/call", name="deploy_project", arguments={"project_id": project_id})
     result = answer.json()["result"]
     assert result["isError"] is True and "connect" in result["content"][0]["text"].lower(), result
+
+
+def _until_ready(gateway: str, token: str, project_id: str) -> None:
+    deadline, status = time.monotonic() + 180, {}
+    while time.monotonic() < deadline and status.get("publish_status") not in ("ready", "failed"):
+        time.sleep(1)
+        status = tool(gateway, token, "get_project_status", project_id=project_id)
+    assert status["publish_status"] == "ready", (status["publish_stage"], status["publish_error"])
 
 
 def _until_running(gateway: str, token: str, project_id: str) -> None:
