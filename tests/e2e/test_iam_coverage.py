@@ -6,16 +6,18 @@ aggregator, and a paid top-up through the checkout webhook."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import httpx
 from oauthflow import access_token, client_tokens
 from stackproc import cli, create_user
-from test_journeys import connect, signed_in
-from test_workspace_browser import tool
+from test_journeys import connect, connections, signed_in
+from test_workspace_browser import mcp, tool
 
 EMAIL, PASSWORD = "iam@example.com", "iam-coverage-pass-1"
 
@@ -30,6 +32,20 @@ def test_every_function_makes_its_calls_with_its_own_role(stack, gateway):
         _journey(stack, gateway)
     finally:
         httpx.post(supabase_settings, json={"access_token_lifetime": lifetime}, timeout=10)
+        cli(stack, "users", "set-plan", "--email", EMAIL, "--plan", "paid")
+
+
+@contextlib.contextmanager
+def databases_slow_to_start(stack) -> Iterator[None]:
+    """New database projects stay "coming up" until the block ends: a publish started inside it is still
+    running when pressed again, whatever the machine's speed (each press then reads its execution)."""
+    settings = f"{stack.services['sandbox']}/__admin/supabase/settings"
+    delay = httpx.get(settings, timeout=10).json()["project_ready_delay"]
+    assert httpx.post(settings, json={"project_ready_delay": 3600}, timeout=10).status_code == 200
+    try:
+        yield
+    finally:
+        httpx.post(settings, json={"project_ready_delay": delay}, timeout=10)
 
 
 def _journey(stack, gateway):
@@ -50,27 +66,43 @@ def _journey(stack, gateway):
             page = browser.get(path)
             assert page.status_code == 200, (path, page.status_code, page.text[:300])
 
-        # Publishing started from the project page's form, pressed twice: the second press finds the run
-        # going (DescribeExecution) instead of starting another.
-        for _ in range(2):
-            form = browser.get(f"/workspace/projects/{project_id}").text
-            csrf = re.search(r'name="csrf" value="([^"]+)"', form)
-            assert csrf, form[:300]
-            pressed = browser.post(
-                f"/workspace/projects/{project_id}/publish",
-                data={"csrf": csrf.group(1)},
-                headers={"Origin": gateway},
-            )
-            assert pressed.status_code == 303, pressed.text[:300]
-            assert "done=published" in pressed.headers["location"], pressed.headers["location"]
+        other = tool(gateway, token, "create_project", prompt="Hand-thrown stoneware mugs and bowls")[
+            "project_id"
+        ]
+        with databases_slow_to_start(stack):
+            # Publishing started from the project page's form, pressed again once the run is going: the
+            # second press reads the run (DescribeExecution) instead of starting another.
+            for press in range(2):
+                if press:
+                    _until_running(gateway, token, project_id)
+                form = browser.get(f"/workspace/projects/{project_id}").text
+                csrf = re.search(r'name="csrf" value="([^"]+)"', form)
+                assert csrf, form[:300]
+                pressed = browser.post(
+                    f"/workspace/projects/{project_id}/publish",
+                    data={"csrf": csrf.group(1)},
+                    headers={"Origin": gateway},
+                )
+                assert pressed.status_code == 303, pressed.text[:300]
+                assert "done=published" in pressed.headers["location"], pressed.headers["location"]
+            # The provision route (the workspace's polling client) pressed again on the run still going.
+            again = browser.post(f"/api/projects/{project_id}/provision", json={})
+            assert again.status_code == 200, again.text
+            assert again.json()["status"] not in ("ready", "failed"), again.json()
+        # One run at a time: the next runs on the same provider accounts (and their db_host token).
+        _until_ready(gateway, token, project_id)
 
-    # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found going.
-    other = tool(gateway, token, "create_project", prompt="Hand-thrown stoneware mugs and bowls")[
-        "project_id"
-    ]
-    for _ in range(2):
-        resumed = app_tool(gateway, token, "resume_publish", project_id=other)
-        assert resumed["project_id"] == other and resumed["publish_status"] != "failed", resumed
+        # The MCP app's Retry (an app-only tool) on a second project, twice: a start, then the run found
+        # going.
+        with databases_slow_to_start(stack):
+            for press in range(2):
+                if press:
+                    _until_running(gateway, token, other)
+                resumed = app_tool(gateway, token, "resume_publish", project_id=other)
+                assert resumed["project_id"] == other and resumed["publish_status"] not in (
+                    "ready",
+                    "failed",
+                ), resumed
 
     with signed_in(gateway, EMAIL, PASSWORD) as browser:
         # The account's workspaces (its memberships, a query).
@@ -176,6 +208,68 @@ def _journey(stack, gateway):
             assert handoff.status_code == 303, handoff.text
             kid = _signing_kid(handoff.headers["location"])
     assert kid in made, (kid, made)
+
+    _access_ends(stack, gateway, token, project_id)
+
+
+def _access_ends(stack, gateway: str, token: str, project_id: str) -> None:
+    """What a person ends: an MCP client revoked from the workspace, a provider disconnected there, and a
+    deploy that cannot start (a Free plan's deploy slot is given back)."""
+    revoked = client_tokens(gateway, EMAIL, PASSWORD, "IAM Revoked")
+    with signed_in(gateway, EMAIL, PASSWORD) as browser:
+        page = browser.get("/workspace/mcp").text
+        grant = re.search(r'data-grant="([^"]+)">\s*<td class="client-name">IAM Revoked<', page)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert grant and csrf, page[:500]
+        done = browser.post(
+            "/workspace/mcp/revoke",
+            data={"csrf": csrf.group(1), "grant_id": grant.group(1), "confirm": "yes"},
+            headers={"Origin": gateway},
+        )
+        assert done.status_code == 303 and "revoked=1" in done.headers["location"], done.text[:300]
+        refused = httpx.post(
+            f"{gateway}/mcp",
+            headers={"Authorization": f"Bearer {revoked['access_token']}"},
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            timeout=30,
+        )
+        assert refused.status_code == 401, refused.text
+
+        page = browser.get("/workspace/connections").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert csrf, page[:300]
+        gone = browser.post(
+            "/workspace/connections/disconnect",
+            data={"csrf": csrf.group(1), "provider": "static_host", "confirm": "yes"},
+            headers={"Origin": gateway},
+        )
+        assert gone.status_code == 303, gone.text[:300]
+        assert connections(browser)["static_host"] is False
+
+    # The operator moves the person to the Free plan: a deploy takes one of its slots, then cannot start
+    # without the static host, and the slot is given back.
+    cli_ok(stack, "users", "set-plan", "--email", EMAIL, "--plan", "free")
+    answer = mcp(gateway, token, "tools/call", name="deploy_project", arguments={"project_id": project_id})
+    result = answer.json()["result"]
+    assert result["isError"] is True and "connect" in result["content"][0]["text"].lower(), result
+
+
+def _until_ready(gateway: str, token: str, project_id: str) -> None:
+    deadline, status = time.monotonic() + 180, {}
+    while time.monotonic() < deadline and status.get("publish_status") not in ("ready", "failed"):
+        time.sleep(1)
+        status = tool(gateway, token, "get_project_status", project_id=project_id)
+    assert status["publish_status"] == "ready", (status["publish_stage"], status["publish_error"])
+
+
+def _until_running(gateway: str, token: str, project_id: str) -> None:
+    """Wait until the run a press started has begun (its first step records it running): a press then reads
+    the run instead of (re)starting the claimed one."""
+    deadline, status = time.monotonic() + 60, ""
+    while time.monotonic() < deadline and status != "running":
+        time.sleep(0.5)
+        status = tool(gateway, token, "get_project_status", project_id=project_id)["publish_status"]
+    assert status == "running", status
 
 
 def app_tool(gateway: str, token: str, name: str, **arguments) -> dict:
