@@ -1,5 +1,5 @@
 """Real HTTP pieces the tests and benchmarks share: a quiet request handler that answers with a body, a server on a
-free loopback port in a thread, the platform's beacon route as a storefront meets it, and the repository and
+free loopback port in a thread, an endpoint that records the POSTs it receives, the platform's beacon route as a storefront meets it, and the repository and
 static-host clients of a running provider sandbox (each with a token the sandbox issued)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterable, Iterator
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -67,6 +68,37 @@ class Beacons(QuietHandler):
         self.send_response(204)
         self._cors()
         self.end_headers()
+
+
+class PostRecorder:
+    """An endpoint on a loopback port that records each POST (its body and headers) and answers 200."""
+
+    def __init__(self, path: str = "/") -> None:
+        self.received: list[tuple[bytes, Message]] = []
+        self.arrived = threading.Condition()
+        outer = self
+
+        class Handler(QuietHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with outer.arrived:
+                    outer.received.append((body, self.headers))
+                    outer.arrived.notify_all()
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self._running = contextlib.ExitStack()
+        self.url = self._running.enter_context(serving(Handler)) + path
+
+    def wait_for(self, count: int, seconds: float) -> int:
+        """How many POSTs have arrived, once `count` have or `seconds` have passed."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.received) >= count, seconds)
+            return len(self.received)
+
+    def close(self) -> None:
+        self._running.close()
 
 
 def sandbox_hosts(sandbox_url: str) -> tuple[RepoHost, StaticHost]:

@@ -60,7 +60,7 @@ def test_a_burst_of_edits_costs_one_build_now_and_one_at_the_end_of_the_window(s
             "PATCH", f"/api/products/{product}", cookie=store.admin_cookie, body={"price_cents": price}
         )
         assert edited.status == 200, edited.body
-    assert len(hook.calls) == 1 and pending(store)  # inside the window: waiting for its end
+    assert len(hook.received) == 1 and pending(store)  # inside the window: waiting for its end
     assert hook.wait_for(2, 10 * WINDOW) == 2  # the window's end builds the four edits together
     assert not pending(store)
     assert rebuilds.pending_timers() == 0
@@ -79,7 +79,7 @@ def test_a_stock_figure_alone_asks_for_no_build_but_running_out_does(store, hook
         body={"product_id": product, "delta": -3, "reason": "Broken bags"},
     )
     assert adjusted.status == 201, adjusted.body
-    assert not pending(store) and hook.calls == []
+    assert not pending(store) and hook.received == []
     emptied = store.call(
         "POST",
         "/api/inventory/adjust",
