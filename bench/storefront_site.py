@@ -10,7 +10,6 @@ Counts what reaches the shop: requests (`hosting.handle` calls) and SQL statemen
 from __future__ import annotations
 
 import contextlib
-import http.server
 import random
 import sys
 import threading
@@ -21,19 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import psycopg
 
 from bench.harness import ROOT
 
-SELF_HOSTED_VARIABLES = (
-    "DATABASE_URL",
-    "SESSION_SECRET",
-    "HANDOFF_PUBLIC_KEY",
-    "HANDOFF_AUDIENCE",
-    "FIELD_ENCRYPTION_KEY",
-    "COOKIE_SECURE",
-)
 PRODUCTS = 24
 IMAGE_SIDE = 64
 
@@ -83,26 +73,14 @@ def photo(seed: int) -> bytes:
 @contextlib.contextmanager
 def _images() -> Iterator[str]:
     """The merchant's image host: /img/<n>.png."""
+    from localhttp import QuietHandler, serving
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
-            body = photo(int(self.path.rsplit("/", 1)[1].split(".")[0]))
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.reply(200, "image/png", photo(int(self.path.rsplit("/", 1)[1].split(".")[0])))
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 def _seed(url: str, images: str) -> None:
@@ -157,16 +135,15 @@ def published_shop() -> Iterator[Published]:
             sys.path.insert(0, str(ROOT / folder))
     import pytest
     from bohelpers import migrated_database
-    from storefronthelpers import _Front, make_shop
+    from localhttp import sandbox_hosts
+    from storefronthelpers import SELF_HOSTED_VARIABLES, _Front, make_shop
 
     from svc_backoffice.core import config
     from svc_backoffice.data import db
     from svc_backoffice.domain import storefront_settings
-    from svc_local.providers import SandboxCredentials, base_urls, build_providers
+    from svc_local.providers import SandboxCredentials, build_providers
     from svc_local.sandbox import Sandbox
     from svc_shared.domain.publish_template import template_files, template_root
-    from svc_shared.providers.repo_host import RepoHost
-    from svc_shared.providers.static_host import StaticHost
 
     counts = Counts()
     with (
@@ -181,15 +158,7 @@ def published_shop() -> Iterator[Published]:
         storefront_settings.reset()
         front = _Front()
         try:
-            urls = base_urls(box.url)
-            github = RepoHost(
-                urls["REPO_HOST_API_URL"],
-                httpx.post(f"{box.url}/__admin/github/tokens", json={}).json()["access_token"],
-            )
-            netlify = StaticHost(
-                urls["STATIC_HOST_API_URL"],
-                httpx.post(f"{box.url}/__admin/netlify/tokens", json={}).json()["access_token"],
-            )
+            github, netlify = sandbox_hosts(box.url)
             name = f"bench-{uuid.uuid4().hex[:6]}"
             repo = github.create_repo(name)
             site = netlify.create_site(name=name, repo_path=repo.full_name, branch="main")

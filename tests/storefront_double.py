@@ -4,14 +4,14 @@ one without image), categories, collections, blog posts, PNG images, and a count
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from localhttp import QuietHandler, serving
 
 
 def png(rgb: tuple[int, int, int], size: int = 64) -> bytes:
@@ -177,7 +177,7 @@ CARD = {
 
 @contextmanager
 def serve(shop: ShopApi) -> Iterator[ShopApi]:
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             split = urlsplit(self.path)
             shop.requests.append(self.path)
@@ -190,30 +190,16 @@ def serve(shop: ShopApi) -> Iterator[ShopApi]:
                 body, kind = json.dumps(data).encode(), "application/json"
             else:
                 body, kind, status = b"{}", "application/json", 404
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Cache-Control", "public, max-age=60, s-maxage=300")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.reply(status, kind, body, [("Cache-Control", "public, max-age=60, s-maxage=300")])
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    shop.base = f"http://127.0.0.1:{server.server_address[1]}"
-    for item in [*shop.products, *shop.posts]:
-        for key in ("image", "cover_image"):
-            value = item.get(key)
-            if isinstance(value, dict) and value.get("url", "").startswith("/"):
-                value["url"] = shop.base + value["url"]
-            elif isinstance(value, str) and value.startswith("/"):
-                item[key] = shop.base + value
-        item["images"] = [item["image"]] if item.get("image") else []
-    try:
+    with serving(Handler) as base:
+        shop.base = base
+        for item in [*shop.products, *shop.posts]:
+            for key in ("image", "cover_image"):
+                value = item.get(key)
+                if isinstance(value, dict) and value.get("url", "").startswith("/"):
+                    value["url"] = shop.base + value["url"]
+                elif isinstance(value, str) and value.startswith("/"):
+                    item[key] = shop.base + value
+            item["images"] = [item["image"]] if item.get("image") else []
         yield shop
-    finally:
-        server.shutdown()
-        server.server_close()

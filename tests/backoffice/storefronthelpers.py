@@ -16,6 +16,7 @@ import httpx
 import psycopg
 import pytest
 from bohelpers import Answer, LambdaContext, answer_of, build_event, migrated_database
+from localhttp import PostRecorder
 
 from svc_backoffice.access import sessions
 from svc_backoffice.core import config, tenancy
@@ -90,39 +91,11 @@ class _Front:
         self.server.server_close()
 
 
-class HookReceiver:
-    """A site host's build hook: counts the POSTs it receives."""
+class HookReceiver(PostRecorder):
+    """A site host's build hook: records the POSTs it receives."""
 
     def __init__(self) -> None:
-        self.calls: list[float] = []
-        self.arrived = threading.Condition()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with outer.arrived:
-                    outer.calls.append(1.0)
-                    outer.arrived.notify_all()
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/build_hooks/site"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def wait_for(self, count: int, seconds: float) -> int:
-        with self.arrived:
-            self.arrived.wait_for(lambda: len(self.calls) >= count, seconds)
-            return len(self.calls)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__("/build_hooks/site")
 
 
 @pytest.fixture(scope="module")

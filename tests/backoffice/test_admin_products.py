@@ -5,6 +5,7 @@ adjustments with their reason; a viewer sees no control and a forged post change
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from adminhelpers import csrf_of, forms, get, post, submit, text
@@ -99,6 +100,10 @@ def test_the_list_searches_filters_sorts_and_pages_on_the_server(as_role, db):
     first = get(viewer, "/products?sort=title")
     assert "Next →" in text(first) and "Candle 00" in text(first) and "Linen towel" not in text(first)
     assert "Linen towel" in text(get(viewer, "/products?sort=title&offset=25"))
+    following = re.search(r'href="[^"]*(/products\?[^"]*)" rel="next"', first.body)
+    assert following, "the first page has no link to the next"
+    second = text(get(viewer, unescape(following.group(1))))  # the sort kept, the offset moved on
+    assert "Linen towel" in second and "Candle 00" not in second and "← Previous" in second
     assert "No product matches these filters" in text(get(viewer, "/products?q=zzzz"))
     assert "not valid" in text(get(viewer, "/products?status=nonsense"))
 

@@ -198,6 +198,16 @@ def test_unknown_product_over_stock_and_expired_coupon_are_refused_in_words(conn
     ) == [(0,)]
 
 
+def times_paid(shop, number: int) -> int:
+    """How many moves to paid the order's status history records."""
+    ((count,),) = shop.sql(
+        "SELECT count(*) FROM order_status_history h JOIN orders o ON o.id = h.order_id "
+        "WHERE o.number = %s AND h.to_status = 'paid'",
+        (number,),
+    )
+    return int(count)
+
+
 def test_paying_marks_the_order_paid_once_and_replays_change_nothing(connected, stripe_sandbox):
     slug = f"paid-{uuid.uuid4().hex[:6]}"
     product = connected.product(slug, stock=4)
@@ -212,12 +222,7 @@ def test_paying_marks_the_order_paid_once_and_replays_change_nothing(connected, 
     for _ in range(3):
         again = httpx.post(f"{stripe_sandbox.url}/__admin/stripe/events/{paid['event_id']}/deliver").json()
         assert json.loads(again["delivery"]["body"])["duplicate"] is True
-    number = made["order"]["number"]
-    assert connected.sql(
-        "SELECT count(*) FROM order_status_history h JOIN orders o ON o.id = h.order_id "
-        "WHERE o.number = %s AND h.to_status = 'paid'",
-        (number,),
-    ) == [(1,)]
+    assert times_paid(connected, made["order"]["number"]) == 1
     assert connected.stock(product) == 3
 
 
@@ -248,12 +253,7 @@ def test_the_webhook_applies_an_event_once_under_concurrent_deliveries(connected
     bodies = [json.loads(r["body"]) for r in results]
     assert all(r["status"] == 200 for r in results)
     assert sum(1 for b in bodies if b["duplicate"] is False) == 1
-    number = made["order"]["number"]
-    assert connected.sql(
-        "SELECT count(*) FROM order_status_history h JOIN orders o ON o.id = h.order_id "
-        "WHERE o.number = %s AND h.to_status = 'paid'",
-        (number,),
-    ) == [(1,)]
+    assert times_paid(connected, made["order"]["number"]) == 1
 
 
 def test_a_forged_event_changes_nothing(connected):

@@ -60,10 +60,16 @@ def test_a_burst_of_edits_costs_one_build_now_and_one_at_the_end_of_the_window(s
             "PATCH", f"/api/products/{product}", cookie=store.admin_cookie, body={"price_cents": price}
         )
         assert edited.status == 200, edited.body
-    assert len(hook.calls) == 1 and pending(store)  # inside the window: waiting for its end
+    assert len(hook.received) == 1 and pending(store)  # inside the window: waiting for its end
     assert hook.wait_for(2, 10 * WINDOW) == 2  # the window's end builds the four edits together
     assert not pending(store)
     assert rebuilds.pending_timers() == 0
+
+
+def adjust(store, product: str, delta: int, reason: str):
+    """The stock of `product` adjusted by `delta` through the backoffice API, as its admin."""
+    body = {"product_id": product, "delta": delta, "reason": reason}
+    return store.call("POST", "/api/inventory/adjust", cookie=store.admin_cookie, body=body)
 
 
 def test_a_stock_figure_alone_asks_for_no_build_but_running_out_does(store, hook):
@@ -72,20 +78,10 @@ def test_a_stock_figure_alone_asks_for_no_build_but_running_out_does(store, hook
         "UPDATE storefront_builds SET built_through = (SELECT max(id) FROM storefront_changes), "
         "requested_at = now() - interval '1 hour'"
     )
-    adjusted = store.call(
-        "POST",
-        "/api/inventory/adjust",
-        cookie=store.admin_cookie,
-        body={"product_id": product, "delta": -3, "reason": "Broken bags"},
-    )
+    adjusted = adjust(store, product, -3, "Broken bags")
     assert adjusted.status == 201, adjusted.body
-    assert not pending(store) and hook.calls == []
-    emptied = store.call(
-        "POST",
-        "/api/inventory/adjust",
-        cookie=store.admin_cookie,
-        body={"product_id": product, "delta": -37, "reason": "Sold at the market"},
-    )
+    assert not pending(store) and hook.received == []
+    emptied = adjust(store, product, -37, "Sold at the market")
     assert emptied.status == 201, emptied.body
     assert hook.wait_for(1, 10) == 1 and not pending(store)
 

@@ -7,46 +7,19 @@ the order; the backoffice shows the order paid and the stock one lower; every pa
 
 from __future__ import annotations
 
-import http.server
-import json
-import threading
 import time
 import uuid
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from localhttp import Beacons, sandbox_hosts, serving
 from storefronthelpers import StoreShop, connect_card, fresh_database, make_shop, use_stripe
 
-from svc_local.providers import base_urls
 from svc_shared.domain.publish_template import template_files, template_root
-from svc_shared.providers.repo_host import RepoHost
-from svc_shared.providers.static_host import StaticHost
 
 pytestmark = pytest.mark.usefixtures("hosted_env")
 CHROMIUM = "/usr/bin/chromium"
-
-
-class Beacons(http.server.BaseHTTPRequestHandler):
-    received: list[dict] = []
-
-    def _cors(self) -> None:
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Allow-Headers", "Content-Type")
-
-    def do_OPTIONS(self) -> None:
-        self.send_response(204)
-        self._cors()
-        self.end_headers()
-
-    def do_POST(self) -> None:
-        Beacons.received.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0))))
-        self.send_response(204)
-        self._cors()
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +29,8 @@ def shop_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def platform() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Beacons)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Beacons) as url:
+        yield url
 
 
 @pytest.fixture
@@ -68,15 +38,7 @@ def published(hosted_env, shop_url, front, stripe_sandbox, creds, platform) -> d
     """What publishing leaves: a repository with the template, a site linked to it (its URL and build hook
     given to the hosted shop), the site's variables, and the first deploy live."""
     box = stripe_sandbox
-    urls = base_urls(box.url)
-    github = RepoHost(
-        urls["REPO_HOST_API_URL"],
-        httpx.post(f"{box.url}/__admin/github/tokens", json={}).json()["access_token"],
-    )
-    netlify = StaticHost(
-        urls["STATIC_HOST_API_URL"],
-        httpx.post(f"{box.url}/__admin/netlify/tokens", json={}).json()["access_token"],
-    )
+    github, netlify = sandbox_hosts(box.url)
     name = f"journey-{uuid.uuid4().hex[:6]}"
     repo = github.create_repo(name)
     site = netlify.create_site(name=name, repo_path=repo.full_name, branch="main")

@@ -7,40 +7,27 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from localhttp import QuietHandler, serving
 from stackproc import launch_chromium
 
 
-class Callback(BaseHTTPRequestHandler):
+class Callback(QuietHandler):
     received: list[str] = []
 
     def do_GET(self) -> None:
         Callback.received.append(self.path)
-        body = b"<html><body><h1>Authorized</h1></body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+        self.reply(200, "text/html", b"<html><body><h1>Authorized</h1></body></html>")
 
 
 @pytest.fixture
 def callback_server():
-    server = HTTPServer(("127.0.0.1", 0), Callback)
     Callback.received = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/callback"
-    server.shutdown()
-    server.server_close()
+    with serving(Callback) as url:
+        yield f"{url}/callback"
 
 
 def test_consent_page_allow_clicked_in_headless_chromium(gateway, callback_server, tmp_path):

@@ -23,12 +23,12 @@ import pytest
 from authproxy import AuthProxy
 from docserver import DocumentServer
 from oauthflow import ScriptedBrowser, access_token
+from sdkclients import run_sdk1_client
 from stackproc import ROOT, RunningStack, create_user
 
 NODE = ROOT / "node_modules" / ".bin" / "node"
 CONFORMANCE = ROOT / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 INSPECTOR = ROOT / "node_modules" / ".bin" / "mcp-inspector"
-SDK1_PYTHON = ROOT / ".venv-sdk1" / "bin" / "python"
 
 # The 2026-07-28 server scenarios that apply to a server offering tools and its MCP Apps views as resources
 # (docs/decisions.md lists the required ones that do not apply, and why).
@@ -262,22 +262,7 @@ def test_inspector_cli_lists_and_calls_tools(stack, gateway, era):
 
 
 def test_python_sdk_1x_client_authorizes_and_calls_tools(gateway):
-    require(SDK1_PYTHON)
-    run = subprocess.run(
-        [
-            str(SDK1_PYTHON),
-            str(ROOT / "tests" / "e2e" / "clients" / "sdk1_client.py"),
-            f"{gateway}/mcp",
-            "demo@svc.local",
-            "demo-password-123",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    outcome = run_sdk1_client("sdk1_client.py", gateway, timeout=120)
     assert outcome["protocol"] in ("2025-06-18", "2025-11-25")
     assert outcome["tools"] == 26
     assert '"email":"demo@svc.local"' in outcome["me"]

@@ -6,34 +6,14 @@ followed to completed in words."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
-from stackproc import ROOT
+from sdkclients import run_sdk1_client
 from test_journeys import connect, signed_in
-
-SDK1_PYTHON = ROOT / ".venv-sdk1" / "bin" / "python"
 
 
 def test_python_sdk_1x_deploys_as_a_task_and_follows_it_to_completed(gateway):
-    assert SDK1_PYTHON.exists(), ".venv-sdk1 is missing: run `make install`"
     with signed_in(gateway, "demo@svc.local", "demo-password-123") as browser:
         connect(browser, "static_host")  # the demo store's site is in the sandbox's default account
-    run = subprocess.run(
-        [
-            str(SDK1_PYTHON),
-            str(ROOT / "tests" / "e2e" / "clients" / "sdk1_tasks_client.py"),
-            f"{gateway}/mcp",
-            "demo@svc.local",
-            "demo-password-123",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=ROOT,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    outcome = run_sdk1_client("sdk1_tasks_client.py", gateway, timeout=180)
     assert outcome["protocol"] == "2025-11-25"
     assert outcome["server_tasks"] == {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
     assert outcome["task_tools"] == ["deploy_project", "send_message"]

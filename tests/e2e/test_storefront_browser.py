@@ -5,12 +5,9 @@ view, the cart, the closed checkout, the 404 page, and a home page under 100 KB.
 
 from __future__ import annotations
 
-import http.server
-import json
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,55 +16,24 @@ import httpx
 import pytest
 from stackproc import ROOT
 
-from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.providers import SandboxCredentials, build_providers
 from svc_local.sandbox import Sandbox
 from svc_shared.domain.analytics import clean_path
 from svc_shared.domain.bodies import BeaconRequest
 from svc_shared.domain.publish_template import template_files, template_root
-from svc_shared.providers.repo_host import RepoHost
-from svc_shared.providers.static_host import StaticHost
 
 sys.path.insert(0, str(ROOT / "tests"))
+from localhttp import Beacons, sandbox_hosts, serving
 from storefront_double import ShopApi, serve
 
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 WIDTHS = (1280, 375)
 
 
-class Beacons(http.server.BaseHTTPRequestHandler):
-    """The platform's beacon route as the storefront meets it: cross-origin, CORS for any origin, 204."""
-
-    received: list[dict] = []
-
-    def _cors(self) -> None:
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Allow-Headers", "Content-Type")
-        self.send_header("Access-Control-Allow-Methods", "POST")
-
-    def do_OPTIONS(self) -> None:
-        self.send_response(204)
-        self._cors()
-        self.end_headers()
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path == "/api/analytics/collect":
-            Beacons.received.append(json.loads(body))
-        self.send_response(204)
-        self._cors()
-        self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def platform() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Beacons)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Beacons) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -82,15 +48,7 @@ def storefront(shop_api: ShopApi, platform: str) -> Iterator[dict]:
     with Sandbox(
         "127.0.0.1", 0, build_providers(None, SandboxCredentials.generate(), build_delay=0), quiet=True
     ) as box:
-        urls = base_urls(box.url)
-        github = RepoHost(
-            urls["REPO_HOST_API_URL"],
-            httpx.post(f"{box.url}/__admin/github/tokens", json={}).json()["access_token"],
-        )
-        netlify = StaticHost(
-            urls["STATIC_HOST_API_URL"],
-            httpx.post(f"{box.url}/__admin/netlify/tokens", json={}).json()["access_token"],
-        )
+        github, netlify = sandbox_hosts(box.url)
         repo = github.create_repo("northside")
         owner, name = repo.full_name.split("/")
         site = netlify.create_site(name="northside", repo_path=repo.full_name, branch="main")

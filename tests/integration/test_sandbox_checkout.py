@@ -4,13 +4,12 @@ the hosted page's Pay button, and signed `checkout.session.completed` webhooks c
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
+from localhttp import PostRecorder
 
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.sandbox import Sandbox
@@ -18,34 +17,11 @@ from svc_shared.providers.checkout import Checkout, CheckoutSession, SignatureEr
 from svc_shared.providers.http import ProviderAuthError
 
 
-class Receiver:
-    """A webhook endpoint that records what it receives."""
+class Receiver(PostRecorder):
+    """The platform's checkout webhook: records what it receives."""
 
     def __init__(self) -> None:
-        self.received: list[tuple[bytes, str]] = []
-        self.arrived = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                outer.received.append((body, self.headers.get("Stripe-Signature", "")))
-                outer.arrived.set()
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/webhooks/checkout"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__("/webhooks/checkout")
 
 
 @pytest.fixture(scope="module")
@@ -105,13 +81,13 @@ def test_wrong_secret_key_is_401(sandbox: Sandbox):
 
 def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: Receiver, creds):
     receiver.received.clear()
-    receiver.arrived.clear()
     session = new_session(checkout, "key-pay", amount=900)
     paid = httpx.post(session.url)
     assert paid.status_code == 303
     assert paid.headers["location"] == f"http://127.0.0.1:9/credits?session={session.id}"
-    assert receiver.arrived.wait(5)
-    body, signature = receiver.received[0]
+    assert receiver.wait_for(1, 5) == 1
+    body, headers = receiver.received[0]
+    signature = headers["Stripe-Signature"]
     verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
     with pytest.raises(SignatureError):
         verify_signature(body, signature, "whsec_other", now=time.time())
@@ -135,9 +111,9 @@ def test_admin_completion_and_redelivery_of_the_same_event(
     assert done["delivery"]["status"] == 200
     again = httpx.post(f"{sandbox.url}/__admin/stripe/events/{done['event_id']}/deliver").json()
     assert again["delivery"]["status"] == 200
-    ids = [json.loads(body)["id"] for body, _sig in receiver.received]
+    ids = [json.loads(body)["id"] for body, _headers in receiver.received]
     assert ids == [done["event_id"], done["event_id"]]
-    for body, signature in receiver.received:
-        verify_signature(body, signature, creds.checkout_webhook_secret, now=time.time())
+    for body, headers in receiver.received:
+        verify_signature(body, headers["Stripe-Signature"], creds.checkout_webhook_secret, now=time.time())
     # A completed session is not completed twice.
     assert httpx.post(f"{sandbox.url}/__admin/stripe/sessions/{session.id}/complete").status_code == 409

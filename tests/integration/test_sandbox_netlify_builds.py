@@ -5,13 +5,12 @@ proxy rewrites cached for the origin's s-maxage, and its 404 page."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from localhttp import QuietHandler, sandbox_hosts, serving
 
 from svc_local.providers import SandboxCredentials, base_urls, build_providers
 from svc_local.sandbox import Sandbox
@@ -37,37 +36,24 @@ print("built for", os.environ["URL"])
 TOML = b'[build]\ncommand = "python3 build.py"\npublish = "public"\n'
 
 
-class Origin(http.server.BaseHTTPRequestHandler):
+class Origin(QuietHandler):
     """A shop's backend: counts requests; /api/products is cacheable for 60 s (s-maxage) with an ETag."""
 
     hits: list[str] = []
 
     def do_GET(self) -> None:
         Origin.hits.append(self.path)
-        body = b'{"products": []}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
         if self.path.startswith("/api/products"):
-            self.send_header("Cache-Control", "public, max-age=0, s-maxage=60")
-            self.send_header("ETag", '"v1"')
+            headers = [("Cache-Control", "public, max-age=0, s-maxage=60"), ("ETag", '"v1"')]
         else:
-            self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
+            headers = [("Cache-Control", "no-store")]
+        self.reply(200, "application/json", b'{"products": []}', headers)
 
 
 @pytest.fixture(scope="module")
 def origin() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Origin)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Origin) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +64,7 @@ def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def hosts(sandbox: Sandbox) -> tuple[RepoHost, StaticHost]:
-    urls = base_urls(sandbox.url)
-    github = httpx.post(f"{sandbox.url}/__admin/github/tokens", json={}).json()["access_token"]
-    netlify = httpx.post(f"{sandbox.url}/__admin/netlify/tokens", json={}).json()["access_token"]
-    return RepoHost(urls["REPO_HOST_API_URL"], github), StaticHost(urls["STATIC_HOST_API_URL"], netlify)
+    return sandbox_hosts(sandbox.url)
 
 
 def deploys(netlify: StaticHost, site_id: str) -> list[dict]:
@@ -240,15 +223,7 @@ def test_a_state_directory_from_before_builds_ran_builds_its_live_sites_again(tm
     import shutil
 
     with Sandbox("127.0.0.1", 0, build_providers(tmp_path, creds, build_delay=0), quiet=True) as box:
-        urls = base_urls(box.url)
-        github = RepoHost(
-            urls["REPO_HOST_API_URL"],
-            httpx.post(f"{box.url}/__admin/github/tokens", json={}).json()["access_token"],
-        )
-        netlify = StaticHost(
-            urls["STATIC_HOST_API_URL"],
-            httpx.post(f"{box.url}/__admin/netlify/tokens", json={}).json()["access_token"],
-        )
+        github, netlify = sandbox_hosts(box.url)
         repo = github.create_repo("old-shop")
         owner, name = repo.full_name.split("/")
         site = netlify.create_site(name="old-shop", repo_path=repo.full_name, branch="main")

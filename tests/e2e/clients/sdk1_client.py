@@ -10,36 +10,15 @@ import asyncio
 import json
 import sys
 import time
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from mcp import ClientSession
-from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamablehttp_client
-from mcp.shared.auth import OAuthClientMetadata
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from oauthflow import MemoryStorage, ScriptedBrowser, public_client
+from sdk1_auth import signed_in_provider
 
 
 async def main(url: str, email: str, password: str) -> dict:
-    browser = ScriptedBrowser(email, password)
-
-    async def redirect_handler(authorization_url: str) -> None:
-        await asyncio.to_thread(browser.visit, authorization_url)
-
-    async def callback_handler() -> tuple[str, str | None]:
-        query = parse_qs(urlsplit(browser.callback or "").query)
-        return query["code"][0], query.get("state", [None])[0]
-
-    provider = OAuthClientProvider(
-        server_url=url,
-        client_metadata=OAuthClientMetadata(**public_client("SDK 1.x end-to-end")),
-        storage=MemoryStorage(),
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
+    provider, browser = signed_in_provider(url, email, password, "SDK 1.x end-to-end")
     async with (
         streamablehttp_client(url, auth=provider, timeout=30) as (read, write, _),
         ClientSession(read, write) as session,

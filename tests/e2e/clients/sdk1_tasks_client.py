@@ -12,19 +12,13 @@ import asyncio
 import json
 import sys
 import warnings
-from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from mcp import ClientSession, types
-from mcp.client.auth import OAuthClientProvider
 from mcp.client.experimental.task_handlers import ExperimentalTaskHandlers
 from mcp.client.streamable_http import streamablehttp_client
-from mcp.shared.auth import OAuthClientMetadata
 from mcp.shared.exceptions import McpError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from oauthflow import MemoryStorage, ScriptedBrowser, public_client
+from sdk1_auth import signed_in_provider
 
 warnings.simplefilter("ignore", DeprecationWarning)  # the SDK marks its experimental tasks API deprecated
 
@@ -34,22 +28,7 @@ async def _no_tasks_here(context, params):  # this client runs no tasks of its o
 
 
 async def main(url: str, email: str, password: str) -> dict:
-    browser = ScriptedBrowser(email, password)
-
-    async def redirect_handler(authorization_url: str) -> None:
-        await asyncio.to_thread(browser.visit, authorization_url)
-
-    async def callback_handler() -> tuple[str, str | None]:
-        query = parse_qs(urlsplit(browser.callback or "").query)
-        return query["code"][0], query.get("state", [None])[0]
-
-    provider = OAuthClientProvider(
-        server_url=url,
-        client_metadata=OAuthClientMetadata(**public_client("SDK 1.x tasks end-to-end")),
-        storage=MemoryStorage(),
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
+    provider, _ = signed_in_provider(url, email, password, "SDK 1.x tasks end-to-end")
     handlers = ExperimentalTaskHandlers(list_tasks=_no_tasks_here, cancel_task=_no_tasks_here)
     async with (
         streamablehttp_client(url, auth=provider, timeout=30) as (read, write, _),

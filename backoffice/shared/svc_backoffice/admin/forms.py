@@ -101,9 +101,13 @@ def _plain(message: str) -> str:
     return text if text.endswith(".") else text + "."
 
 
-def refused(exc: InvalidInput | Conflict | Unprocessable, field: str | None = None) -> FormInvalid:
-    """A domain refusal of a valid form (a duplicate SKU, a rule of the database) shown on the form, beside
-    `field` when it concerns one."""
+def refused(
+    exc: FormInvalid | InvalidInput | Conflict | Unprocessable, field: str | None = None
+) -> FormInvalid:
+    """What the form shows for `exc`: a form's own errors as they are, or a domain refusal of a valid form (a
+    duplicate SKU, a rule of the database) beside `field` when it concerns one."""
+    if isinstance(exc, FormInvalid):
+        return exc
     if isinstance(exc, InvalidInput) and exc.issues:
         fields = {k: "; ".join(v) for k, v in (exc.issues.get("fieldErrors") or {}).items()}
         return FormInvalid(fields, exc.message)

@@ -87,9 +87,7 @@ def create_discount() -> Response:
         body = validated(CouponCreate, data, {"min_subtotal_cents": "min_subtotal"}, errors)
         with database().transaction():
             commerce.create_coupon(database(), body)
-    except FormInvalid as exc:
-        return _discounts(400, values=fields, errors=exc.fields, form_error=exc.form)
-    except (InvalidInput, Conflict, Unprocessable) as exc:
+    except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
         found = refused(exc, "code")
         return _discounts(400, values=fields, errors=found.fields, form_error=found.form)
     return see_other("/discounts", notice="created")

@@ -193,9 +193,7 @@ def create_product() -> Response:
         body = validated(ProductCreate, data, _names(data), errors)
         with database().transaction():
             created = catalog.create_product(database(), body)
-    except FormInvalid as exc:
-        return page("product.html", 400, title="Add product", **_form_context(None, fields, exc))
-    except (InvalidInput, Conflict, Unprocessable) as exc:
+    except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
         return page("product.html", 400, title="Add product", **_form_context(None, fields, refused(exc)))
     return see_other(f"/products/{created['id']}", notice="created")
 
@@ -216,9 +214,7 @@ def update_product(id: str) -> Response:
         body = validated(ProductUpdate, data, _names(data), errors)
         with database().transaction():
             catalog.update_product(database(), product_id, body)
-    except FormInvalid as exc:
-        return page("product.html", 400, title=product["title"], **_form_context(product, fields, exc))
-    except (InvalidInput, Conflict, Unprocessable) as exc:
+    except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
         context = _form_context(product, fields, refused(exc))
         return page("product.html", 400, title=product["title"], **context)
     return see_other(f"/products/{product_id}", notice="saved")
@@ -252,17 +248,7 @@ def adjust_stock(id: str) -> Response:
         )
         with database().transaction():
             store.adjust_inventory(database(), body, staff)
-    except FormInvalid as exc:
-        context = _form_context(product, values_of(product), None)
-        return page(
-            "product.html",
-            400,
-            title=product["title"],
-            **context,
-            stock_errors=exc.fields,
-            stock_values=fields,
-        )
-    except (InvalidInput, Unprocessable) as exc:
+    except (FormInvalid, InvalidInput, Unprocessable) as exc:
         context = _form_context(product, values_of(product), None)
         problem = refused(exc, "delta")
         return page(

@@ -5,12 +5,13 @@ Content-Security-Policy allowing only those two files: no inline script or style
 from __future__ import annotations
 
 import functools
-import hashlib
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from svc_backoffice.core.pagefiles import folder_version, read_static, template_environment
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
@@ -90,21 +91,15 @@ def when(value: datetime | str | None, timezone: str = "UTC", locale: str = "en"
     return local.strftime(DATE_STYLE.get(locale[:2], "%d/%m/%Y %H:%M"))
 
 
+def _pair(value: Any) -> tuple[Any, str]:
+    """A select's (value, label)."""
+    return value, str(value).capitalize()
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> Any:
     """The template environment (built once per container; templates compiled on first use)."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-
-    env = Environment(
-        loader=FileSystemLoader(HERE / "templates"),
-        autoescape=select_autoescape(["html"], default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["amount"] = amount
-    env.filters["pair"] = lambda value: (value, str(value).capitalize())  # a select's (value, label)
-    return env
+    return template_environment(HERE / "templates", {"amount": amount, "pair": _pair})
 
 
 def render(template: str, **context: Any) -> str:
@@ -114,21 +109,10 @@ def render(template: str, **context: Any) -> str:
 @functools.lru_cache(maxsize=8)
 def static_file(name: str) -> tuple[bytes, str, str] | None:
     """(content, content type, etag) of a file of static/, or None for anything else."""
-    if "/" in name or "\\" in name or name.startswith("."):
-        return None
-    path = STATIC / name
-    kind = STATIC_TYPES.get(path.suffix)
-    if kind is None or not path.is_file():
-        return None
-    content = path.read_bytes()
-    return content, kind, '"' + hashlib.sha256(content).hexdigest()[:20] + '"'
+    return read_static(STATIC, STATIC_TYPES, name)
 
 
 @functools.lru_cache(maxsize=1)
 def asset_version() -> str:
     """Part of the static URLs, so a new deployment's files are fetched afresh."""
-    digest = hashlib.sha256()
-    for name in sorted(p.name for p in STATIC.iterdir()):
-        if found := static_file(name):
-            digest.update(found[2].encode())
-    return digest.hexdigest()[:10]
+    return folder_version(STATIC, static_file)

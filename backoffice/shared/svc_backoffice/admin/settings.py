@@ -58,18 +58,7 @@ def save_store_settings() -> Response:
         body = validated(SettingsUpdate, given, earlier=errors)
         with database().transaction():
             store.update_settings(database(), body)
-    except FormInvalid as exc:
-        return page(
-            "settings.html",
-            400,
-            nav="settings",
-            tab="store",
-            title="Settings",
-            values=fields,
-            errors=exc.fields,
-            form_error=exc.form,
-        )
-    except (InvalidInput, Unprocessable) as exc:
+    except (FormInvalid, InvalidInput, Unprocessable) as exc:
         found = refused(exc)
         return page(
             "settings.html",

@@ -19,25 +19,11 @@ from svc_backoffice.core.errors import (
 )
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
+from svc_backoffice.domain.storefront_settings import origin_of as _origin_of
 from svc_backoffice.edge.web import INSUFFICIENT_ROLE, SIGNED_OUT, cookie, redirect
 
 # -- CSRF: writes authenticated by the session cookie ------------------------------------------------------
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-def _origin_of(url: str) -> str | None:
-    """`scheme://host[:port]` in lower case, the default port dropped; None for anything else."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    default = 443 if parts.scheme == "https" else 80
-    return f"{parts.scheme}://{parts.hostname.lower()}" + (f":{port}" if port not in (None, default) else "")
 
 
 def own_origin() -> str | None:

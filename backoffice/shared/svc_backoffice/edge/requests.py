@@ -50,21 +50,28 @@ def flatten(exc: ValidationError) -> dict[str, Any]:
     return {"formErrors": form, "fieldErrors": fields}
 
 
-def body(router: Router) -> Any:
-    """The JSON body validated by the serving route's body model; 400 when malformed or invalid, 413 over
-    MAX_BODY_BYTES."""
+def json_value(router: Router, max_bytes: int = MAX_BODY_BYTES) -> Any:
+    """The request's JSON body parsed (None when empty), not yet validated; 400 when it is not UTF-8 or not
+    JSON, 413 over `max_bytes`."""
     try:
         raw = router.current_event.decoded_body
     except (UnicodeDecodeError, binascii.Error, ValueError):
         raise InvalidInput(say("request.not_utf8")) from None
-    if raw and len(raw) > MAX_BODY_BYTES // 4 and len(raw.encode()) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(say("request.too_large", kilobytes=MAX_BODY_BYTES // 1024))
+    if raw and len(raw) > max_bytes // 4 and len(raw.encode()) > max_bytes:
+        raise PayloadTooLarge(say("request.too_large", kilobytes=max_bytes // 1024))
     try:
         value = json.loads(raw) if raw else None
     except RecursionError:
         raise InvalidInput(say("request.nested_too_deeply")) from None
     except ValueError:
         raise InvalidInput(say("request.invalid_json")) from None
+    return value
+
+
+def body(router: Router) -> Any:
+    """The JSON body validated by the serving route's body model; 400 when malformed or invalid, 413 over
+    MAX_BODY_BYTES."""
+    value = json_value(router)
     name = router.context["route"].body
     assert name is not None, "the route declares no body model"
     try:

@@ -17,11 +17,11 @@ from aws_lambda_powertools.event_handler.router import Router
 from pydantic import BaseModel, ValidationError
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import Forbidden, InvalidInput, PayloadTooLarge, UnsupportedMediaType
+from svc_backoffice.core.errors import Forbidden, InvalidInput, UnsupportedMediaType
 from svc_backoffice.domain import storefront_settings
 from svc_backoffice.domain.storefront_settings import origin_of as _origin_of
 from svc_backoffice.edge.gate import UNSAFE_METHODS
-from svc_backoffice.edge.requests import flatten
+from svc_backoffice.edge.requests import flatten, json_value
 from svc_backoffice.edge.web import answer_with
 
 M = TypeVar("M", bound=BaseModel)
@@ -120,18 +120,7 @@ def query(router: Router, model: type[M]) -> M:
 
 
 def body(router: Router, model: type[M]) -> M:
-    try:
-        raw = router.current_event.decoded_body or ""
-    except (UnicodeDecodeError, ValueError):
-        raise InvalidInput(say("request.not_utf8")) from None
-    if len(raw.encode()) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(say("request.too_large", kilobytes=MAX_BODY_BYTES // 1024))
-    try:
-        value = json.loads(raw) if raw else None
-    except RecursionError:
-        raise InvalidInput(say("request.nested_too_deeply")) from None
-    except ValueError:
-        raise InvalidInput(say("request.invalid_json")) from None
+    value = json_value(router, MAX_BODY_BYTES)
     try:
         return model.model_validate(value)
     except ValidationError as exc:

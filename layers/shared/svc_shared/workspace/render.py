@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from svc_backoffice.core.pagefiles import folder_version, read_static, template_environment
 from svc_shared.workspace.chart import day_label
 
 HERE = Path(__file__).parent
@@ -43,18 +44,7 @@ def _when(ts: float | int | None) -> str:
 @functools.lru_cache(maxsize=1)
 def environment() -> Any:
     """The template environment (built once per container; templates are compiled on first use)."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
-
-    env = Environment(
-        loader=FileSystemLoader(HERE / "templates"),
-        autoescape=select_autoescape(["html"], default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["when"] = _when
-    env.filters["day"] = day_label
-    return env
+    return template_environment(HERE / "templates", {"when": _when, "day": day_label})
 
 
 def render(template: str, **context: Any) -> str:
@@ -79,25 +69,13 @@ def page(template: str, *, base: str, user: Any, csrf: str = "", nav: str = "", 
 @functools.lru_cache(maxsize=8)
 def static_file(name: str) -> tuple[bytes, str, str] | None:
     """(content, content type, etag) of a file of static/, or None for anything else."""
-    if "/" in name or "\\" in name or name.startswith("."):
-        return None
-    path = STATIC / name
-    kind = STATIC_TYPES.get(path.suffix)
-    if kind is None or not path.is_file():
-        return None
-    content = path.read_bytes()
-    return content, kind, '"' + hashlib.sha256(content).hexdigest()[:20] + '"'
+    return read_static(STATIC, STATIC_TYPES, name)
 
 
 @functools.lru_cache(maxsize=1)
 def asset_version() -> str:
     """Part of the static URLs, so a new deployment's files are fetched afresh."""
-    digest = hashlib.sha256()
-    for name in sorted(p.name for p in STATIC.iterdir()):
-        found = static_file(name)
-        if found:
-            digest.update(found[2].encode())
-    return digest.hexdigest()[:10]
+    return folder_version(STATIC, static_file)
 
 
 def csrf_token(key: bytes, session_cookie: str) -> str:

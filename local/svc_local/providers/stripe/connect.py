@@ -112,10 +112,7 @@ class ConnectMixin:
     # ---- webhook endpoints
 
     def create_endpoint(self, request: SandboxRequest) -> SandboxResponse:
-        refused = self.refusal(request)  # type: ignore[attr-defined]
-        if refused is not None:
-            return refused
-        account = self.account_of(request)  # type: ignore[attr-defined]
+        account = self.caller(request)  # type: ignore[attr-defined]
         if isinstance(account, SandboxResponse):
             return account
         params = parse_form(request.body)
@@ -142,10 +139,7 @@ class ConnectMixin:
         return json_response({k: v for k, v in endpoint.items() if k != "account"})
 
     def list_endpoints(self, request: SandboxRequest) -> SandboxResponse:
-        refused = self.refusal(request)  # type: ignore[attr-defined]
-        if refused is not None:
-            return refused
-        account = self.account_of(request)  # type: ignore[attr-defined]
+        account = self.caller(request)  # type: ignore[attr-defined]
         if isinstance(account, SandboxResponse):
             return account
         with self.state.lock:

@@ -83,6 +83,11 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
         given = bearer(request) or ""
         return error(401, f"Invalid API Key provided: {given[:8]}{'*' * 8}{given[-4:]}")
 
+    def caller(self, request: SandboxRequest) -> str | SandboxResponse | None:
+        """Who an API call acts for: the 401 of a wrong key, else `account_of`'s account, None or 403."""
+        refused = self.refusal(request)
+        return refused if refused is not None else self.account_of(request)
+
     def account_of(self, request: SandboxRequest) -> str | SandboxResponse | None:
         """The connected account the call acts for (`Stripe-Account`), None for the platform itself; 403 for
         an account not connected to this platform."""

@@ -28,10 +28,7 @@ class SessionsMixin:
     # ---- API
 
     def create_session(self, request: SandboxRequest) -> SandboxResponse:
-        refused = self.refusal(request)  # type: ignore[attr-defined]
-        if refused is not None:
-            return refused
-        account = self.account_of(request)  # type: ignore[attr-defined]
+        account = self.caller(request)  # type: ignore[attr-defined]
         if isinstance(account, SandboxResponse):
             return account
         key = request.headers.get("idempotency-key")
@@ -141,10 +138,7 @@ class SessionsMixin:
         return session
 
     def _session_for(self, request: SandboxRequest) -> dict[str, Any] | SandboxResponse:
-        refused = self.refusal(request)  # type: ignore[attr-defined]
-        if refused is not None:
-            return refused
-        account = self.account_of(request)  # type: ignore[attr-defined]
+        account = self.caller(request)  # type: ignore[attr-defined]
         if isinstance(account, SandboxResponse):
             return account
         session = self.data["sessions"].get(request.params["session_id"])
