@@ -326,7 +326,18 @@ class LocalStack:
             f"backoffice {self.urls['backoffice']}",
             f"sign-in   {self.urls['gateway']}/backoffice/sso?project={self.demo_project_id} (demo store owner)",
         ]
+        live = self._demo_live_url()
+        if live:
+            lines.append(f"storefront {live}   the demo store's live site, built by the site host sandbox")
         print("\n".join(lines), file=self.out, flush=True)
+
+    def _demo_live_url(self) -> str | None:
+        from svc_shared.wiring import services
+
+        try:
+            return services.projects().get(self.demo_project_id).live_url if self.demo_project_id else None
+        except Exception:  # noqa: BLE001 - a line of the banner, never a reason not to start
+            return None
 
     def stop(self) -> None:
         """Stop in reverse order; embedded AWS writes its state before it stops. Safe to call twice."""
