@@ -70,7 +70,7 @@ def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path
         assert created.returncode == 0, created.stderr
     finally:
         assert stack.interrupt() == 0
-    key = (state / "master.key").read_text()
+    key = (state / "kms-keys.json").read_text()  # the embedded KMS keys the functions seal with
 
     stack = start_stack(state, database_url=None)
     try:
@@ -89,7 +89,7 @@ def test_make_dev_defaults_serve_sign_in_and_keep_state_across_restarts(tmp_path
         assert '"plan": "paid"' in moved.stdout
     finally:
         assert stack.stop() == 0
-    assert (state / "master.key").read_text() == key
+    assert (state / "kms-keys.json").read_text() == key
 
 
 def test_printed_database_url_hides_the_password():
