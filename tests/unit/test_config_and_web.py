@@ -138,6 +138,7 @@ EXPECTED_STATUS = {
     "PublishBusy": "default",
     "PublishTransient": "default",
     "PublishFailed": "default",
+    "PublishStopped": "default",
     "QuotaExceeded": "default",
 }
 
