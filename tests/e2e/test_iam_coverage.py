@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 import httpx
 from oauthflow import access_token, client_tokens
 from stackproc import cli, create_user
+from test_backoffice_sessions import open_backoffice
 from test_journeys import connect, connections, signed_in
 from test_workspace_browser import mcp, tool
 
@@ -207,7 +208,17 @@ def _journey(stack, gateway):
             handoff = demo.get(stack.services["sign-in"].split(" ")[0])
             assert handoff.status_code == 303, handoff.text
             kid = _signing_kid(handoff.headers["location"])
-    assert kid in made, (kid, made)
+        assert kid in made, (kid, made)
+        # The shop's admin starts the search console and the card provider's connections: the hosted
+        # backoffice reads the operator's secrets (GscClientSecretArn, CheckoutSecretKeyArn) to build them.
+        open_backoffice(demo, stack.services["sign-in"].split(" ")[0])
+        for path, field in (
+            ("/api/gsc/connect", "authorize_url"),
+            ("/api/payments/providers/card/connect", "url"),
+        ):
+            started = demo.post(f"{stack.services['backoffice']}{path}", json={})
+            assert started.status_code == 200, (path, started.text)
+            assert started.json()[field].startswith(stack.services["sandbox"]), started.text
 
     _access_ends(stack, gateway, token, project_id)
 

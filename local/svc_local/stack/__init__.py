@@ -149,6 +149,7 @@ class LocalStack:
         environment = rehearsal.environment() if rehearsal else template.environment(skip={"KMS_KEY_ID"})
         buckets = template.buckets()
         tables = template.tables()
+        urls = base_urls(self.sandbox.url)
         environment.update(
             {
                 "PUBLIC_BASE_URL": configured_url,
@@ -168,18 +169,12 @@ class LocalStack:
                 "AWS_REGION": "us-east-1",
                 "AWS_DEFAULT_REGION": "us-east-1",
                 "DATABASE_URL": database_url,
-                **base_urls(self.sandbox.url),
+                **urls,
                 **self._provider_settings(credentials),
-                # The hosted backoffice's search console integration, against the sandbox's gsc provider.
-                "BACKOFFICE_GSC_PROVIDER_BASE_URL": base_urls(self.sandbox.url)["GSC_PROVIDER_BASE_URL"],
-                "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
-                "BACKOFFICE_GSC_CLIENT_SECRET": credentials.gsc_client_secret,
-                # The hosted shops' card provider: Stripe Connect against the sandbox's stripe provider.
-                "BACKOFFICE_STRIPE_CLIENT_ID": credentials.checkout_connect_client_id,
-                "BACKOFFICE_STRIPE_SECRET_KEY": credentials.checkout_secret_key,
-                "BACKOFFICE_STRIPE_API_BASE_URL": base_urls(self.sandbox.url)["CHECKOUT_API_URL"],
-                "BACKOFFICE_STRIPE_CONNECT_BASE_URL": base_urls(self.sandbox.url)["CHECKOUT_API_URL"]
-                + "/connect",
+                # The hosted backoffice's search console and card provider (Stripe Connect): the sandbox's.
+                "BACKOFFICE_GSC_PROVIDER_BASE_URL": urls["GSC_PROVIDER_BASE_URL"],
+                "BACKOFFICE_STRIPE_API_BASE_URL": urls["CHECKOUT_API_URL"],
+                "BACKOFFICE_STRIPE_CONNECT_BASE_URL": urls["CHECKOUT_API_URL"] + "/connect",
             }
         )
         if tables:
@@ -232,34 +227,28 @@ class LocalStack:
     def _provider_settings(self, credentials: SandboxCredentials) -> dict[str, str]:
         """OAuth client ids, and the ARNs of the provider secrets stored in the embedded Secrets Manager."""
         assert self.aws is not None
+        # Each in a secret named after its setting (REPO_HOST_CLIENT_SECRET_ARN: svc-local/repo-host-client-secret).
         secrets = {
-            "REPO_HOST_CLIENT_SECRET_ARN": (
-                "svc-local/repo-host-client-secret",
-                credentials.repo_host_client_secret,
-            ),
-            "DB_HOST_CLIENT_SECRET_ARN": (
-                "svc-local/db-host-client-secret",
-                credentials.db_host_client_secret,
-            ),
-            "STATIC_HOST_CLIENT_SECRET_ARN": (
-                "svc-local/static-host-client-secret",
-                credentials.static_host_client_secret,
-            ),
-            "CHECKOUT_SECRET_KEY_ARN": ("svc-local/checkout-secret-key", credentials.checkout_secret_key),
-            "CHECKOUT_WEBHOOK_SECRET_ARN": (
-                "svc-local/checkout-webhook-secret",
-                credentials.checkout_webhook_secret,
-            ),
-            "BUILDER_API_KEY_ARN": ("svc-local/builder-api-key", credentials.builder_api_key),
+            "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
+            "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
+            "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
+            "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
+            "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
+            "BUILDER_API_KEY_ARN": credentials.builder_api_key,
+            "BACKOFFICE_GSC_CLIENT_SECRET_ARN": credentials.gsc_client_secret,
         }
         settings = {
-            setting: self.aws.ensure_secret(name, value) for setting, (name, value) in secrets.items()
+            setting: self.aws.ensure_secret(f"svc-local/{setting[:-4].lower().replace('_', '-')}", value)
+            for setting, value in secrets.items()
         }
         settings.update(
             {
                 "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
                 "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
                 "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
+                "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
+                "BACKOFFICE_STRIPE_CLIENT_ID": credentials.checkout_connect_client_id,
+                "BACKOFFICE_STRIPE_SECRET_KEY_ARN": settings["CHECKOUT_SECRET_KEY_ARN"],
             }
         )
         return settings
