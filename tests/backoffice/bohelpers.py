@@ -5,6 +5,7 @@ API Gateway REST proxy events routed to the function the route table names."""
 from __future__ import annotations
 
 import base64
+import html
 import importlib
 import json
 import os
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import psycopg
 import pytest
@@ -123,6 +124,21 @@ def function_for(method: str, path: str) -> str:
 def invoke(method: str, path: str, **kwargs: Any) -> Answer:
     module = importlib.import_module(f"backoffice.functions.{function_for(method, urlsplit(path).path)}.app")
     return answer_of(module.handler(build_event(method, path, **kwargs), LambdaContext()))
+
+
+def sso(link: str) -> Answer:
+    """A self-hosted hand-off link opened as a browser does: its page naming the account, then its Continue
+    button (the form posted with the cookie the page set). A link refused outright is that answer."""
+    page = invoke("GET", link)
+    if page.status != 200:
+        return page
+    fields = dict(re.findall(r'<input type=hidden name=(\w+) value="([^"]*)">', page.body))
+    nonce = next(
+        c.split(";", 1)[0].split("=", 1)[1] for c in page.cookies if c.startswith("svc_sso_confirm=")
+    )
+    form = urlencode({name: html.unescape(value) for name, value in fields.items()})
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"svc_sso_confirm={nonce}"}
+    return invoke("POST", "/auth/sso", raw_body=form, headers=headers)
 
 
 def answer_of(result: dict[str, Any]) -> Answer:

@@ -3,13 +3,15 @@ and the redirects of the gate."""
 
 from __future__ import annotations
 
+import html
+import re
 import time
 import uuid
 from urllib.parse import urlencode
 
 import jwt
 import pytest
-from bohelpers import AUDIENCE, ISSUER, Client, invoke
+from bohelpers import AUDIENCE, ISSUER, Client, invoke, sso
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -42,10 +44,11 @@ def cookie_of(answer) -> str:
 
 
 def test_sso_mints_an_httponly_session_cookie_and_redirects(db, handoff_key):
-    answer = invoke("GET", f"/auth/sso?token={token(handoff_key)}&next=/products")
+    answer = sso(f"/auth/sso?token={token(handoff_key)}&next=/products")
     assert (answer.status, answer.location) == (302, "/products")
-    (raw,) = answer.cookies
+    (raw,) = [c for c in answer.cookies if c.startswith("svc_session=")]
     assert "HttpOnly" in raw and "SameSite=Lax" in raw and "Max-Age=28800" in raw
+    assert any(c.startswith("svc_sso_confirm=;") and "Max-Age=0" in c for c in answer.cookies)  # spent
     me = Client(cookie_of(answer))
     assert me.post("/api/products", {"title": "By SSO"}).status == 201
     # The claimed role only seeds a new staff row.
@@ -53,7 +56,7 @@ def test_sso_mints_an_httponly_session_cookie_and_redirects(db, handoff_key):
 
 
 def test_existing_staff_keep_their_managed_role(db, staff, handoff_key):
-    answer = invoke("GET", f"/auth/sso?token={token(handoff_key, email='VIEWER@shop.example', role='owner')}")
+    answer = sso(f"/auth/sso?token={token(handoff_key, email='VIEWER@shop.example', role='owner')}")
     assert answer.status == 302
     assert Client(cookie_of(answer)).post("/api/products", {"title": "x"}).location == (
         "/auth/signed-out?reason=insufficient_role"
@@ -103,18 +106,18 @@ def test_bad_hand_offs_redirect_to_signed_out(db, staff, handoff_key, case):
         db.all("UPDATE staff SET removed_at = now() WHERE email = 'viewer@shop.example'")
     if case == "replayed":
         value = token(handoff_key, jti="fixed-jti-123")
-        assert invoke("GET", f"/auth/sso?token={value}").location == "/"
+        assert sso(f"/auth/sso?token={value}").location == "/"
     else:
         value = tokens[case]()
-    answer = invoke("GET", f"/auth/sso?token={value}")
+    answer = sso(f"/auth/sso?token={value}")
     assert (answer.status, answer.location) == (302, "/auth/signed-out?reason=invalid_handoff")
-    assert not answer.cookies
+    assert not [c for c in answer.cookies if c.startswith("svc_session=")]
 
 
 def test_sso_next_must_stay_on_site(db, handoff_key):
     for target in ("https://evil.example/", "//evil.example", "/\\evil", "/a/../b", "/%2e%2e/x"):
         query = urlencode({"token": token(handoff_key), "next": target})
-        assert invoke("GET", f"/auth/sso?{query}").location == "/"
+        assert sso(f"/auth/sso?{query}").location == "/"
 
 
 def test_handoff_public_key_may_hold_several_keys_while_the_platform_rotates(db, handoff_key, monkeypatch):
@@ -124,17 +127,17 @@ def test_handoff_public_key_may_hold_several_keys_while_the_platform_rotates(db,
     config.reset_settings()
     for key in (new, handoff_key):
         for kid in (handoff.key_id(pems[key]), None):
-            assert invoke("GET", f"/auth/sso?token={token(key, kid=kid)}").location == "/"
+            assert sso(f"/auth/sso?token={token(key, kid=kid)}").location == "/"
     monkeypatch.setenv("HANDOFF_PUBLIC_KEY", pems[new])  # the old key retired
     config.reset_settings()
     for kid in (handoff.key_id(pems[handoff_key]), None):
-        assert invoke("GET", f"/auth/sso?token={token(handoff_key, kid=kid)}").location == (
+        assert sso(f"/auth/sso?token={token(handoff_key, kid=kid)}").location == (
             "/auth/signed-out?reason=invalid_handoff"
         )
 
 
 def test_the_sign_in_lands_on_a_page_naming_the_store_the_person_and_the_role(db, handoff_key):
-    answer = invoke("GET", f"/auth/sso?token={token(handoff_key, email='lena@shop.example', role='admin')}")
+    answer = sso(f"/auth/sso?token={token(handoff_key, email='lena@shop.example', role='admin')}")
     assert (answer.status, answer.location) == (302, "/")
     landing = Client(cookie_of(answer)).get("/")
     assert landing.status == 200 and landing.headers["Content-Type"].startswith("text/html")
@@ -222,10 +225,38 @@ def test_expired_hand_off_rows_are_pruned_and_live_ones_still_stop_a_replay(db, 
         "('expired-in-leeway', 'old@shop.example', now() - interval '2 seconds')"
     )
     live = token(handoff_key, email="live@shop.example", jti="live-jti-0001")
-    assert invoke("GET", f"/auth/sso?token={live}").location == "/"
+    assert sso(f"/auth/sso?token={live}").location == "/"
     other = token(handoff_key, email="other@shop.example")
-    assert invoke("GET", f"/auth/sso?token={other}").location == "/"
+    assert sso(f"/auth/sso?token={other}").location == "/"
     kept = {row["jti"] for row in db.all("SELECT jti FROM sso_handoffs")}
     assert "expired-long-ago" not in kept
     assert {"expired-in-leeway", "live-jti-0001"} <= kept
-    assert invoke("GET", f"/auth/sso?token={live}").location == "/auth/signed-out?reason=invalid_handoff"
+    assert sso(f"/auth/sso?token={live}").location == "/auth/signed-out?reason=invalid_handoff"
+
+
+def test_a_self_hosted_hand_off_signs_in_only_the_browser_that_confirms_it(db, handoff_key):
+    """Login CSRF: a link minted for one person, opened in another's browser (sent by mail, or a page that
+    navigates there or posts its form), must not sign that browser in as the first. Self-hosted, no cookie of
+    the platform's reaches the backoffice, so the link opens a page naming the account, and only that page's
+    own form, with the SameSite=Strict cookie it set, signs in."""
+    link = f"/auth/sso?token={token(handoff_key, email='mallory@shop.example', role='admin')}&next=/orders"
+    page = invoke("GET", link)
+    assert page.status == 200 and not [c for c in page.cookies if c.startswith("svc_session=")]
+    assert "Continue as mallory@shop.example?" in page.body and "if someone sent it to you" in page.body
+    assert page.headers["X-Frame-Options"] == "DENY"  # its button cannot be framed and clicked blind
+    (confirm,) = [c for c in page.cookies if c.startswith("svc_sso_confirm=")]
+    assert "SameSite=Strict" in confirm and "HttpOnly" in confirm and "Path=/auth/sso" in confirm
+    fields = dict(re.findall(r'<input type=hidden name=(\w+) value="([^"]*)">', page.body))
+    form = urlencode({name: html.unescape(value) for name, value in fields.items()})
+    posted = {"Content-Type": "application/x-www-form-urlencoded"}
+    # Another site's form: the same fields, without the cookie (or with another browser's).
+    for cookie in ({}, {"Cookie": "svc_sso_confirm=another-browsers-value"}):
+        refused = invoke("POST", "/auth/sso", raw_body=form, headers={**posted, **cookie})
+        assert refused.location == "/auth/signed-out?reason=invalid_handoff"
+        assert not [c for c in refused.cookies if c.startswith("svc_session=")]
+    nonce = confirm.split(";", 1)[0].split("=", 1)[1]
+    signed = invoke(
+        "POST", "/auth/sso", raw_body=form, headers={**posted, "Cookie": f"svc_sso_confirm={nonce}"}
+    )
+    assert (signed.status, signed.location) == (302, "/orders")
+    assert [c for c in signed.cookies if c.startswith("svc_session=")]

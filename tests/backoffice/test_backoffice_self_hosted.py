@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from bohelpers import AUDIENCE, ISSUER, Client, invoke, migrated_database
+from bohelpers import AUDIENCE, ISSUER, Client, invoke, migrated_database, sso
 
 from svc_backoffice.access import handoff
 from svc_backoffice.core import config
@@ -40,7 +40,7 @@ def test_a_deployed_function_reads_its_database_url_and_gsc_secret_by_arn(
             token = handoff.encode(
                 handoff_key, issuer=ISSUER, audience=AUDIENCE, email="arn@shop.example", role="owner", jti=jti
             )
-            signed_in = invoke("GET", f"/auth/sso?token={token}")
+            signed_in = sso(f"/auth/sso?token={token}")
             assert signed_in.location == "/", signed_in.body
             owner = Client(signed_in.cookies[0].split(";")[0])
             assert owner.post("/api/products", {"title": "From the secret's database"}).status == 201

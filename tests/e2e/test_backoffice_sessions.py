@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 import secrets
+import uuid
 
 import httpx
 from stackproc import create_user
-from test_journeys import signed_in
+from test_journeys import connect, signed_in
 
 
 def open_backoffice(browser: httpx.Client, link: str) -> None:
@@ -172,3 +173,44 @@ def test_a_hand_off_link_signs_in_only_the_browser_that_asked_for_it(gateway, st
         own = attacker.get(handoff)  # the browser that asked: the link still works there
         assert own.status_code == 302 and "svc_session" in own.cookies
         assert attacker.get(f"{backoffice}/api/products").status_code == 200
+
+
+def _outsider_path(browser: httpx.Client, project_id: str) -> list[tuple[int, str]]:
+    """Open backoffice as a browser does: each hop's status and path (the project's id written <id>), then
+    the page it ends on and the cookies the hops left."""
+    hops, answer = [], browser.get("/backoffice/sso", params={"project": project_id})
+    while answer.status_code in (302, 303):
+        hops.append(
+            (answer.status_code, httpx.URL(answer.headers["location"]).path.replace(project_id, "<id>"))
+        )
+        answer = browser.get(answer.headers["location"])
+    return [*hops, (answer.status_code, answer.text)]
+
+
+def test_an_outsider_learns_nothing_of_a_project_from_open_backoffice(gateway, stack):
+    """Someone signed in to the platform, with no role in a project and no invitation, opens its backoffice
+    link: the published demo store, a project that does not exist and one not published yet (someone
+    else's new project) take the same hops and end on the same page."""
+    demo_store = stack.services["sign-in"].split(" ")[0].split("project=", 1)[1]
+    email = f"olga-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    owner_email = f"nina-{secrets.token_hex(3)}@example.com"
+    create_user(stack, owner_email, "person-pass-123")
+    with signed_in(gateway, owner_email, "person-pass-123") as owner:
+        for provider in ("repo_host", "db_host", "static_host"):
+            connect(owner, provider)
+        page = owner.get("/").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert csrf, page[:300]
+        created = owner.post(
+            "/workspace/projects",
+            data={"csrf": csrf.group(1), "prompt": "Linen aprons sewn to order in a small studio"},
+            headers={"Origin": gateway},
+        )
+        assert created.status_code == 303, created.text[:300]
+        unpublished = created.headers["location"].rstrip("/").rsplit("/", 1)[1]
+    with signed_in(gateway, email, "person-pass-123") as olga:
+        answers = [_outsider_path(olga, project) for project in (demo_store, str(uuid.uuid4()), unpublished)]
+    assert answers[0] == answers[1] == answers[2], answers
+    assert answers[0][:2] == [(303, "/shops/<id>/auth/sso"), (302, "/shops/<id>/auth/signed-out")]
+    assert "This store has not invited your email address." in answers[0][-1][1]

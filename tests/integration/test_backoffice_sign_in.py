@@ -59,15 +59,67 @@ def test_a_workspace_member_is_told_the_owner_publishes(api, demo_user, project)
     assert "The shop's owner publishes it from its project page" in answer.text
 
 
-@pytest.mark.parametrize("which", ["someone else's", "unknown", "missing"])
-def test_a_project_the_user_may_not_see_is_the_not_found_page(api, demo_user, project, which):
+NOT_INVITED = "This store has not invited your email address."
+
+
+@pytest.fixture
+def backoffice_secret(app_env, monkeypatch):
+    """The platform's backoffice secret (every shop's keys derive from it), as the stack has it."""
+    from awsadmin import admin_client
+
+    secret = admin_client("secretsmanager").create_secret(
+        Name=f"backoffice-{app_env['TABLE_NAME']}", SecretString=uuid.uuid4().hex * 2
+    )
+    monkeypatch.setenv("BACKOFFICE_SECRET_ARN", secret["ARN"])
+    services.wire()
+
+
+def follow_as_outsider(api, project_id: str) -> list[tuple[int, str]]:
+    """The statuses and paths an outsider's browser goes through from Open backoffice, and the page it ends
+    on, with the project's id written as <id>."""
+    hops, answer = [], api.get("/backoffice/sso", params={"project": project_id})
+    while answer.status in (302, 303):
+        target = urlsplit(answer.header("location"))
+        hops.append((answer.status, target.path.replace(project_id, "<id>")))
+        answer = api.get(target.path, params={k: v[0] for k, v in parse_qs(target.query).items()})
+    return [*hops, (answer.status, answer.text)]
+
+
+@pytest.mark.parametrize("which", ["someone else's", "unknown"])
+def test_whoever_may_not_see_a_project_is_answered_as_by_a_shop_that_has_not_invited_them(
+    api, backoffice_secret, demo_user, project, which
+):
+    """An outsider learns nothing of a project from Open backoffice: an unknown id, someone else's project
+    not published yet and a published shop that has not invited them answer alike (the token is for the shop
+    the platform would host, and a shop that is not there has invited nobody)."""
     services.accounts().create_user(email="s@example.com", password="strange-password-1")
     sign_in(api, "s@example.com", "strange-password-1")
-    params = {"someone else's": {"project": project.id}, "unknown": {"project": str(uuid.uuid4())}}
-    answer = api.get("/backoffice/sso", params=params.get(which))
-    assert_workspace_page(answer, 404)
-    assert "This page does not exist, or it is not shared with you." in answer.text
-    assert "Candle" not in answer.text
+    project_id = project.id if which == "someone else's" else str(uuid.uuid4())
+    answer = api.get("/backoffice/sso", params={"project": project_id})
+    token = parse_qs(urlsplit(answer.header("location")).query)["token"][0]
+    claims = jwt.decode(token, options={"verify_signature": False})
+    assert (claims["role"], claims["aud"]) == ("invitee", f"http://127.0.0.1:3000/shops/{project_id}")
+    assert follow_as_outsider(api, project_id)[:-1] == [
+        (303, "/shops/<id>/auth/sso"),
+        (302, "/shops/<id>/auth/signed-out"),
+    ]
+    status, page = follow_as_outsider(api, project_id)[-1]
+    assert status == 200 and NOT_INVITED in page and "Candle" not in page
+    # A link minted for another browser (without its binding cookie) is refused as a real shop refuses it.
+    api.cookies.pop("svc_handoff", None)
+    refused = api.get(f"/shops/{project_id}/auth/sso", params={"token": token})
+    assert refused.header("location").endswith("/auth/signed-out?reason=invalid_handoff")
+    # Only its sign-in pages answer: the rest of a shop that is not there is not found.
+    assert api.get(f"/shops/{project_id}/api/products").status == 404
+
+
+def test_without_a_project_the_link_is_the_not_found_page(api, demo_user):
+    services.accounts().create_user(email="s@example.com", password="strange-password-1")
+    sign_in(api, "s@example.com", "strange-password-1")
+    for params in (None, {"project": "not-a-project-id"}):
+        answer = api.get("/backoffice/sso", params=params)
+        assert_workspace_page(answer, 404)
+        assert "This page does not exist, or it is not shared with you." in answer.text
 
 
 @pytest.mark.parametrize("visibility", ["private", "public"])
@@ -79,9 +131,14 @@ def test_a_private_project_is_unknown_to_members_of_its_workspace(api, demo_user
     services.accounts().add_collaborator(demo_user.default_workspace_id, member.id, role="admin")
     sign_in(api, "m@example.com", "member-password-1")
     hidden = api.get("/backoffice/sso", params={"project": project.id})
-    unknown = api.get("/backoffice/sso", params={"project": str(uuid.uuid4())})
-    assert_workspace_page(hidden, 404)
-    assert (hidden.status, hidden.text) == (unknown.status, unknown.text)
+    unknown_id = str(uuid.uuid4())
+    unknown = api.get("/backoffice/sso", params={"project": unknown_id})
+    # Both sent to where the platform would host the shop, as someone it has not invited.
+    assert urlsplit(hidden.header("location")).path == f"/shops/{project.id}/auth/sso"
+    assert urlsplit(unknown.header("location")).path == f"/shops/{unknown_id}/auth/sso"
+    for answer in (hidden, unknown):
+        token = parse_qs(urlsplit(answer.header("location")).query)["token"][0]
+        assert jwt.decode(token, options={"verify_signature": False})["role"] == "invitee"
 
     url = f"http://127.0.0.1:3000/shops/{project.id}"
     services.projects().update(project, {"backoffice_url": url})

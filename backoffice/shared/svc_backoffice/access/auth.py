@@ -31,29 +31,43 @@ def handoff_keys_and_audience() -> tuple[tuple[str, ...], str]:
     return handoff.split_pem_blocks(settings.handoff_public_key), settings.handoff_audience
 
 
-def sign_in(db: Database, token: str, binding: str | None = None) -> str:
-    """Verify and consume a hand-off token presented with the browser's binding cookie; returns the session
-    cookie value. Raises HandoffRejected."""
+def verified(token: str) -> handoff.Handoff:
+    """The hand-off's claims when it verifies for this backoffice (nothing is spent); HandoffRejected."""
     keys, audience = handoff_keys_and_audience()
-    claims = handoff.verify(
+    return handoff.verify(
         token, public_keys=keys, issuer=config.get_settings().handoff_issuer, audience=audience
     )
+
+
+def sign_in(db: Database | None, token: str, binding: str | None = None) -> str:
+    """Verify and consume a hand-off token presented with the browser's binding cookie; returns the session
+    cookie value. Raises HandoffRejected. `db` None: a hosted shop that is not there (an unknown or unpublished
+    project), which has invited nobody. A person the store has not invited is told so for any token that
+    verifies, even one used before, so whoever may not open a shop gets the same answers from it whether it
+    exists, is published or not."""
+    claims = verified(token)
     shop = tenancy.current_shop()
     if shop is not None and shop.account_access is not None and claims.account is None:
         raise handoff.HandoffRejected("a hosted shop's hand-off names the platform account")
     # Hosted, the shop is on the platform's origin: the browser that asked for the hand-off holds its cookie.
     if shop is not None and not handoff.bound_to(claims, binding):
         raise handoff.HandoffRejected("the hand-off was minted for another browser")
-    handoff.consume(db, claims)
+    if db is None:
+        raise handoff.NotInvited("no such shop")
     if claims.role == handoff.INVITEE:
         # Only an invitation lets in a person the platform knows nothing more of: not a row a workspace
         # role once wrote (that access ended with the role).
+        sql = "SELECT id FROM staff WHERE lower(email) = lower(%s) AND removed_at IS NULL AND invited"
+        if db.one(sql, (claims.email,)) is None:
+            raise handoff.NotInvited("no invitation for this email")
+    handoff.consume(db, claims)
+    if claims.role == handoff.INVITEE:
         row = db.one(
             "UPDATE staff SET joined_at = coalesce(joined_at, now()) WHERE lower(email) = lower(%s) "
             "AND removed_at IS NULL AND invited RETURNING id, removed_at, session_epoch",
             (claims.email,),
         )
-        if row is None:
+        if row is None:  # the invitation was withdrawn in between
             raise handoff.NotInvited("no invitation for this email")
     else:
         row = db.one(

@@ -33,11 +33,14 @@ class Shop:
     # hand-off role (owner, admin, editor; `invitee` when no workspace role), or None when the account is
     # gone or its sessions were ended. Asked on every request of a session (svc_backoffice.access.auth).
     account_access: Callable[[str, int], str | None] | None = field(default=None, repr=False, compare=False)
+    # A shop that is not there (an unknown or unpublished project), served only its sign-in pages: they answer
+    # as a shop that has invited nobody, with no database (svc_shared.routes.shops).
+    absent: bool = False
 
     def __post_init__(self) -> None:
         # The platform builds these; a wrong one is its bug, said here rather than as a strange answer later.
         parts = urlsplit(self.base_url)
-        if not self.id or not self.conninfo:
+        if not self.id or not (self.conninfo or self.absent):
             raise ValueError("a Shop needs an id and a conninfo")
         if parts.scheme not in ("https", "http") or not parts.netloc or self.base_url.endswith("/"):
             raise ValueError(

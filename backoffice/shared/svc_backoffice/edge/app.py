@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.router import Router
 
+from svc_backoffice.core import tenancy
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import (
     Conflict,
@@ -56,6 +57,9 @@ def _error_body(exc: DomainError) -> dict[str, Any]:
 
 
 def _transaction(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+    shop = tenancy.current_shop()
+    if shop is not None and shop.absent:  # a shop that is not there serves its sign-in pages, no database
+        return next_middleware(app)
     with database().transaction():
         response = next_middleware(app)
     if app.current_event.http_method.upper() in UNSAFE_METHODS:

@@ -77,6 +77,9 @@ def upgrade_schema(database: db.Database, migrations_dir: Path | None = None) ->
 
 def _serve(event: dict[str, Any], context: Any, shop: Shop, migrations_dir: Path | None) -> dict[str, Any]:
     start_log_context(shop=shop.id)
+    if shop.absent:  # its sign-in pages only, which need no database
+        with tenancy.serving(shop):
+            return _resolve(event, context)
     with tenancy.serving(shop), db.POOL.lease(shop.conninfo) as database, db.serving(database):
         try:
             upgrade_schema(database, migrations_dir)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
 import html
-from urllib.parse import unquote
+import secrets
+from urllib.parse import parse_qsl, unquote
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
@@ -12,7 +14,7 @@ from svc_backoffice.access import auth, handoff
 from svc_backoffice.access.sessions import SESSION_COOKIE
 from svc_backoffice.core import tenancy
 from svc_backoffice.core.catalogue import Group, say
-from svc_backoffice.core.config import get_settings
+from svc_backoffice.core.config import get_settings, self_hosted_settings
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
 from svc_backoffice.edge.api_router import ApiRouter
@@ -50,10 +52,13 @@ def _safe_next(target: str | None) -> str:
 def sso() -> Response:
     event = sessions.current_event
     token = event.get_query_string_value("token") or ""
+    if tenancy.current_shop() is None:
+        return _confirmation(token, event.get_query_string_value("next"))
     binding = cookie(sessions, handoff.BINDING_COOKIE)
     spent = [_binding_cookie_spent()] if binding is not None else []
     try:
-        session = auth.sign_in(database(), token, binding)
+        shop = tenancy.current_shop()
+        session = auth.sign_in(None if shop is not None and shop.absent else database(), token, binding)
     except handoff.NotInvited:
         return redirect("/auth/signed-out?reason=not_invited", cookies=spent)
     except handoff.HandoffRejected as exc:
@@ -63,6 +68,82 @@ def sso() -> Response:
         _safe_next(event.get_query_string_value("next")),
         cookies=[session_cookie(session, max_age=get_settings().session_ttl_seconds), *spent],
     )
+
+
+# Self-hosted, the backoffice is on another origin than the platform, so no cookie of the platform's binds a
+# hand-off to the browser that asked: the link opens a page naming the account, and only its own form (with
+# the value of a SameSite=Strict cookie it set, which another site's form cannot send) signs in.
+CONFIRM_COOKIE = "svc_sso_confirm"
+
+
+def _confirm_cookie(value: str, *, max_age: int) -> Cookie:
+    return Cookie(
+        name=CONFIRM_COOKIE,
+        value=value,
+        path=tenancy.path("/auth/sso"),
+        secure=self_hosted_settings().cookie_secure,
+        http_only=True,
+        max_age=max_age,
+        same_site=SameSite.STRICT_MODE,
+    )
+
+
+def _confirmation(token: str, target: str | None) -> Response:
+    """The page a self-hosted backoffice answers a hand-off with: whom it signs in, and a Continue button."""
+    try:
+        claims = auth.verified(token)
+    except handoff.HandoffRejected as exc:
+        logger.info("hand-off rejected", extra={"reason": str(exc)})
+        return redirect("/auth/signed-out?reason=invalid_handoff")
+    nonce = secrets.token_urlsafe(32)
+    fields = {"token": token, "next": _safe_next(target), "confirm": nonce}
+    hidden = "".join(
+        f'<input type=hidden name={name} value="{html.escape(value)}">' for name, value in fields.items()
+    )
+    email = claims.email
+    page = (
+        f"<!doctype html><html lang=en><meta charset=utf-8>"
+        f"<meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<title>{html.escape(say('sign_in.confirm_title'))}</title><main>"
+        f"<h1>{html.escape(say('sign_in.confirm_heading', email=email))}</h1>"
+        f"<p>{html.escape(say('sign_in.confirm_body', email=email))}</p>"
+        f'<form method=post action="{html.escape(tenancy.path("/auth/sso"))}">{hidden}'
+        f"<button type=submit>{html.escape(say('sign_in.confirm_button', email=email))}</button></form>"
+        f"</main></html>"
+    )
+    return Response(
+        status_code=200,
+        content_type="text/html; charset=utf-8",
+        body=page,
+        cookies=[_confirm_cookie(nonce, max_age=handoff.MAX_LIFETIME_SECONDS)],
+        headers=PAGE_HEADERS,
+    )
+
+
+@sessions.api(
+    "POST",
+    "/sso",
+    role=None,
+    answers="302",
+    summary="Self-hosted: the hand-off confirmed on its page; sets svc_session",
+)
+def sso_confirmed() -> Response:
+    fields = dict(parse_qsl(sessions.current_event.decoded_body or "", max_num_fields=10))
+    nonce = cookie(sessions, CONFIRM_COOKIE) or ""
+    spent = [_confirm_cookie("", max_age=0)]
+    confirmed = bool(nonce) and hmac.compare_digest(nonce, fields.get("confirm", ""))
+    if tenancy.current_shop() is not None or not confirmed:
+        logger.info("hand-off rejected", extra={"reason": "not confirmed on its page in this browser"})
+        return redirect("/auth/signed-out?reason=invalid_handoff", cookies=spent)
+    try:
+        session = auth.sign_in(database(), fields.get("token", ""))
+    except handoff.NotInvited:
+        return redirect("/auth/signed-out?reason=not_invited", cookies=spent)
+    except handoff.HandoffRejected as exc:
+        logger.info("hand-off rejected", extra={"reason": str(exc)})
+        return redirect("/auth/signed-out?reason=invalid_handoff", cookies=spent)
+    cookies = [session_cookie(session, max_age=get_settings().session_ttl_seconds), *spent]
+    return redirect(_safe_next(fields.get("next")), cookies=cookies)
 
 
 def _binding_cookie_spent() -> Cookie:

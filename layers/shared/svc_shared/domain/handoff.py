@@ -6,6 +6,7 @@ key (svc_shared.domain.handoff_keys)."""
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -32,6 +33,8 @@ SIGN_INS_PER_MINUTE = 20
 # The cookie binding a hand-off to the browser that asked for it (hosted shops, on the platform's origin):
 # the token names its digest, the shop's /auth/sso compares (svc_backoffice.access.handoff).
 BINDING_COOKIE = "svc_handoff"
+# A project id (uuid4, as Projects makes them): the only ids a shop can be served under.
+PROJECT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def binding_digest(value: str) -> str:
@@ -88,12 +91,19 @@ class Handoffs:
         self._limiter = limiter
 
     def sign_in_url(
-        self, user: User, project_id: str, next_path: str = "/", *, binding: str | None = None
+        self,
+        user: User,
+        project_id: str,
+        next_path: str = "/",
+        *,
+        binding: str | None = None,
+        hosted_base: str | None = None,
     ) -> str:
         """Where to send the user's browser: the backoffice's /auth/sso with a fresh token: the owner's and
         workspace members' roles when the project is visible to them (Projects.visible_to), anyone else as an
         invitee (the backoffice admits them if it invited them). A project not published yet is NotPublished
-        for those who may see it, NotFound (as an unknown id) for anyone else. `binding`, the value of the
+        for those who may see it; anyone else is sent to the shop's address under `hosted_base` (the
+        platform's `/shops`) as if it were published there, whatever the project (NotFound without it). `binding`, the value of the
         cookie the route gives the browser, is named in the token by its digest; RateLimited past
         SIGN_INS_PER_MINUTE hand-offs of the user."""
         import jwt
@@ -104,16 +114,23 @@ class Handoffs:
                 raise RateLimited(
                     say("handoff.too_many", limit=SIGN_INS_PER_MINUTE, wait=wait), retry_after=wait
                 )
-        project = self._projects.get(project_id)
+        try:
+            project: Project | None = self._projects.get(project_id)
+        except NotFound:
+            project = None
         # Who may see the project is the one rule of Projects.visible_to: a workspace member of a private
         # project is, here, anyone else.
-        seen_as = self._projects.visible_to(user, project, self._accounts)
+        seen_as = self._projects.visible_to(user, project, self._accounts) if project is not None else None
         role = ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
-        audience = project.extra.get("backoffice_url")
+        audience = project.extra.get("backoffice_url") if project is not None else None
         if not audience:
-            if role == INVITEE:
+            if project is not None and role != INVITEE:
+                raise NotPublished(project)
+            # Anyone else goes where the platform would host the shop, whether the project exists, is
+            # published or not; a shop that is not there answers as one that has not invited them.
+            if hosted_base is None or not PROJECT_ID.fullmatch(project_id):
                 raise NotFound(say("projects.not_found"))
-            raise NotPublished(project)
+            audience = f"{hosted_base.rstrip('/')}/{project_id}"
         kid, private_key = self._keys.signer()
         now = int(self._clock.now())
         token = jwt.encode(

@@ -116,6 +116,20 @@ class Shops:
 
         return access
 
+    def absent(self, project_id: str, base_url: str) -> Shop:
+        """The shop at `base_url` of a project that is unknown or not published: its sign-in pages answer as a
+        shop that has invited nobody (svc_shared.routes.shops), with the platform's hand-off keys."""
+        secret = self._secret()
+        return Shop(
+            id=project_id,
+            base_url=base_url,
+            conninfo="",
+            session_key=derive_key(secret, "session", project_id),
+            field_key=derive_key(secret, "fields", project_id),
+            handoff_public_keys=self._handoff_keys.public_keys(),
+            absent=True,
+        )
+
     @staticmethod
     def _published(project: Project) -> bool:
         extra = project.extra

@@ -169,7 +169,8 @@ def backoffice_sign_in() -> Response:
     try:
         user = services.accounts().get_user(user_id)
         binding = secrets.token_urlsafe(32)
-        url = services.handoffs().sign_in_url(user, project_id, binding=binding)
+        hosted = f"{services.public_base_url()}/shops"
+        url = services.handoffs().sign_in_url(user, project_id, binding=binding, hosted_base=hosted)
         return web.redirect(url, cookies=_binding_cookie(url, binding))
     except errors.RateLimited as exc:
         page = _page(429, "error.html", user, title=say("handoff.too_many_title"), message=exc.message)

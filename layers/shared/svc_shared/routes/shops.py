@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from svc_shared.core import errors
 from svc_shared.core.logs import get_logger
+from svc_shared.domain.handoff import PROJECT_ID
 from svc_shared.wiring import services
 
 if TYPE_CHECKING:
     from svc_backoffice.core.tenancy import Shop
 
 logger = get_logger()
+
+# What a shop that is not there serves (svc_shared.domain.shops.Shops.absent).
+ABSENT_SHOP_PATHS = ("auth/sso", "auth/signed-out")
 
 
 def answer(status: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +47,11 @@ def find(event: dict[str, Any]) -> Shop | dict[str, Any]:
     try:
         return services.shops().get(project_id)
     except errors.NotFound:
+        # Its sign-in pages answer as a published shop's do to someone it has not invited: the platform sends
+        # whoever may not open a project here, whether it exists, is published or not.
+        proxy = str((event.get("pathParameters") or {}).get("proxy") or "").strip("/")
+        if proxy in ABSENT_SHOP_PATHS and PROJECT_ID.fullmatch(project_id):
+            return services.shops().absent(project_id, f"{services.public_base_url()}/shops/{project_id}")
         return answer(404, {"error": "Shop not found"})
     except Exception:  # the backoffice's 500 shape; the cause stays in the log
         logger.exception("the shop could not be resolved", extra={"project_id": project_id})
