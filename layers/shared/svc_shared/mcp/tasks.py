@@ -10,7 +10,8 @@ with a task the client polls, in each era's dialect.
   the result once completed (a refusal is a completed task whose result is an error, as the extension says);
   `tasks/cancel` and `tasks/update` answer an empty acknowledgement.
 
-A client that declared neither sees none of it. Tasks are kept under their user in DynamoDB
+In both, a publish task's `tasks/get` carries the run's state (the tool's own answer) in `_meta["svc/progress"]`,
+for the publish view's step list. A client that declared neither sees none of it. Tasks are kept under their user in DynamoDB
 (svc_shared.domain.tool_tasks); what a task's work is doing is read from the work itself at every poll."""
 
 from __future__ import annotations
