@@ -110,6 +110,18 @@ def test_the_project_card_renders_a_create_project_result(host):
         card.get_by_role("link", name="Open in workspace").click()
         page.wait_for_function("svcHost.openedLinks.length === 1")
         assert page.evaluate("svcHost.openedLinks") == [created["workspace_url"]]
+        # Only its host frame speaks for the host: a message from any other window (here the view's own) is not
+        # taken, whatever it says. The forged style change goes first, the host's theme change after it.
+        inner = next(f for f in page.frames if f.url == "about:srcdoc")
+        inner.evaluate(
+            """() => window.postMessage({jsonrpc: "2.0", method: "ui/notifications/host-context-changed",
+                params: {styles: {variables: {"--forged": "red"}}}}, "*")"""
+        )
+        page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'dark'})")
+        inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+        assert inner.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--forged')") == ""
+        page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'light'})")
+        inner.wait_for_function("document.documentElement.dataset.theme === 'light'")
         page.wait_for_timeout(300)  # the view's last size change
         shot(page, "app-project-card", "#view-create_project")
         no_csp_violation(console)

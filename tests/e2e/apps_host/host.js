@@ -11,7 +11,7 @@ const UI_EXTENSION = "io.modelcontextprotocol/ui";
 const TASKS = "io.modelcontextprotocol/tasks";
 
 // relayed: what the views asked of the host ({method, task}: whether a tools/call asked for a task).
-const state = { client: null, tools: new Map(), openedLinks: [], relayed: [], tasks: null };
+const state = { client: null, tools: new Map(), openedLinks: [], relayed: [], tasks: null, bridges: {} };
 window.svcHost = state;
 
 /** A host that follows tasks keeps a second connection for them: a 2025-11-25 session that declared the tasks
@@ -117,6 +117,7 @@ async function show(name, args, sandboxBase) {
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
   relayTasks(bridge);
+  state.bridges[name] = bridge;
   await bridge.sendSandboxResourceReady({ html: view.html, csp: view.csp });
   await initialized;
   bridge.sendToolInput({ arguments: args });
