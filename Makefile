@@ -57,7 +57,7 @@ OFFLINE_AWS := env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN \
 MYPY_ENV := MYPYPATH=layers/shared:local:backoffice/shared
 
 .PHONY: help install install-python install-sam install-node install-sdk1 dev test pytest lint-templates lint-asl \
-	check build build-backoffice bench screenshots clean distclean iam vendor-ext-apps
+	check build build-backoffice bench screenshots clean distclean iam
 
 help:
 	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
@@ -115,10 +115,6 @@ screenshots: $(VENV_STAMP)
 	SVC_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/e2e/test_workspace_browser.py tests/e2e/test_workspace_builder_browser.py \
 		tests/e2e/test_workspace_more_browser.py tests/e2e/test_mcp_apps_browser.py \
 		tests/e2e/test_backoffice_admin_browser.py tests/e2e/test_storefront_browser.py -q
-
-# The view-side MCP Apps SDK inlined into the MCP server's views, from the pinned package in node_modules.
-vendor-ext-apps: $(VENV_STAMP) $(NODE_STAMP)
-	$(PY) layers/shared/svc_shared/mcp/ui/vendor_ext_apps.py node_modules
 
 # ---------------------------------------------------------------- quality gates
 

@@ -57,7 +57,8 @@ def host(stack, gateway) -> Iterator[dict]:
             chromium.close()
 
 
-def open_host(host: dict):
+def open_host(host: dict, tasks: bool = False):
+    """The host page, connected; `tasks`: a host that follows tasks (and tells its views so)."""
     context = host["chromium"].new_context(viewport={"width": 620, "height": 800})
     page = context.new_page()
     console: list[str] = []
@@ -65,7 +66,7 @@ def open_host(host: dict):
     page.on("pageerror", lambda error: console.append(f"page error: {error}"))
     page.goto(host["page_url"])
     page.wait_for_function("typeof window.svcConnect === 'function'")
-    connected = page.evaluate("svcConnect()")
+    connected = page.evaluate("options => svcConnect(options)", {"tasks": tasks})
     # The host declared the extension: the server advertises it and lists the app-only tools to the host.
     assert connected["capabilities"]["extensions"] == {
         "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
@@ -109,6 +110,18 @@ def test_the_project_card_renders_a_create_project_result(host):
         card.get_by_role("link", name="Open in workspace").click()
         page.wait_for_function("svcHost.openedLinks.length === 1")
         assert page.evaluate("svcHost.openedLinks") == [created["workspace_url"]]
+        # Only its host frame speaks for the host: a message from any other window (here the view's own) is not
+        # taken, whatever it says. The forged style change goes first, the host's theme change after it.
+        inner = next(f for f in page.frames if f.url == "about:srcdoc")
+        inner.evaluate(
+            """() => window.postMessage({jsonrpc: "2.0", method: "ui/notifications/host-context-changed",
+                params: {styles: {variables: {"--forged": "red"}}}}, "*")"""
+        )
+        page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'dark'})")
+        inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+        assert inner.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--forged')") == ""
+        page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'light'})")
+        inner.wait_for_function("document.documentElement.dataset.theme === 'light'")
         page.wait_for_timeout(300)  # the view's last size change
         shot(page, "app-project-card", "#view-create_project")
         no_csp_violation(console)
@@ -116,14 +129,25 @@ def test_the_project_card_renders_a_create_project_result(host):
         context.close()
 
 
-def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retry(host):
+def serves(url: str) -> int:
+    """The live site's status once its first build is out (publishing ends when the build is started)."""
+    deadline = time.monotonic() + 120
+    while (status := httpx.get(url, timeout=10).status_code) == 404 and time.monotonic() < deadline:
+        time.sleep(1)
+    return status
+
+
+@pytest.mark.parametrize("tasks", [False, True], ids=["host-without-tasks", "host-with-tasks"])
+def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retry(host, tasks):
+    """Without tasks the Retry resumes the publish and the view polls the project; in a host that follows tasks
+    it runs resume_publish as a task and follows tasks/get to its end, then shows tasks/result."""
     gateway, provider_sandbox = host["gateway"], host["provider_sandbox"]
     httpx.post(f"{provider_sandbox}/__admin/supabase/settings", json={"project_ready_delay": 0.3})
     created = tool(
         gateway, host["token"], "create_project", prompt="Cast-iron pans restored by hand, calm tone"
     )
     project_id = created["project_id"]
-    context, page, console = open_host(host)
+    context, page, console = open_host(host, tasks)
     # A lasting failure at the template push: the run stops there with the spec's message.
     httpx.post(
         f"{provider_sandbox}/__admin/faults",
@@ -146,14 +170,45 @@ def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retr
         shot(page, "app-publish-failed", "#view-resume_publish")
 
         httpx.delete(f"{provider_sandbox}/__admin/faults")
+        # The push now takes 5 s: longer than a poll of either kind, so the view shows the run at that step.
+        httpx.post(
+            f"{provider_sandbox}/__admin/faults",
+            json={
+                "method": "POST",
+                "path": "/github/api/repos/*/*/git/commits",
+                "delay_ms": 5000,
+                "times": 1,
+            },
+        )
+        pressed = page.evaluate("svcHost.relayed.length")
         publish.get_by_role("button", name="Retry").click()
+        publish.locator("li[data-stage=repo_host_pushing_template][data-state=current]").wait_for(
+            timeout=60_000
+        )
+        if tasks:
+            publish.locator(
+                "#status", has_text="Publishing, step 5 of 6: pushing the store's code."
+            ).wait_for()
         publish.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=120_000)
         live = publish.locator("#live a")
         assert live.inner_text().startswith("http")
-        assert httpx.get(live.get_attribute("href"), timeout=10).status_code == 200
+        assert serves(live.get_attribute("href")) == 200
         assert publish.locator("#failure").is_hidden()
+        relayed = page.evaluate("n => svcHost.relayed.slice(n)", pressed)
+        methods = [(r["method"], r.get("name"), r["task"]) for r in relayed]
+        if tasks:
+            # One task-augmented call, tasks/get until it ended, one tasks/result; the project is not polled.
+            assert methods[0] == ("tools/call", "resume_publish", True)
+            assert {m for m, _, _ in methods[1:-1]} == {"tasks/get"}
+            assert methods[-1] == ("tasks/result", None, True)
+            assert publish.locator("#status").inner_text() == (
+                f"Published: the shop is live at {live.get_attribute('href')}."
+            )
+        else:
+            assert methods[0] == ("tools/call", "resume_publish", False)
+            assert set(methods[1:]) == {("tools/call", "get_project_status", False)}
         page.wait_for_timeout(300)
-        shot(page, "app-publish-ready", "#view-resume_publish")
+        shot(page, "app-publish-ready" + ("-task" if tasks else ""), "#view-resume_publish")
         no_csp_violation(console)
     finally:
         httpx.delete(f"{provider_sandbox}/__admin/faults")

@@ -66,7 +66,7 @@ def test_a_ui_client_lists_and_reads_the_views_and_sees_the_app_tools(gateway, m
     for uri, contents in seen["reads"].items():
         (content,) = contents
         assert (content.uri, content.mime_type) == (uri, MIME)
-        assert content.text.startswith("<!DOCTYPE html>") and "const ExtApps={" in content.text
+        assert content.text.startswith("<!DOCTYPE html>") and "class Host {" in content.text
         assert content.meta == {"ui": {"csp": {}, "prefersBorder": True}}
     tools = seen["tools"]
     assert len(tools) == 28

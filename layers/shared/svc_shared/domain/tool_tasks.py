@@ -56,6 +56,7 @@ class Progress:
     value: dict[str, Any] | None = None
     refusal: dict[str, Any] | None = None
     updated_at: int | None = None
+    detail: dict[str, Any] | None = None  # the run's state for a view beside the words (a publish's stage)
 
 
 def ttl_ms(asked: Any) -> int:

@@ -6,9 +6,9 @@ capabilities: per request in the stateless era (`params._meta`), at `initialize`
 `Mcp-Session-Id` then says so: svc_shared.mcp.session). Only such clients get the extension advertised, each
 tool's `_meta.ui` and the app-only tools; every other client gets the tools and results it always had.
 
-Each view is one HTML document with the view-side SDK (vendored, see ui/vendor_ext_apps.py) and its own code
-inlined: no request leaves the sandbox except the tool calls the host relays, so each declares an empty CSP
-(the host's restrictive default: no connection, no outside resource).
+Each view is one HTML document with its side of the protocol (ui/bridge.js: the ui/* JSON-RPC messages it needs,
+over postMessage with the host) and its own code inlined: no request leaves the sandbox except the tool calls the
+host relays, so each declares an empty CSP (the host's restrictive default: no connection, no outside resource).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from svc_shared.mcp.messages import META_CAPABILITIES
 EXTENSION = "io.modelcontextprotocol/ui"
 MIME_TYPE = "text/html;profile=mcp-app"
 UI_DIR = Path(__file__).resolve().parent / "ui"
-_BUNDLE_MARK = "/*EXT_APPS_SDK*/"
 
 
 @dataclass(frozen=True)
@@ -111,13 +110,16 @@ def listing() -> list[dict[str, Any]]:
 
 @functools.cache
 def html(uri: str) -> str:
-    """A view's document: its HTML with the SDK bundle inlined where it marks (read once per container)."""
-    view = VIEWS[uri]
-    page = (UI_DIR / view.file).read_text()
-    bundle = (UI_DIR / "vendor" / "ext-apps-app.js").read_text()
-    page = page.replace("/*VIEW_COMMON_CSS*/", (UI_DIR / "common.css").read_text(), 1)
-    page = page.replace("/*VIEW_COMMON_JS*/", (UI_DIR / "common.js").read_text(), 1)
-    return page.replace(_BUNDLE_MARK, bundle.replace("</script", "<\\/script"), 1)
+    """A view's document: its HTML with the shared style, the bridge and the shared code inlined where it marks
+    (read once per container)."""
+    page = (UI_DIR / VIEWS[uri].file).read_text()
+    for mark, part in (
+        ("/*VIEW_COMMON_CSS*/", "common.css"),
+        ("/*VIEW_BRIDGE_JS*/", "bridge.js"),
+        ("/*VIEW_COMMON_JS*/", "common.js"),
+    ):
+        page = page.replace(mark, (UI_DIR / part).read_text().replace("</script", "<\\/script"), 1)
+    return page
 
 
 def read(uri: str) -> dict[str, Any] | None:

@@ -10,7 +10,8 @@ with a task the client polls, in each era's dialect.
   the result once completed (a refusal is a completed task whose result is an error, as the extension says);
   `tasks/cancel` and `tasks/update` answer an empty acknowledgement.
 
-A client that declared neither sees none of it. Tasks are kept under their user in DynamoDB
+In both, a publish task's `tasks/get` carries the run's state (the tool's own answer) in `_meta["svc/progress"]`,
+for the publish view's step list. A client that declared neither sees none of it. Tasks are kept under their user in DynamoDB
 (svc_shared.domain.tool_tasks); what a task's work is doing is read from the work itself at every poll."""
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from svc_shared.wiring.services import Service
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+PROGRESS_META = "svc/progress"  # tasks/get's `_meta`: the followed run's state, as its tool answers it
 METHOD_NOT_FOUND, STILL_WORKING, MISSING_CLIENT_CAPABILITY = -32601, -32000, -32021
 # What a 2025-11-25 server declares: tasks/list, tasks/cancel, and task-augmented tools/call.
 HANDSHAKE_CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
@@ -234,6 +236,8 @@ class Tasks:
         def run() -> dict[str, Any]:
             task, _, progress = self._read(params, context)
             fields = _fields(task, progress, context.tasks)
+            if progress.detail is not None:  # the publish view's step list follows the task with it
+                fields["_meta"] = {PROGRESS_META: progress.detail}
             if context.tasks == EXTENSION_TASKS and progress.status in (COMPLETED, FAILED):
                 fields["result"] = _tool_result(self._registry, task, progress)
             return fields

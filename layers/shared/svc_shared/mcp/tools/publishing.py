@@ -71,15 +71,14 @@ def follow_publish(ctx: ToolContext, task: Task, project: Project | None) -> Pro
     value = {"project_id": project.id, **_progress(report), "live_url": report["live_url"]}
     updated = int(project.updated_at) if project.updated_at else None
     if report["status"] == "ready":
-        return Progress(
-            COMPLETED, say("tasks.publish_ready", url=report["live_url"]), value, updated_at=updated
-        )
+        words = say("tasks.publish_ready", url=report["live_url"])
+        return Progress(COMPLETED, words, value, updated_at=updated, detail=value)
     if report["status"] == "failed":
         refusal = {"code": "publish_failed", "message": report["error"], "retryable": True}
-        return Progress(FAILED, str(report["error"]), refusal=refusal, updated_at=updated)
+        return Progress(FAILED, str(report["error"]), refusal=refusal, updated_at=updated, detail=value)
     stage = report["stage"]
     if report["status"] == "starting" or stage not in STAGES:
-        return Progress(WORKING, say("tasks.publish_starting"), updated_at=updated)
+        return Progress(WORKING, say("tasks.publish_starting"), updated_at=updated, detail=value)
     if stage == "ready":  # the last step recorded its stage and is letting the project go
         stage = STAGES[-2]
     words = say(
@@ -88,7 +87,7 @@ def follow_publish(ctx: ToolContext, task: Task, project: Project | None) -> Pro
         count=len(STAGES) - 1,
         stage=_stage_words()[stage],
     )
-    return Progress(WORKING, words, updated_at=updated)
+    return Progress(WORKING, words, updated_at=updated, detail=value)
 
 
 def stop_publish(ctx: ToolContext, task: Task, project: Project | None) -> None:

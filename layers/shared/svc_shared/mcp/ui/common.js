@@ -1,5 +1,3 @@
-const { App, applyHostStyleVariables, applyDocumentTheme } = ExtApps;
-
 /** An element with attributes (on* are listeners) and children (strings become text, never HTML). */
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -23,34 +21,36 @@ function resultData(result) {
   try { return JSON.parse(text); } catch { return null; }
 }
 
+/** The host's theme and style variables, as the specification's context carries them. */
 function applyContext(context) {
-  if (context?.theme) applyDocumentTheme(context.theme);
-  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
+  const root = document.documentElement;
+  if (context?.theme === "light" || context?.theme === "dark") {
+    root.setAttribute("data-theme", context.theme);
+    root.style.colorScheme = context.theme;
+  }
+  for (const [name, value] of Object.entries(context?.styles?.variables ?? {})) {
+    if (name.startsWith("--") && typeof value === "string") root.style.setProperty(name, value);
+  }
 }
 
 /** Connects the view to its host; `handlers` get the tool's input and result as the host sends them. */
 async function connectView(name, handlers) {
-  const app = new App({ name, version: "1.0.0" }, {});
-  app.ontoolinput = (params) => handlers.input?.(params.arguments ?? {});
-  app.ontoolresult = (result) => handlers.result?.(result);
-  app.ontoolcancelled = (params) => handlers.cancelled?.(params.reason);
-  app.onhostcontextchanged = applyContext;
-  app.onteardown = async () => ({});
-  await app.connect();
-  applyContext(app.getHostContext());
-  return app;
+  const host = new Host({ name, version: "1.0.0" }, { ...handlers, context: applyContext });
+  await host.connect();
+  applyContext(host.context);
+  return host;
 }
 
 /** Calls one of this server's tools through the host (the host holds the connection and the token). */
-async function callTool(app, name, args) {
-  return resultData(await app.callServerTool({ name, arguments: args }));
+async function callTool(host, name, args) {
+  return resultData(await host.callTool(name, args));
 }
 
 /** A link the host opens (a sandboxed view cannot navigate). */
-function hostLink(app, url, text, attrs = {}) {
+function hostLink(host, url, text, attrs = {}) {
   return el("a", {
     href: url, target: "_blank", rel: "noopener", ...attrs,
-    onclick: (event) => { event.preventDefault(); app.openLink({ url }).catch(() => {}); },
+    onclick: (event) => { event.preventDefault(); host.openLink(url).catch(() => {}); },
   }, text);
 }
 
