@@ -11,7 +11,7 @@ import functools
 import re
 
 import pytest
-from stackproc import browser_sign_in, create_user
+from stackproc import ROOT, browser_sign_in, create_user
 from test_workspace_browser import publish_by_clicking, shot
 from test_workspace_more_browser import connect_all
 
@@ -121,3 +121,10 @@ def test_another_merchants_session_address_is_not_found(chromium, shop, stack):
         assert "staff picks" not in page.content()
     finally:
         context.close()
+
+
+def test_screenshots_are_where_the_readme_shows_them():
+    readme = (ROOT / "README.md").read_text()
+    for name in ("builder-studio", "builder-studio-phone"):
+        assert f"docs/screenshots/{name}.png" in readme
+        assert (ROOT / "docs" / "screenshots" / f"{name}.png").is_file()
