@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import httpx
 import pytest
 from workbenchpages import builder_shop, csrf_of, follow, local, text_of
 
@@ -163,3 +164,21 @@ def test_the_message_poll_says_whether_its_commit_is_live(shop):
     polled = api.get(f"/workspace/projects/{pid}/builder/messages/{message_id}?live=1").json()
     assert polled["commit_sha"] == state["commit_sha"]
     assert polled["live"] is False  # this project has no site
+
+
+def test_without_script_a_message_on_the_session_page_is_followed_by_reloading_that_page(shop):
+    api, pid = shop["api"], shop["id"]
+    sandbox = shop["env"]["sandbox"].url
+    httpx.post(f"{sandbox}/__admin/builder/settings", json={"delay": 2.0})  # long enough to see it working
+    try:
+        location = send(api, f"/workspace/projects/{pid}/builder", "Add a soy wax range")
+        session_path = location.split("#")[0]
+        page = api.get(session_path)
+        assert "The builder is working on it" in text_of(page)
+        refresh = re.search(r'href="http://127.0.0.1:3000([^"]+)">Refresh</a>', page.text)
+        assert refresh and refresh[1].startswith(f"{session_path}?seen=") and refresh[1].endswith("#latest")
+    finally:
+        httpx.post(f"{sandbox}/__admin/builder/settings", json={"delay": 0.5})
+    follow(api, pid, latest_message(api, session_path))
+    done = api.get(refresh[1].split("#")[0])
+    assert "Refresh" not in text_of(done) and "Done" in text_of(done)
