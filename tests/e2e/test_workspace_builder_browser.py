@@ -263,9 +263,14 @@ def test_the_new_pages_read_at_375_px_without_sideways_scrolling(chromium, shop)
             "/files/read?path=BUILDER_NOTES.md",
             "/diff?base=HEAD&head=HEAD",
             "/knowledge",
+            "/builder",
         ):
             page.goto(f"{gateway}/workspace/projects/{pid}{path}")
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+        # Not published yet: the builder page says where the preview comes from, and leads there.
+        assert page.locator("#preview-empty").inner_text().startswith("The preview shows the live shop once")
+        page.get_by_role("link", name="Publish it from the project page").click()
+        page.wait_for_url(f"{gateway}/workspace/projects/{pid}#publish")
         page.goto(f"{gateway}/workspace/knowledge")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         # Keyboard: the message field and the send button are reached with Tab.

@@ -1,5 +1,6 @@
 """AI builder sandbox (docs/builder-api.md) through the platform's adapter: a message completes with a real
-commit in the GitHub sandbox repository, idempotent sends, edit sessions newest first, the service key."""
+commit in the GitHub sandbox repository, idempotent sends, edit sessions newest first and each read back with its
+messages, the service key."""
 
 from __future__ import annotations
 
@@ -82,6 +83,16 @@ def test_message_completes_with_a_visible_commit(builder: Builder, repo):
     sessions = builder.edit_sessions("prj_1")
     assert [s["edit_session_id"] for s in sessions] == [other.edit_session_id, sent.edit_session_id]
     assert sessions[1]["message_count"] == 2
+
+    # One session read back: its messages in the order they were sent, with what the merchant wrote.
+    read = builder.edit_session("prj_1", sent.edit_session_id)
+    assert read["title"] == "Make the header green" and read["message_count"] == 2
+    assert [m["content"] for m in read["messages"]] == ["Make the header green", "Now the footer"]
+    assert [m["message_id"] for m in read["messages"]] == [sent.message_id, follow_up.message_id]
+    assert read["messages"][0]["commit_sha"] == done.commit_sha
+    assert all(m["status"] == "complete" and m["response"] for m in read["messages"])
+    with pytest.raises(ProviderNotFound):  # a session is read under its own project only
+        builder.edit_session("prj_2", sent.edit_session_id)
 
 
 def test_a_refused_repository_token_ends_in_error(builder: Builder, repo):

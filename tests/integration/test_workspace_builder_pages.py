@@ -4,81 +4,21 @@ and who may use them (the owner, as the tools allow)."""
 
 from __future__ import annotations
 
-import base64
-import html
 import re
 import time
 
 import httpx
 import pytest
+from workbenchpages import builder_shop, csrf_of, follow, local, text_of
 
-from apiclient import call_tool, create_repo
-from apiclient import connect_provider as connect
+from apiclient import call_tool
 from apiclient import tool_ok as ok
 from svc_shared.wiring import services
 
 
-def csrf_of(page) -> str:
-    match = re.search(r'name="csrf" value="([0-9a-f]+)"', page.text)
-    assert match, "no CSRF token on the page"
-    return match[1]
-
-
-def text_of(page) -> str:
-    """The page's text as a person reads it (tags dropped, entities decoded, spaces collapsed)."""
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.text)).split())
-
-
-def local(location: str) -> str:
-    return location.split("127.0.0.1:3000", 1)[1]
-
-
 @pytest.fixture
 def shop(api, bearer, provider_env, demo_user):
-    """The demo user signed in with GitHub and Supabase connected, a project with a repository holding a few
-    files (one binary), and the first commit's SHA."""
-    api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host"):
-        connect(api, provider)
-    created = ok(
-        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
-    )
-    project_id = created["project_id"]
-    answer = create_repo(api, project_id, f"shop-{project_id[:8]}")
-    assert answer.status == 200, answer.text
-    first = api.post(
-        "/api/repo-host/push",
-        json_body={
-            "projectId": project_id,
-            "files": [
-                {"path": "src/app.txt", "content": "hello <b>\n"},
-                {
-                    "path": "img/logo.png",
-                    "content": base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\xff").decode(),
-                    "encoding": "base64",
-                },
-            ],
-        },
-    ).json()
-    return {
-        "api": api,
-        "bearer": bearer,
-        "id": project_id,
-        "first": first["sha"],
-        "env": provider_env,
-        "user": demo_user,
-    }
-
-
-def follow(api, project_id: str, message_id: str) -> dict:
-    """The message's state from the panel's poll endpoint until the builder has finished."""
-    for _ in range(100):
-        state = api.get(f"/workspace/projects/{project_id}/builder/messages/{message_id}")
-        assert state.status == 200, state.text
-        if state.json()["status"] != "in_progress":
-            return state.json()
-        time.sleep(0.1)
-    raise AssertionError("the builder did not finish")
+    return builder_shop(api, bearer, provider_env, demo_user)
 
 
 def test_a_message_sent_from_the_panel_is_followed_to_its_reply_and_commit(shop):

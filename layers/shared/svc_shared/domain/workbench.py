@@ -20,6 +20,7 @@ from svc_shared.domain.accounts import Accounts
 from svc_shared.domain.connections import Connections
 from svc_shared.domain.projects import Project, Projects
 from svc_shared.domain.site_deploys import SiteDeploys
+from svc_shared.providers.http import ProviderNotFound
 from svc_shared.storage import keys
 from svc_shared.storage.dal import ConditionFailed, Table, attr, item_absent
 
@@ -228,6 +229,15 @@ class Workbench:
         return sorted(
             sessions, key=lambda s: str(s.get("updated_at") or s.get("created_at") or ""), reverse=True
         )
+
+    def get_edit(self, user_id: str, project_id: str, edit_session_id: str) -> dict[str, Any]:
+        """One edit session of the owner's project with its messages, in the order they were sent; NotFound for
+        an id the builder does not know in this project (another project's session included)."""
+        project = self.projects.owned(project_id, user_id)
+        try:
+            return self.builder().edit_session(project.id, edit_session_id)
+        except ProviderNotFound:
+            raise NotFound(say("builder.edit_session_not_found")) from None
 
     # -- repository ---------------------------------------------------------------------------------------
     def _github(self, user_id: str, project: Project) -> tuple[RepoHost, str, str]:

@@ -67,18 +67,37 @@ class Builder(Provider):
         return Sent(message_id=str(body["message_id"]), edit_session_id=body.get("edit_session_id"))
 
     def message(self, message_id: str) -> BuilderMessage:
-        body = self.request("GET", f"/v1/messages/{quote(message_id)}")
-        return BuilderMessage(
-            message_id=str(body.get("message_id") or message_id),
-            edit_session_id=body.get("edit_session_id"),
-            status=str(body.get("status")),
-            response=body.get("response"),
-            commit_sha=body.get("commit_sha"),
-            error=body.get("error"),
-            created_at=body.get("created_at"),
-            completed_at=body.get("completed_at"),
-        )
+        return _message(self.request("GET", f"/v1/messages/{quote(message_id)}"), message_id)
 
     def edit_sessions(self, project_id: str) -> list[dict[str, Any]]:
         """The project's edit sessions as the builder lists them (passed on to the caller as they are)."""
         return self.request("GET", f"/v1/projects/{quote(project_id)}/edit-sessions")
+
+    def edit_session(self, project_id: str, edit_session_id: str) -> dict[str, Any]:
+        """One edit session of the project with its messages in the order they were sent, each as `message`
+        reads it plus the merchant's `content` (ProviderNotFound for a session of another project)."""
+        body = self.request(
+            "GET", f"/v1/projects/{quote(project_id)}/edit-sessions/{quote(edit_session_id, safe='')}"
+        )
+        messages = body.get("messages") if isinstance(body, dict) else None
+        return {
+            **{k: v for k, v in (body or {}).items() if k != "messages"},
+            "messages": [
+                {**_message(m, "").known(), "content": str(m.get("content") or "")}
+                for m in messages or []
+                if isinstance(m, dict)
+            ],
+        }
+
+
+def _message(body: dict[str, Any], message_id: str) -> BuilderMessage:
+    return BuilderMessage(
+        message_id=str(body.get("message_id") or message_id),
+        edit_session_id=body.get("edit_session_id"),
+        status=str(body.get("status")),
+        response=body.get("response"),
+        commit_sha=body.get("commit_sha"),
+        error=body.get("error"),
+        created_at=body.get("created_at"),
+        completed_at=body.get("completed_at"),
+    )

@@ -6,9 +6,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from svc_backoffice.core.pagefiles import folder_version, read_static, template_environment
 from svc_shared.workspace.chart import day_label
@@ -25,6 +27,8 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
+# A live site's origin as a CSP source: an http(s) scheme and a host name or address with an optional port.
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 PAGE_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Frame-Options": "DENY",
@@ -32,6 +36,25 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
+
+
+def frame_origin(url: str | None) -> str | None:
+    """The origin of `url` (a project's live site) when it is one a page may frame, else None."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return origin if ORIGIN.fullmatch(origin) else None
+
+
+def page_headers(frame_src: str | None = None) -> dict[str, str]:
+    """The headers of a page; `frame_src` (an origin checked by frame_origin) is the one site it may frame, as
+    the builder page frames its project's live site: the policy is per response, so only that page, for that
+    project, allows it."""
+    headers = dict(PAGE_HEADERS)
+    if frame_src:
+        headers["Content-Security-Policy"] = f"{CSP}; frame-src {frame_src}"
+    return headers
 
 
 def _when(ts: float | int | None) -> str:

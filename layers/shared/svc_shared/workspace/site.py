@@ -37,9 +37,17 @@ def base() -> str:
 
 
 def page(
-    request: web.HasEvent, status: int, template: str, user: User | None, *, nav: str = "", **context: Any
+    request: web.HasEvent,
+    status: int,
+    template: str,
+    user: User | None,
+    *,
+    nav: str = "",
+    **context: Any,
 ) -> Response:
-    """`template` rendered for `user` with the page's security headers and a CSRF token for its forms."""
+    """`template` rendered for `user` with the page's security headers and a CSRF token for its forms;
+    `frame_src` in `context`, an origin the page frames (render.frame_origin)."""
+    frame_src = context.pop("frame_src", None)
     cookie = web.cookie(request, SESSION_COOKIE) or ""
     html = render.render(
         template,
@@ -56,7 +64,7 @@ def page(
         status_code=status,
         content_type="text/html; charset=utf-8",
         body=html,
-        headers=dict(render.PAGE_HEADERS),
+        headers=render.page_headers(frame_src),
     )
 
 

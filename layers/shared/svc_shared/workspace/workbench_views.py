@@ -7,14 +7,14 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from svc_shared.core import errors
 from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
 from svc_shared.domain.projects import KNOWLEDGE_MAX_BYTES, Project
 from svc_shared.wiring import services
-from svc_shared.workspace import views
+from svc_shared.workspace import render, views
 
 MAX_MESSAGE = 20_000  # the send_message tool's limit
 FILES_PER_PAGE = 500
@@ -53,27 +53,54 @@ def project_path(project_id: str, tail: str = "", **query: str) -> str:
     return f"{services.public_base_url()}/workspace/projects/{project_id}{tail}{suffix}"
 
 
-def message_view(project_id: str, state: dict[str, Any]) -> dict[str, Any]:
-    """A builder message as the panel and its poll show it: the state in words, the reply or the error, and
-    the commit it made with a link to what it changed."""
+def message_view(project_id: str, state: dict[str, Any], page: str = "") -> dict[str, Any]:
+    """A builder message as the panel, the session page and their poll show it: the state in words, the reply or
+    the error, and the commit it made with a link to what it changed. `page` is the path (under the project) a
+    browser without script reloads to follow it: the session's page, or else the project page's panel."""
     status = str(state.get("status") or "in_progress")
     sha = state.get("commit_sha")
     message_id = str(state.get("message_id") or "")
+    seen = str(time.time_ns() // 1_000_000)
+    # A new URL each time (a link to the page's own URL and fragment would not reload it).
+    if page:
+        refresh = project_path(project_id, page, seen=seen) + "#latest"
+    else:
+        refresh = project_path(project_id, message=message_id, seen=seen) + "#builder"
     return {
         "message_id": message_id,
         "edit_session_id": state.get("edit_session_id"),
+        "content": state.get("content"),
         "status": status,
         "words": MESSAGE_WORDS.get(status, status),
         "response": state.get("response"),
         "error": state.get("error"),
         "commit_sha": sha,
         "diff_url": project_path(project_id, "/diff", commit=sha) if sha else None,
-        # A new URL each time (a link to the page's own URL and fragment would not reload it).
-        "refresh_url": project_path(project_id, message=message_id, seen=str(time.time_ns() // 1_000_000))
-        + "#builder",
+        "poll_url": project_path(project_id, f"/builder/messages/{quote(message_id, safe='')}"),
+        "refresh_url": refresh,
         "created": when(state.get("created_at")),
         "completed": when(state.get("completed_at")),
     }
+
+
+def session_page(edit_session_id: str) -> str:
+    """The path of an edit session's page under its project."""
+    return f"/builder/{quote(edit_session_id, safe='')}"
+
+
+def edit_rows(project_id: str, edits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """list_edits' sessions as the panel and the builder page list them, each with the address of its page."""
+    return [
+        {
+            "id": str(e.get("edit_session_id") or ""),
+            "title": str(e.get("title") or "Untitled session"),
+            "messages": e.get("message_count"),
+            "created": when(e.get("created_at")),
+            "updated": when(e.get("updated_at") or e.get("created_at")),
+            "url": project_path(project_id, session_page(str(e.get("edit_session_id") or ""))),
+        }
+        for e in edits
+    ]
 
 
 def builder_panel(
@@ -111,17 +138,49 @@ def builder_panel(
     except errors.DomainError as exc:
         panel["edits_error"] = exc.message
     else:
-        panel["edits"] = [
-            {
-                "id": str(e.get("edit_session_id") or ""),
-                "title": str(e.get("title") or "Untitled session"),
-                "messages": e.get("message_count"),
-                "created": when(e.get("created_at")),
-                "updated": when(e.get("updated_at") or e.get("created_at")),
-            }
-            for e in edits
-        ]
+        panel["edits"] = edit_rows(project.id, edits)
     return panel
+
+
+def preview(project: Project) -> dict[str, Any] | None:
+    """The shop's live site as the builder page frames it (its address and origin), once it is published."""
+    url = views.publish_state(project).get("live_url")
+    origin = render.frame_origin(url)
+    return {"url": url, "origin": origin} if origin else None
+
+
+def builder_page(
+    user: User,
+    project: Project,
+    edit_session_id: str | None,
+    form: dict[str, str] | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """The builder page: an edit session's conversation in the order it was sent (each message, the builder's
+    reply or error and its commit), or none yet for a new session; the send form continuing it; the project's
+    sessions; the live site to preview. NotFound for a session of another project, as for an unknown id."""
+    session = None
+    if edit_session_id is not None:
+        problem = None
+        try:
+            found = services.workbench().get_edit(user.id, project.id, edit_session_id)
+        except errors.NotFound:
+            raise
+        except errors.DomainError as exc:  # the builder cannot be read now: the page says so, in words
+            found, problem = {}, exc.message
+        here = session_page(edit_session_id)
+        session = {
+            "id": edit_session_id,
+            "title": str(found.get("title") or "Edit session"),
+            "messages": [message_view(project.id, m, here) for m in found.get("messages") or []],
+            "error": problem,
+        }
+    chosen = {"edit_session_id": edit_session_id or "", **(form or {})}
+    return {
+        **builder_panel(user, project, True, form=chosen, error=error),
+        "session": session,
+        "preview": preview(project),
+    }
 
 
 def file_rows(files: list[dict[str, Any]], page: int) -> dict[str, Any]:

@@ -41,6 +41,9 @@ class Builder(BaseProvider):
             SandboxRoute("POST", "/builder/v1/projects/{project_id}/messages", self.send),
             SandboxRoute("GET", "/builder/v1/messages/{message_id}", self.get_message),
             SandboxRoute("GET", "/builder/v1/projects/{project_id}/edit-sessions", self.edit_sessions),
+            SandboxRoute(
+                "GET", "/builder/v1/projects/{project_id}/edit-sessions/{edit_session_id}", self.edit_session
+            ),
             *self.settings.routes("builder"),
         ]
 
@@ -186,7 +189,11 @@ class Builder(BaseProvider):
             return _error(401, "unauthorized", "The service key is missing or wrong.")
         if request.params["message_id"] not in self.data["messages"]:
             return _error(404, "not_found", "No such message.")
-        message = self._advance(request.params["message_id"])
+        return json_response(self._view(self._advance(request.params["message_id"])))
+
+    @staticmethod
+    def _view(message: dict[str, Any]) -> dict[str, Any]:
+        """A message as the contract shows it: the fields known so far."""
         body: dict[str, Any] = {
             "message_id": message["message_id"],
             "edit_session_id": message["edit_session_id"],
@@ -199,7 +206,17 @@ class Builder(BaseProvider):
                 body["commit_sha"] = message["commit_sha"]
         elif message["status"] == "error":
             body.update({"error": message["error"], "completed_at": iso(message["completed_at_ts"])})
-        return json_response(body)
+        return body
+
+    @staticmethod
+    def _summary(session: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "edit_session_id": session["edit_session_id"],
+            "title": session["title"],
+            "created_at": iso(session["created_at_ts"]),
+            "updated_at": iso(session["updated_at_ts"]),
+            "message_count": session["message_count"],
+        }
 
     def edit_sessions(self, request: SandboxRequest) -> SandboxResponse:
         if not self._authorized(request):
@@ -208,18 +225,24 @@ class Builder(BaseProvider):
         with self.state.lock:
             sessions = [s for s in self.data["sessions"].values() if s["project_id"] == project_id]
         sessions.sort(key=lambda s: (s["created_at_ts"], s["edit_session_id"]), reverse=True)
-        return json_response(
-            [
-                {
-                    "edit_session_id": s["edit_session_id"],
-                    "title": s["title"],
-                    "created_at": iso(s["created_at_ts"]),
-                    "updated_at": iso(s["updated_at_ts"]),
-                    "message_count": s["message_count"],
-                }
-                for s in sessions
+        return json_response([self._summary(s) for s in sessions])
+
+    def edit_session(self, request: SandboxRequest) -> SandboxResponse:
+        """One session of the project with its messages, in the order they were sent."""
+        if not self._authorized(request):
+            return _error(401, "unauthorized", "The service key is missing or wrong.")
+        session_id = request.params["edit_session_id"]
+        with self.state.lock:
+            session = self.data["sessions"].get(session_id)
+            if session is None or session["project_id"] != request.params["project_id"]:
+                return _error(404, "not_found", f"No edit session {session_id} in this project.")
+            ids = [
+                m["message_id"] for m in self.data["messages"].values() if m["edit_session_id"] == session_id
             ]
-        )
+        messages = [self._advance(i) for i in ids]
+        messages.sort(key=lambda m: (m["created_at_ts"], m["message_id"]))
+        listed = [{**self._view(m), "content": m["content"]} for m in messages]
+        return json_response({**self._summary(session), "messages": listed})
 
     def stop(self) -> None:
         super().stop()

@@ -1,18 +1,33 @@
-// The builder panel's progress (polling the message as get_message does) and the knowledge byte counter.
-// Both pages work without it: the panel has a Refresh link, the server counts and refuses over 10 KB.
+// The builder's progress (polling each message as get_message does), the live preview's reloads, and the
+// knowledge byte counter. The pages work without it: a Refresh link, reloading the page, the server's count.
 (function () {
   "use strict";
 
-  // ---- builder message: follow it until it is complete or has failed
-  var box = document.getElementById("builder-message");
-  if (box && box.dataset.status === "in_progress") {
-    var show = function (id, text) {
-      var el = document.getElementById(id);
+  // ---- the live preview (builder page): Reload, and a reload once a builder commit is live
+  var frame = document.getElementById("preview-frame");
+  var previewState = document.getElementById("preview-state");
+  var reloadPreview = function () {
+    frame.src = frame.getAttribute("src");
+  };
+  var reloadButton = document.getElementById("preview-reload");
+  if (frame && reloadButton) {
+    reloadButton.hidden = false;
+    reloadButton.addEventListener("click", reloadPreview);
+  }
+
+  // ---- builder messages: follow each until it is complete or has failed (then, beside a preview, until
+  // its commit is live); `settled` is a message already complete when the page was drawn.
+  var follow = function (box, settled) {
+    var part = function (name) { return box.querySelector("." + name); };
+    var show = function (name, text) {
+      var el = part(name);
       el.textContent = text || "";
       el.hidden = !text;
     };
+    var waits = 0;
     var poll = function () {
-      fetch(box.dataset.poll, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      fetch(box.dataset.poll + (frame ? "?live=1" : ""),
+            { credentials: "same-origin", headers: { "Accept": "application/json" } })
         .then(function (response) {
           return response.json().then(function (data) { return { ok: response.ok, data: data }; });
         })
@@ -22,25 +37,43 @@
             show("message-error", m.message || "The builder's state could not be read. Use Refresh.");
             return;
           }
-          var words = document.getElementById("message-words");
+          var words = part("message-words");
           words.textContent = m.words;
-          words.className = "state state-" + m.status;
+          words.className = "message-words state state-" + m.status;
           box.dataset.status = m.status;
           if (m.status === "in_progress") { window.setTimeout(poll, 1000); return; }
           show("message-response", m.response);
           show("message-error", m.error);
-          var refresh = document.getElementById("message-refresh");
+          var refresh = part("message-refresh");
           if (refresh) { refresh.hidden = true; }
-          if (m.commit_sha) {
-            document.getElementById("message-sha").textContent = m.commit_sha.slice(0, 7);
-            document.getElementById("message-diff").href = m.diff_url;
-            document.getElementById("message-commit").hidden = false;
+          if (!m.commit_sha) { return; }
+          var sha = m.commit_sha.slice(0, 7);
+          part("message-sha").textContent = sha;
+          part("message-diff").href = m.diff_url;
+          part("message-commit").hidden = false;
+          if (!frame) { return; }
+          if (m.live) {
+            if (!settled || waits > 0) { reloadPreview(); }
+            previewState.textContent = "The preview shows the builder's change (commit " + sha + " is live).";
+            return;
           }
+          waits += 1;
+          if (waits > 150) {
+            previewState.textContent = "Commit " + sha + " is not live yet. Press Reload once the site is rebuilt.";
+            return;
+          }
+          previewState.textContent = "Waiting for the site to be rebuilt with commit " + sha + "...";
+          window.setTimeout(poll, 2000);
         })
         .catch(function () { window.setTimeout(poll, 3000); });
     };
-    window.setTimeout(poll, 700);
-  }
+    window.setTimeout(poll, settled ? 0 : 700);
+  };
+  Array.prototype.forEach.call(document.querySelectorAll(".message[data-status=in_progress]"), function (box) {
+    follow(box, false);
+  });
+  var latest = document.querySelector("#latest .message[data-status=complete]");
+  if (frame && latest && latest.querySelector(".message-sha").textContent) { follow(latest, true); }
 
   var send = document.getElementById("builder-form");
   if (send) {
