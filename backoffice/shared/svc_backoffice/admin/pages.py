@@ -77,9 +77,10 @@ def html(status: int, body: str, headers: dict[str, str] | None = None) -> Respo
     )
 
 
-def see_other(local: str, **query: str) -> Response:
-    """A 303 to a page of this backoffice (under the shop's base path when hosted)."""
-    target = tenancy.path(local) + (f"?{urlencode(query)}" if query else "")
+def see_other(local: str, *, at: str = "", **query: str) -> Response:
+    """A 303 to a page of this backoffice (under the shop's base path when hosted); `at` names the element
+    the page opens at (its fragment: where keyboard focus continues from after a move)."""
+    target = tenancy.path(local) + (f"?{urlencode(query)}" if query else "") + (f"#{at}" if at else "")
     return Response(status_code=303, headers={"Location": target, "Cache-Control": "no-store"})
 
 

@@ -101,6 +101,7 @@ def form_context(
         "categories": catalog.list_categories(db),
         "attributes": catalog.list_attributes(db),
         "locations": store.list_locations(db),
+        "collections": catalog.list_collections(db) if product else [],
         "image_rows": IMAGE_ROWS,
     }
 

@@ -233,3 +233,22 @@ def reorder_collection_products(db: Database, collection_id: str, product_ids: l
     db.found("SELECT id FROM collections WHERE id = %s FOR UPDATE", (collection_id,))
     _set_collection_products(db, collection_id, product_ids)
     return get_collection(db, collection_id)
+
+
+def set_product_collections(db: Database, product_id: str, collection_ids: list[Any]) -> None:
+    """The collections a product is in: it leaves those not listed and joins the listed ones it was not in,
+    at their end (ids that name no collection are passed over: one deleted meanwhile is simply gone)."""
+    db.found("SELECT id FROM products WHERE id = %s FOR UPDATE", (product_id,))
+    ids = [str(i) for i in collection_ids]
+    db.all(
+        "DELETE FROM collection_products WHERE product_id = %s AND collection_id <> ALL(%s::uuid[])",
+        (product_id, ids),
+    )
+    if ids:
+        db.all(
+            "INSERT INTO collection_products (collection_id, product_id, position) "
+            "SELECT c.id, %s, coalesce((SELECT max(position) + 1 FROM collection_products x "
+            "WHERE x.collection_id = c.id), 0) FROM collections c WHERE c.id = ANY(%s::uuid[]) "
+            "ON CONFLICT (collection_id, product_id) DO NOTHING",
+            (product_id, ids),
+        )
