@@ -78,7 +78,7 @@ def product_list() -> Response:
         filters=filters,
         problem=problem,
         anything=anything,
-        categories=catalog.list_categories(database()),
+        categories=catalog.category_choices(database()),
         sorts=list(SORTS),
         page_size=PAGE_SIZE,
     )
@@ -98,7 +98,7 @@ def form_context(
         "values": values,
         "errors": errors.fields if errors else {},
         "form_error": errors.form if errors else None,
-        "categories": catalog.list_categories(db),
+        "categories": catalog.category_choices(db),
         "attributes": catalog.list_attributes(db),
         "locations": store.list_locations(db),
         "collections": catalog.list_collections(db) if product else [],
