@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import re
 
-from adminhelpers import csrf_of, forms, get, own_token, png, submit, text, upload
+from adminhelpers import csrf_of, forms, get, own_token, submit, text, upload
+from imagefiles import png
 
 from svc_backoffice.domain import catalog, media
 from svc_backoffice.domain.models.catalog import ProductCreate

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from imagefiles import png
 from playwright.sync_api import expect
 from stackproc import ROOT, browser_sign_in, create_user, new_merchant
 from test_workspace_browser import open_backoffice, publish_by_clicking
@@ -172,6 +173,61 @@ def test_the_owner_runs_the_shop_from_the_admin_screens(shop, stack):
     page.goto(f"{base}/")
     assert page.inner_text("#to-fulfil") == "1"
     shot(page, "backoffice-home")
+    assert violations == []
+
+
+def test_the_owner_uploads_an_image_and_arranges_a_collection_with_the_keyboard(shop, tmp_path):
+    page, base = shop["page"], shop["base"]
+    violations = csp_violations(page)
+    page.goto(f"{base}/products?q=balm")
+    page.get_by_role("link", name="Calendula night balm").click()
+    product_url = page.url.split("?", 1)[0]
+
+    # Upload a photo from the computer with its alt text; it is shown (drawn by the browser) and moved first.
+    photo = tmp_path / "balm.png"
+    photo.write_bytes(png(40, 30, (90, 140, 60)))
+    page.set_input_files("#image_file", str(photo))
+    page.fill("#image_alt", "An open jar of balm")
+    page.get_by_role("button", name="Add image").click()
+    page.wait_for_url(f"{product_url}?notice=image_added")
+    uploaded = page.locator("#images img").nth(1)
+    assert uploaded.get_attribute("alt") == "An open jar of balm"
+    assert "/media/" in (uploaded.get_attribute("src") or "")
+    expect(uploaded).to_have_js_property("naturalWidth", 40)
+    page.get_by_role("button", name="Move image 2 up").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{product_url}?notice=image_saved")
+    assert page.locator("#images img").first.get_attribute("alt") == "An open jar of balm"
+    served = page.request.get(page.locator("#images img").first.get_attribute("src") or "")
+    assert served.status == 200 and served.headers["content-type"] == "image/png"
+    assert served.body() == photo.read_bytes()
+
+    # A collection: created, products found and added, and one moved up with the keyboard alone.
+    page.goto(f"{base}/products/collections")
+    page.fill("#title", "Night routine")
+    page.get_by_label("Show it on the storefront").check()
+    page.get_by_role("button", name="Add collection").click()
+    page.wait_for_url(f"{base}/products/collections/*?notice=created")
+    collection_url = page.url.split("?", 1)[0]
+    for typed, title in (("balm", "Calendula night balm"), ("rosehip", "Rosehip face oil")):
+        page.fill("#q", typed)
+        page.get_by_role("button", name="Find").click()
+        page.get_by_role("button", name=f"Add {title}").click()
+        page.wait_for_url(f"{collection_url}?notice=added#p-*")
+    order = page.locator("#collection-order > li > a")
+    assert order.all_inner_texts() == ["Calendula night balm", "Rosehip face oil"]
+    page.get_by_role("button", name="Move Rosehip face oil up").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{collection_url}?notice=saved#p-*")
+    assert order.all_inner_texts() == ["Rosehip face oil", "Calendula night balm"]
+    page.keyboard.press("Tab")  # focus continues from the moved row
+    focused = page.evaluate("document.activeElement.closest('li') && document.activeElement.closest('li').id")
+    assert focused == page.url.rsplit("#", 1)[1]
+    shot(page, "backoffice-collection")
+    slug = page.request.get(f"{base}/api/collections/{collection_url.rsplit('/', 1)[1]}").json()["slug"]
+    listed = page.request.get(f"{base}/api/storefront/products?collection={slug}").json()
+    assert [p["title"] for p in listed["items"]] == ["Rosehip face oil", "Calendula night balm"]
+    assert "/media/" in listed["items"][1]["image"]["url"]  # the storefront's card shows the upload
     assert violations == []
 
 
