@@ -198,9 +198,27 @@ def test_the_owner_uploads_an_image_and_arranges_a_collection_with_the_keyboard(
     page.keyboard.press("Enter")
     page.wait_for_url(f"{product_url}?notice=image_saved")
     assert page.locator("#images img").first.get_attribute("alt") == "An open jar of balm"
+    shot(page, "backoffice-product-images")
     served = page.request.get(page.locator("#images img").first.get_attribute("src") or "")
     assert served.status == 200 and served.headers["content-type"] == "image/png"
     assert served.body() == photo.read_bytes()
+
+    # Categories: two added, the second moved up and renamed (every page of the navigation is then checked
+    # at 375 px with them in it).
+    page.goto(f"{base}/products/categories")
+    for name in ("Face care", "Body care and bath"):
+        page.fill("#name", name)
+        page.get_by_role("button", name="Add category").click()
+        page.wait_for_url(f"{base}/products/categories?notice=created")
+    page.get_by_role("button", name="Move Body care and bath up").click()
+    page.wait_for_url(f"{base}/products/categories?notice=saved")
+    renamed = page.locator("#category-order li").first.locator("input[id^=name_]")
+    renamed.fill("Body and bath")
+    renamed.press("Enter")
+    page.wait_for_url(f"{base}/products/categories?notice=saved")
+    values = page.locator("#category-order input[id^=name_]")
+    assert [values.nth(i).input_value() for i in range(2)] == ["Body and bath", "Face care"]
+    shot(page, "backoffice-categories")
 
     # A collection: created, products found and added, and one moved up with the keyboard alone.
     page.goto(f"{base}/products/collections")
@@ -250,6 +268,12 @@ def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refus
         assert page.get_by_role("button", name="Save").count() == 0
         assert page.get_by_role("button", name="Adjust stock").count() == 0
         assert page.locator("#title").get_attribute("readonly") is not None
+        assert page.locator("#images img").count() == 2 and page.locator("#image_file").count() == 0
+        assert page.get_by_role("button", name="Remove image 1").count() == 0
+        page.goto(f"{base}/products/collections")
+        page.get_by_role("link", name="Night routine").click()
+        assert page.locator("#collection-order li").count() == 2
+        assert page.locator("main form").count() == 0  # no move, take out, add, rename or delete
         page.goto(f"{base}/orders")
         page.locator("table a").first.click()
         assert page.locator(".pagehead form").count() == 0  # no status action
@@ -278,6 +302,7 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
     extra = [
         "/products/new",
         "/products/categories",
+        "/products/collections",
         "/settings/staff",
         "/settings/payments",
         "/settings/shipping",
@@ -302,5 +327,9 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
         shot(page, "backoffice-products-375")
         page.locator("table a").first.click()
         shot(page, "backoffice-product-375")
+        page.goto(f"{shop['base']}/products/collections")
+        page.locator("#collection-list a").first.click()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        shot(page, "backoffice-collection-375")
     assert violations == []
     page.set_viewport_size({"width": 1280, "height": 900})
