@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import re
 
-from adminhelpers import csrf_of, forms, get, own_token, submit, text, upload
+from adminhelpers import csrf_of, forms, get, own_token, post, submit, text, upload
 from imagefiles import png
 
 from svc_backoffice.domain import catalog, media
@@ -147,3 +147,29 @@ def test_a_media_address_names_one_stored_file_or_is_a_404(as_role, db):
     assert get(anyone, "/media/00000000-0000-0000-0000-000000000000.png").status == 404
     catalog.delete_product(db, product["id"])
     assert get(anyone, "/media/" + name).status == 404
+
+
+def test_an_upload_body_over_the_limit_is_refused_before_it_is_read(as_role, db):
+    product, editor = _product(db), as_role("editor")
+    path = f"/products/{product['id']}"
+    huge = png() + b"\x00" * (media.MAX_IMAGE_BYTES + 100 * 1024)
+    answer = upload(
+        editor,
+        f"{path}/images",
+        {},
+        {"image_file": ("huge.png", "image/png", huge)},
+        csrf=csrf_of(get(editor, path)),
+    )
+    assert answer.status == 413 and "This upload is too large: an image file may be at most 4 MB." in text(
+        answer
+    )
+    assert catalog.get_product(db, product["id"])["images"] == []
+
+
+def test_an_upload_address_takes_only_a_multipart_form(as_role, db):
+    product, editor = _product(db), as_role("editor")
+    path = f"/products/{product['id']}"
+    fields = {"image_address": "https://cdn.example/a.jpg"}
+    answer = post(editor, f"{path}/images", fields, csrf=csrf_of(get(editor, path)))
+    assert answer.status == 403 and "takes a form sent from the backoffice's own pages" in text(answer)
+    assert catalog.get_product(db, product["id"])["images"] == []
