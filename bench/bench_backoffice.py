@@ -11,7 +11,8 @@ import re
 import statistics
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote
 
@@ -194,7 +195,12 @@ class _Context:
     aws_request_id = "bench"
 
 
-def run() -> dict[str, Any]:
+@contextmanager
+def seeded_shop(products: int = PRODUCTS) -> Iterator[dict[str, Any]]:
+    """A shop database of its own on the PostgreSQL server, migrated, seeded with `products` products (SEED)
+    and vacuumed, made the backoffice's current database with a viewer's session: yields the Database, the
+    session cookie, the first category's id (slug order), a product's id and the seconds the seed took. The
+    database is dropped after."""
     import psycopg
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -224,16 +230,15 @@ def run() -> dict[str, Any]:
     )
     os.environ.pop("SESSION_SECRET_ARN", None)
     config.reset_settings()
-    figures: dict[str, Any] = {"products": PRODUCTS, "repeats": REPEATS}
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             migrate.migrate(migrate.psycopg_executor(conn))
             started = time.perf_counter()
-            conn.execute(SEED.replace("%(n)s", str(PRODUCTS)).encode())
+            conn.execute(SEED.replace("%(n)s", str(products)).encode())
             # Steady state: autovacuum visits a table after a bulk insert (autovacuum_vacuum_insert_threshold);
             # measured right after the load, before that pass, q_prefix_two_words is ~13-22 ms (heap visibility).
             conn.execute("VACUUM (ANALYZE) products")
-            figures["seed_seconds"] = round(time.perf_counter() - started, 2)
+            seed_seconds = round(time.perf_counter() - started, 2)
             staff_id = conn.execute(
                 "INSERT INTO staff (email, role) VALUES ('bench@shop.example', 'viewer') RETURNING id::text"
             ).fetchone()[0]
@@ -241,9 +246,30 @@ def run() -> dict[str, Any]:
             product = conn.execute("SELECT id::text FROM products LIMIT 1").fetchone()[0]
         db = Database(url)
         use_database(db)
+        try:
+            yield {
+                "db": db,
+                "cookie": f"svc_session={sessions.mint(staff_id)}",
+                "category": category,
+                "product": product,
+                "seed_seconds": seed_seconds,
+            }
+        finally:
+            db.close()
+            use_database(None)
+    finally:
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        config.reset_settings()
+
+
+def run() -> dict[str, Any]:
+    figures: dict[str, Any] = {"products": PRODUCTS, "repeats": REPEATS}
+    with seeded_shop() as shop:
+        db, cookie, category, product = shop["db"], shop["cookie"], shop["category"], shop["product"]
+        figures["seed_seconds"] = shop["seed_seconds"]
         from backoffice.functions.catalog.app import handler
 
-        cookie = f"svc_session={sessions.mint(staff_id)}"
         seeded = [seeded_row(i) for i in range(1, PRODUCTS + 1)]
         medians = {}
         counts: dict[str, int] = {}
@@ -265,7 +291,6 @@ def run() -> dict[str, Any]:
         figures["list_expected_rows"] = counts
         figures["list_problems"] = problems
         figures["list_worst_median_ms"] = max(medians.values())
-        before = db.queries
         detail = _event(f"/api/products/{product}", "", cookie)
         shown = json.loads(handler(detail, _Context())["body"])
         figures["detail_problems"] = [] if shown.get("id") == product else [f"answered {shown.get('id')}"]
@@ -277,12 +302,6 @@ def run() -> dict[str, Any]:
             timings.append((time.perf_counter() - t0) * 1000)
         figures["detail_median_ms"] = round(statistics.median(timings), 2)
         figures["detail_queries_including_gate"] = (db.queries - before) / REPEATS
-        db.close()
-        use_database(None)
-    finally:
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        config.reset_settings()
     return figures
 
 

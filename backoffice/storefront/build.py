@@ -38,6 +38,7 @@ IMAGE_TYPES = {
     "image/gif": ".gif",
     "image/avif": ".avif",
 }
+ACCEPT = "image/webp,image/png,image/jpeg,image/gif,image/avif,image/*;q=0.8"
 
 
 class Images:
@@ -63,7 +64,10 @@ class Images:
         if urlsplit(url).scheme not in ("http", "https"):
             return None
         try:
-            with urllib.request.urlopen(url, timeout=20) as answer:  # noqa: S310 - http(s) only, checked above
+            # An image type first in Accept: API Gateway then sends an image the backoffice serves (its
+            # /media/ files) as bytes, not as the base64 text its function answers.
+            request = urllib.request.Request(url, headers={"Accept": ACCEPT})  # noqa: S310 - http(s) only
+            with urllib.request.urlopen(request, timeout=20) as answer:  # noqa: S310 - http(s) only, checked above
                 kind = (answer.headers.get("Content-Type") or "").split(";")[0].strip().lower()
                 data = answer.read(MAX_IMAGE_BYTES + 1)
         except (OSError, ValueError):

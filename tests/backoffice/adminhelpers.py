@@ -3,12 +3,13 @@ a form sent as the browser sends it (urlencoded, with the page's CSRF token)."""
 
 from __future__ import annotations
 
+import base64
 import re
 from html import unescape
 from typing import Any
 from urllib.parse import urlencode
 
-from bohelpers import Answer, Client
+from bohelpers import Answer, Client, LambdaContext, answer_of, build_event
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 PAGE = {"Accept": "text/html"}
@@ -48,3 +49,57 @@ def post(client: Client, path: str, fields: dict[str, Any], *, csrf: str | None,
 def submit(client: Client, page_path: str, action: str, fields: dict[str, Any]) -> Answer:
     """Open `page_path`, then send its form to `action` with its token, as a person filling it would."""
     return post(client, action, fields, csrf=csrf_of(get(client, page_path)))
+
+
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, str, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body as a browser sends it: (body, its Content-Type); `files` name ->
+    (file name, the type the browser says, bytes)."""
+    boundary = "----formboundary7MA4YWxkTrZu0gW"
+    parts: list[bytes] = []
+    for name, value in fields.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        )
+    for name, (filename, kind, data) in files.items():
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+            f"Content-Type: {kind}\r\n\r\n"
+        )
+        parts.append(head.encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def upload(
+    client: Client,
+    path: str,
+    fields: dict[str, str],
+    files: dict[str, tuple[str, str, bytes]],
+    *,
+    csrf: str | None,
+) -> Answer:
+    """A form with files posted as API Gateway hands it over: multipart/form-data being one of the API's
+    binary media types, the body arrives base64-encoded."""
+    body, kind = multipart({**fields, **({"csrf": csrf} if csrf is not None else {})}, files)
+    event = build_event(
+        "POST", path, raw_body=base64.b64encode(body).decode(), headers={"Content-Type": kind, **PAGE}
+    )
+    event["isBase64Encoded"] = True
+    if client.cookie:
+        event["headers"]["Cookie"] = client.cookie
+        event["multiValueHeaders"]["Cookie"] = [client.cookie]
+    from backoffice.functions.admin.app import handler
+
+    return answer_of(handler(event, LambdaContext()))
+
+
+def own_token(client: Client) -> str:
+    """The CSRF token of `client`'s own session, as the server would put in a form it showed (a viewer's
+    pages show none: this is what a viewer forging a form with a valid token of their own would send)."""
+    import hashlib
+    import hmac
+
+    from svc_backoffice.core import config
+
+    session = (client.cookie or "").split("=", 1)[1]
+    key = hmac.new(config.session_secret(), b"admin-csrf", hashlib.sha256).digest()
+    return hmac.new(key, session.encode(), hashlib.sha256).hexdigest()[:40]

@@ -4,6 +4,7 @@ over real HTTP, a build-hook receiver, and catalog rows written straight into th
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 import uuid
@@ -68,8 +69,12 @@ class _Front:
                     headers={k: v for k, v in self.headers.items() if k.lower() != "content-length"},
                 )
                 event["requestContext"]["identity"]["sourceIp"] = self.client_address[0]
-                answer = answer_of(hosting.handle(event, LambdaContext(), shop))
-                body = answer.body.encode()
+                result = hosting.handle(event, LambdaContext(), shop)
+                answer = answer_of(result)
+                # an image (isBase64Encoded) sent as bytes, as the platform's HTTP API does
+                body = (
+                    base64.b64decode(answer.body) if result.get("isBase64Encoded") else answer.body.encode()
+                )
                 self.send_response(answer.status)
                 for name, value in answer.headers.items():
                     self.send_header(name, value)

@@ -86,3 +86,19 @@ def test_static_files_are_served_and_nothing_else(db):
     assert css.status == 200 and css.headers["Content-Type"].startswith("text/css")
     assert invoke("GET", "/static/admin.js").headers["Content-Type"].startswith("text/javascript")
     assert invoke("GET", "/static/..%2Fpages.py", headers=PAGE).status == 404
+
+
+def test_home_links_to_the_live_storefront_from_the_deployment_settings(as_role, db, monkeypatch):
+    from svc_backoffice.domain import storefront_settings
+
+    monkeypatch.delenv("STOREFRONT_URL", raising=False)
+    storefront_settings.reset()
+    assert "set STOREFRONT_URL" in text(get(as_role("viewer"), "/"))
+    monkeypatch.setenv("STOREFRONT_URL", "https://lena.example/")
+    storefront_settings.reset()
+    try:
+        answer = get(as_role("viewer"), "/")
+    finally:
+        storefront_settings.reset()
+    assert 'href="https://lena.example" rel="noopener" target="_blank" id="storefront-link"' in answer.body
+    assert "Your storefront is live at https://lena.example" in text(answer)

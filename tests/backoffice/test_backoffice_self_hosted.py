@@ -108,3 +108,17 @@ def test_the_template_passes_secrets_to_the_functions_by_arn_only():
         arns = readable(properties)
         assert {"Ref": "DatabaseUrlSecretArn"} in arns, name
         assert ({"Ref": "GscClientSecretArn"} in arns) == (name == "IntegrationsFunction"), name
+
+
+def test_the_api_takes_uploads_and_answers_images_as_binary_and_json_as_text():
+    """The admin screens' image uploads (multipart) reach the function base64-encoded and its images (image/*)
+    go back as bytes; JSON bodies stay text (the webhooks' signatures cover the text as sent)."""
+    from svc_local.gateway import is_binary
+
+    api = load_yaml(TEMPLATE)["Resources"]["BackofficeApi"]["Properties"]
+    types = [t.replace("~1", "/") for t in api["BinaryMediaTypes"]]
+    assert is_binary("multipart/form-data; boundary=x", types)
+    assert all(is_binary(kind, types) for kind in ("image/png", "image/jpeg", "image/webp", "image/gif"))
+    assert not any(
+        is_binary(kind, types) for kind in ("application/json", "application/x-www-form-urlencoded")
+    )

@@ -3,19 +3,27 @@ the static_host sandbox builds (the real storefront build against the shop's sto
 connects Stripe and adds an active product with stock through the backoffice API; the backoffice's build hook
 rebuilds the site and the live storefront lists the product within 60 s; a shopper in Chromium adds it to the
 cart, checks out through the site's proxy, pays on the card provider's page and lands on a confirmation naming
-the order; the backoffice shows the order paid and the stock one lower; every page view sent a beacon."""
+the order; the backoffice shows the order paid and the stock one lower; every page view sent a beacon. A photo
+uploaded on the product's admin page is then on the live storefront, copied onto the site."""
 
 from __future__ import annotations
 
+import base64
+import re
 import time
 import uuid
 from collections.abc import Iterator
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
+from adminhelpers import PAGE, csrf_of, multipart
+from bohelpers import LambdaContext, build_event
+from imagefiles import png
 from localhttp import Beacons, sandbox_hosts, serving
 from storefronthelpers import StoreShop, connect_card, fresh_database, make_shop, use_stripe
 
+from svc_backoffice.hosting import shops as hosting
 from svc_shared.domain.publish_template import template_files, template_root
 
 pytestmark = pytest.mark.usefixtures("hosted_env")
@@ -102,6 +110,30 @@ def test_a_product_added_in_the_backoffice_is_bought_on_the_live_storefront(publ
         time.sleep(0.5)
     listed = httpx.get(f"{live}/products/").text
     assert "House Blend" in listed and "€18.90" in listed
+
+    # A photo uploaded on the product's admin page reaches the live storefront, copied onto the site.
+    photo = png(48, 32, (120, 72, 40))
+    token = csrf_of(store.call("GET", f"/products/{product_id}", cookie=store.admin_cookie, headers=PAGE))
+    body, kind = multipart(
+        {"csrf": token, "image_alt": "A bag of House Blend"}, {"image_file": ("bag.png", "image/png", photo)}
+    )
+    event = build_event(
+        "POST",
+        f"/products/{product_id}/images",
+        raw_body=base64.b64encode(body).decode(),
+        headers={"Content-Type": kind, "Cookie": store.admin_cookie, **PAGE},
+    )
+    event["isBase64Encoded"] = True
+    assert hosting.handle(event, LambdaContext(), store.shop)["statusCode"] == 303
+    uploaded_at = time.monotonic()
+    while 'alt="A bag of House Blend"' not in (shown := httpx.get(f"{live}/products/{slug}/").text):
+        assert time.monotonic() - uploaded_at < 60, (
+            "the storefront did not show the uploaded image within 60 s"
+        )
+        time.sleep(0.5)
+    src = re.search(r'<img src="([^"]+)" alt="A bag of House Blend"', shown)
+    assert src and src.group(1).startswith(urlsplit(live).path + "/images/")  # on the site, not the shop's
+    assert httpx.get(urljoin(live, src.group(1))).content == photo
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])

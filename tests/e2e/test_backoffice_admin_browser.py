@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from imagefiles import png
 from playwright.sync_api import expect
 from stackproc import ROOT, browser_sign_in, create_user, new_merchant
 from test_workspace_browser import open_backoffice, publish_by_clicking
@@ -175,6 +176,79 @@ def test_the_owner_runs_the_shop_from_the_admin_screens(shop, stack):
     assert violations == []
 
 
+def test_the_owner_uploads_an_image_and_arranges_a_collection_with_the_keyboard(shop, tmp_path):
+    page, base = shop["page"], shop["base"]
+    violations = csp_violations(page)
+    page.goto(f"{base}/products?q=balm")
+    page.get_by_role("link", name="Calendula night balm").click()
+    product_url = page.url.split("?", 1)[0]
+
+    # Upload a photo from the computer with its alt text; it is shown (drawn by the browser) and moved first.
+    photo = tmp_path / "balm.png"
+    photo.write_bytes(png(40, 30, (90, 140, 60)))
+    page.set_input_files("#image_file", str(photo))
+    page.fill("#image_alt", "An open jar of balm")
+    page.get_by_role("button", name="Add image").click()
+    page.wait_for_url(f"{product_url}?notice=image_added")
+    uploaded = page.locator("#images img").nth(1)
+    assert uploaded.get_attribute("alt") == "An open jar of balm"
+    assert "/media/" in (uploaded.get_attribute("src") or "")
+    expect(uploaded).to_have_js_property("naturalWidth", 40)
+    page.get_by_role("button", name="Move image 2 up").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{product_url}?notice=image_saved")
+    assert page.locator("#images img").first.get_attribute("alt") == "An open jar of balm"
+    shot(page, "backoffice-product-images")
+    served = page.request.get(page.locator("#images img").first.get_attribute("src") or "")
+    assert served.status == 200 and served.headers["content-type"] == "image/png"
+    assert served.body() == photo.read_bytes()
+
+    # Categories: two added, the second moved up and renamed (every page of the navigation is then checked
+    # at 375 px with them in it).
+    page.goto(f"{base}/products/categories")
+    for name in ("Face care", "Body care and bath"):
+        page.fill("#name", name)
+        page.get_by_role("button", name="Add category").click()
+        page.wait_for_url(f"{base}/products/categories?notice=created")
+    page.get_by_role("button", name="Move Body care and bath up").click()
+    page.wait_for_url(f"{base}/products/categories?notice=saved")
+    renamed = page.locator("#category-order li").first.locator("input[id^=name_]")
+    renamed.fill("Body and bath")
+    renamed.press("Enter")
+    page.wait_for_url(f"{base}/products/categories?notice=saved")
+    values = page.locator("#category-order input[id^=name_]")
+    assert [values.nth(i).input_value() for i in range(2)] == ["Body and bath", "Face care"]
+    shot(page, "backoffice-categories")
+
+    # A collection: created, products found and added, and one moved up with the keyboard alone.
+    page.goto(f"{base}/products/collections")
+    page.fill("#title", "Night routine")
+    page.get_by_label("Show it on the storefront").check()
+    page.get_by_role("button", name="Add collection").click()
+    page.wait_for_url(f"{base}/products/collections/*?notice=created")
+    collection_url = page.url.split("?", 1)[0]
+    for typed, title in (("balm", "Calendula night balm"), ("rosehip", "Rosehip face oil")):
+        page.fill("#q", typed)
+        page.get_by_role("button", name="Find").click()
+        page.get_by_role("button", name=f"Add {title}").click()
+        page.wait_for_url(f"{collection_url}?notice=added#p-*")
+    order = page.locator("#collection-order > li > a")
+    assert order.all_inner_texts() == ["Calendula night balm", "Rosehip face oil"]
+    page.get_by_role("button", name="Move Rosehip face oil up").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{collection_url}?notice=saved#p-*")
+    assert order.all_inner_texts() == ["Rosehip face oil", "Calendula night balm"]
+    page.keyboard.press("Tab")  # focus continues from the moved row
+    focused = page.evaluate("document.activeElement.closest('li') && document.activeElement.closest('li').id")
+    assert focused == page.url.rsplit("#", 1)[1]
+    shot(page, "backoffice-collection")
+    slug = page.request.get(f"{base}/api/collections/{collection_url.rsplit('/', 1)[1]}").json()["slug"]
+    listed = page.request.get(f"{base}/api/storefront/products?collection={slug}").json()
+    assert [p["title"] for p in listed["items"]] == ["Rosehip face oil", "Calendula night balm"]
+    assert "/media/" in listed["items"][1]["image"]["url"]  # the storefront's card shows the upload
+    assert violations == []
+
+
 def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refused(shop, chromium, stack):
     gateway, project, base = shop["gateway"], shop["project"], shop["base"]
     create_user(stack, VIEWER, "admin-viewer-pass-1")
@@ -194,6 +268,12 @@ def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refus
         assert page.get_by_role("button", name="Save").count() == 0
         assert page.get_by_role("button", name="Adjust stock").count() == 0
         assert page.locator("#title").get_attribute("readonly") is not None
+        assert page.locator("#images img").count() == 2 and page.locator("#image_file").count() == 0
+        assert page.get_by_role("button", name="Remove image 1").count() == 0
+        page.goto(f"{base}/products/collections")
+        page.get_by_role("link", name="Night routine").click()
+        assert page.locator("#collection-order li").count() == 2
+        assert page.locator("main form").count() == 0  # no move, take out, add, rename or delete
         page.goto(f"{base}/orders")
         page.locator("table a").first.click()
         assert page.locator(".pagehead form").count() == 0  # no status action
@@ -222,6 +302,7 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
     extra = [
         "/products/new",
         "/products/categories",
+        "/products/collections",
         "/settings/staff",
         "/settings/payments",
         "/settings/shipping",
@@ -246,5 +327,9 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
         shot(page, "backoffice-products-375")
         page.locator("table a").first.click()
         shot(page, "backoffice-product-375")
+        page.goto(f"{shop['base']}/products/collections")
+        page.locator("#collection-list a").first.click()
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        shot(page, "backoffice-collection-375")
     assert violations == []
     page.set_viewport_size({"width": 1280, "height": 900})

@@ -58,6 +58,8 @@ def test_the_build_writes_every_page_from_the_api(tmp_path: Path):
     assert 'href="/products/"' in product  # links from the site's root on the real host
     assert shop.base not in product  # images copied onto the site: no request to another origin
     assert len(list((tmp_path / "images").iterdir())) == 6
+    # asked for as images (Accept), they arrive as bytes, not as API Gateway's base64 text
+    assert all(f.read_bytes().startswith(b"\x89PNG") for f in (tmp_path / "images").iterdir())
     assert 'data-beacon=""' in product  # no platform named: no beacon
 
 

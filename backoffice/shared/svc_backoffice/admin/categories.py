@@ -1,5 +1,6 @@
-"""Product categories: the list in display order, a new category, and moving one up or down (the order the
-storefront shows them in), through the catalog's domain functions behind the API routes' roles."""
+"""Product categories: the list in display order, a new category, renaming and deleting one (its products
+keep no category), and moving one up or down (the order the storefront shows them in), through the
+catalog's domain functions behind the API routes' roles."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from svc_backoffice.admin.pages import form, page, router, see_other
 from svc_backoffice.core.errors import Conflict
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import catalog
-from svc_backoffice.domain.models.catalog import CategoryCreate
+from svc_backoffice.domain.models.catalog import CategoryCreate, CategoryUpdate
 from svc_backoffice.edge.requests import path_id
 
 
@@ -57,3 +58,27 @@ def move_category(id: str) -> Response:
             ids[at], ids[other] = ids[other], ids[at]
             catalog.reorder_categories(database(), ids)
     return see_other("/products/categories", notice="saved")
+
+
+@router.page("POST", "/products/categories/<id>", api="PATCH /api/categories/[id]")
+def rename_category(id: str) -> Response:
+    """A new name (the slug, in the storefront's addresses, stays: links to the category keep working)."""
+    category_id = path_id(id)
+    fields = form()
+    name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
+    typed = fields.get(name_field, "")
+    try:
+        body = validated(CategoryUpdate, {"name": typed.strip()}, {"name": name_field})
+        with database().transaction():
+            catalog.update_category(database(), category_id, body)
+    except FormInvalid as exc:
+        return _categories(400, values={name_field: typed}, errors=exc.fields)
+    except Conflict as exc:
+        return _categories(409, values={name_field: typed}, errors={name_field: exc.message})
+    return see_other("/products/categories", notice="saved")
+
+
+@router.page("POST", "/products/categories/<id>/delete", api="DELETE /api/categories/[id]")
+def delete_category(id: str) -> Response:
+    catalog.delete_category(database(), path_id(id))
+    return see_other("/products/categories", notice="removed")

@@ -1,5 +1,5 @@
-"""Home (today's and this week's orders and revenue, orders to fulfil, stock running out) and the static
-files of the admin screens."""
+"""Home (today's and this week's orders and revenue, orders to fulfil, stock running out, the link to the live
+storefront) and the static files of the admin screens."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from aws_lambda_powertools.event_handler import Response
 from svc_backoffice.admin import render
 from svc_backoffice.admin.pages import not_found_page, page, router, store_row
 from svc_backoffice.data.db import Database, database
+from svc_backoffice.domain.storefront_settings import storefront_url
 
 # Orders that count as sales (paid and not refunded or cancelled).
 SOLD = ("paid", "processing", "shipped", "delivered")
@@ -67,7 +68,13 @@ def dashboard(db: Database, settings: dict[str, Any]) -> dict[str, Any]:
 @router.page("GET", "/")
 def home() -> Response:
     settings = store_row()
-    return page("home.html", nav="home", store=settings, figures=dashboard(database(), settings))
+    return page(
+        "home.html",
+        nav="home",
+        store=settings,
+        figures=dashboard(database(), settings),
+        storefront=storefront_url(),  # hosted: the Shop's; self-hosted: STOREFRONT_URL
+    )
 
 
 @router.page("GET", "/static/<name>", role=None)

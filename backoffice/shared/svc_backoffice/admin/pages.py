@@ -11,6 +11,8 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.parser import BytesParser
+from email.policy import HTTP
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -24,15 +26,18 @@ from svc_backoffice.access.sessions import SESSION_COOKIE
 from svc_backoffice.admin import render
 from svc_backoffice.core import config, tenancy
 from svc_backoffice.core.catalogue import Group, say
-from svc_backoffice.core.errors import DomainError, Forbidden, NotFound
+from svc_backoffice.core.errors import DomainError, Forbidden, NotFound, PayloadTooLarge
 from svc_backoffice.core.logs import logger
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
+from svc_backoffice.domain.media import MAX_IMAGE_BYTES
 from svc_backoffice.edge.app import STATUS_BY_ERROR
 from svc_backoffice.edge.gate import check_same_origin
+from svc_backoffice.edge.requests import raw_body
 from svc_backoffice.edge.web import cookie
 
 MAX_FORM_BYTES = 256 * 1024
+MAX_UPLOAD_BYTES = MAX_IMAGE_BYTES + 64 * 1024  # one image file and the few fields of its form
 NOTICES = Group("admin.notice")
 
 
@@ -44,6 +49,7 @@ class Page:
     rule: str
     role: str | None
     api: str | None = None
+    upload: bool = False  # a multipart/form-data form carrying a file (else urlencoded)
 
     @property
     def needed(self) -> str | None:
@@ -71,9 +77,10 @@ def html(status: int, body: str, headers: dict[str, str] | None = None) -> Respo
     )
 
 
-def see_other(local: str, **query: str) -> Response:
-    """A 303 to a page of this backoffice (under the shop's base path when hosted)."""
-    target = tenancy.path(local) + (f"?{urlencode(query)}" if query else "")
+def see_other(local: str, *, at: str = "", **query: str) -> Response:
+    """A 303 to a page of this backoffice (under the shop's base path when hosted); `at` names the element
+    the page opens at (its fragment: where keyboard focus continues from after a move)."""
+    target = tenancy.path(local) + (f"?{urlencode(query)}" if query else "") + (f"#{at}" if at else "")
     return Response(status_code=303, headers={"Location": target, "Cache-Control": "no-store"})
 
 
@@ -178,17 +185,50 @@ def csrf_token() -> str:
     return hmac.new(_csrf_key(), session.encode(), hashlib.sha256).hexdigest()[:40]
 
 
+def files() -> dict[str, tuple[str, bytes]]:
+    """The posted upload's files by field name: (the name it had on the person's computer, its bytes)."""
+    return dict(router.context.get("files") or {})
+
+
+def _content_type(app: APIGatewayRestResolver) -> str:
+    headers = {k.lower(): v for k, v in (app.current_event.headers or {}).items()}
+    return headers.get("content-type", "")
+
+
 def _parse_form(app: APIGatewayRestResolver) -> list[tuple[str, str]]:
-    event = app.current_event
-    kind = (
-        {k.lower(): v for k, v in (event.headers or {}).items()}.get("content-type", "").split(";")[0].strip()
-    )
-    raw = event.decoded_body or ""
+    raw = app.current_event.decoded_body or ""
     if len(raw.encode()) > MAX_FORM_BYTES:
         raise Forbidden(say("admin.form_too_large"))
-    if kind != "application/x-www-form-urlencoded":
+    if _content_type(app).split(";")[0].strip() != "application/x-www-form-urlencoded":
         raise Forbidden(say("admin.form_expected"))
     return parse_qsl(raw, keep_blank_values=True, max_num_fields=2000)
+
+
+def _parse_upload(app: APIGatewayRestResolver) -> tuple[list[tuple[str, str]], dict[str, tuple[str, bytes]]]:
+    """A multipart/form-data form: its text fields and its files (API Gateway hands the body over
+    base64-encoded, multipart/form-data being one of the API's binary media types)."""
+    kind = _content_type(app)
+    if kind.split(";")[0].strip().lower() != "multipart/form-data" or "boundary=" not in kind:
+        raise Forbidden(say("admin.form_expected"))
+    raw = raw_body(router)
+    if len(raw) > MAX_UPLOAD_BYTES:
+        raise PayloadTooLarge(say("admin.upload_too_large", mb=MAX_IMAGE_BYTES // (1024 * 1024)))
+    message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {kind}\r\n\r\n".encode() + raw)
+    if not message.is_multipart():
+        raise Forbidden(say("admin.form_expected"))
+    pairs: list[tuple[str, str]] = []
+    found: dict[str, tuple[str, bytes]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True)
+        if not isinstance(name, str) or not isinstance(data, bytes):
+            continue
+        filename = part.get_filename()
+        if filename is not None:
+            found[name] = (filename, data)
+        else:
+            pairs.append((name, data.decode("utf-8", "replace")))
+    return pairs, found
 
 
 # -- the router ----------------------------------------------------------------------------------------------------
@@ -201,9 +241,15 @@ class PageRouter(Router):
         self.api_roles: dict[str, str] = {}  # "METHOD /api/path" -> its minimum role (screens.routers)
 
     def page(
-        self, method: str, rule: str, *, role: str | None = "viewer", api: str | None = None
+        self,
+        method: str,
+        rule: str,
+        *,
+        role: str | None = "viewer",
+        api: str | None = None,
+        upload: bool = False,
     ) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
-        declared = Page(method, rule, role, api)
+        declared = Page(method, rule, role, api, upload)
         self.declared.append(declared)
         middlewares = [_gate(declared)] if declared.api or declared.role else []
         return self.route(rule, method, middlewares=middlewares)
@@ -220,16 +266,22 @@ def _gate(declared: Page) -> Callable[[APIGatewayRestResolver, NextMiddleware], 
             return bare(401, say("admin.signed_out_title"), say("admin.signed_out"))
         app.append_context(staff=staff)
         if declared.method == "POST":
+            uploaded: dict[str, tuple[str, bytes]] = {}
             try:
                 check_same_origin(app)
-                pairs = _parse_form(app)
+                if declared.upload:
+                    pairs, uploaded = _parse_upload(app)
+                else:
+                    pairs = _parse_form(app)
             except Forbidden as exc:
                 return problem(403, say("admin.refused_title"), exc.message)
+            except PayloadTooLarge as exc:
+                return problem(413, say("admin.refused_title"), exc.message)
             fields = dict(pairs)
             if not hmac.compare_digest(fields.get("csrf", ""), csrf_token()):
                 logger.info("admin form without a valid token", extra={"path": app.current_event.path})
                 return problem(403, say("admin.refused_title"), say("admin.form_expired"))
-            app.append_context(form=fields, pairs=pairs)
+            app.append_context(form=fields, pairs=pairs, files=uploaded)
         needed = declared.needed
         assert needed is not None
         if staff.rank < ROLE_RANK[needed]:

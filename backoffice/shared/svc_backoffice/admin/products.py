@@ -78,7 +78,7 @@ def product_list() -> Response:
         filters=filters,
         problem=problem,
         anything=anything,
-        categories=catalog.list_categories(database()),
+        categories=catalog.category_choices(database()),
         sorts=list(SORTS),
         page_size=PAGE_SIZE,
     )
@@ -88,7 +88,7 @@ def _any_product() -> bool:
     return database().one("SELECT 1 AS one FROM products LIMIT 1") is not None
 
 
-def _form_context(
+def form_context(
     product: dict[str, Any] | None, values: dict[str, str], errors: FormInvalid | None
 ) -> dict[str, Any]:
     db = database()
@@ -98,9 +98,10 @@ def _form_context(
         "values": values,
         "errors": errors.fields if errors else {},
         "form_error": errors.form if errors else None,
-        "categories": catalog.list_categories(db),
+        "categories": catalog.category_choices(db),
         "attributes": catalog.list_attributes(db),
         "locations": store.list_locations(db),
+        "collections": catalog.list_collections(db) if product else [],
         "image_rows": IMAGE_ROWS,
     }
 
@@ -163,8 +164,10 @@ def _data(fields: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
         "seo_title": fields.get("seo_title", "").strip() or None,
         "seo_description": fields.get("seo_description", "").strip() or None,
         "track_inventory": fields.get("track_inventory") == "on",
-        "images": images,
         "attributes": attributes,
+        # The new product's form carries image addresses; a product's page edits its images on their own
+        # (admin/images.py), so its form leaves them as they are.
+        **({"images": images} if any(name.startswith("image_url_") for name in fields) else {}),
     }, errors
 
 
@@ -182,7 +185,7 @@ def _names(data: dict[str, Any]) -> dict[str, str]:
 @router.page("GET", "/products/new", api="POST /api/products")
 def new_product() -> Response:
     values = {"status": "draft", "type": "physical", "track_inventory": "on", "low_stock_threshold": "5"}
-    return page("product.html", title="Add product", **_form_context(None, values, None))
+    return page("product.html", title="Add product", **form_context(None, values, None))
 
 
 @router.page("POST", "/products/new", api="POST /api/products")
@@ -194,14 +197,14 @@ def create_product() -> Response:
         with database().transaction():
             created = catalog.create_product(database(), body)
     except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
-        return page("product.html", 400, title="Add product", **_form_context(None, fields, refused(exc)))
+        return page("product.html", 400, title="Add product", **form_context(None, fields, refused(exc)))
     return see_other(f"/products/{created['id']}", notice="created")
 
 
 @router.page("GET", "/products/<id>")
 def edit_product(id: str) -> Response:
     product = catalog.get_product(database(), path_id(id))
-    return page("product.html", title=product["title"], **_form_context(product, values_of(product), None))
+    return page("product.html", title=product["title"], **form_context(product, values_of(product), None))
 
 
 @router.page("POST", "/products/<id>", api="PATCH /api/products/[id]")
@@ -215,7 +218,7 @@ def update_product(id: str) -> Response:
         with database().transaction():
             catalog.update_product(database(), product_id, body)
     except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
-        context = _form_context(product, fields, refused(exc))
+        context = form_context(product, fields, refused(exc))
         return page("product.html", 400, title=product["title"], **context)
     return see_other(f"/products/{product_id}", notice="saved")
 
@@ -249,7 +252,7 @@ def adjust_stock(id: str) -> Response:
         with database().transaction():
             store.adjust_inventory(database(), body, staff)
     except (FormInvalid, InvalidInput, Unprocessable) as exc:
-        context = _form_context(product, values_of(product), None)
+        context = form_context(product, values_of(product), None)
         problem = refused(exc, "delta")
         return page(
             "product.html",

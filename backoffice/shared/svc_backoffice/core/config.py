@@ -139,6 +139,14 @@ def secret_string(arn: str) -> str:
     return str(value["SecretString"])
 
 
+def own_url(path: str) -> str:
+    """An absolute URL of this backoffice: under the shop's base URL when hosted, HANDOFF_AUDIENCE's
+    self-hosted (the address the platform's hand-offs are made for)."""
+    shop = tenancy.current_shop()
+    base = shop.base_url if shop is not None else self_hosted_settings().handoff_audience.rstrip("/")
+    return base + path
+
+
 def database_url() -> str:
     """The self-hosted shop's database URL."""
     settings = self_hosted_settings()

@@ -14,7 +14,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from svc_backoffice.access.auth import Staff
-from svc_backoffice.core import config, tenancy
+from svc_backoffice.core import config
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import InvalidInput, Unprocessable
 from svc_backoffice.core.logs import logger
@@ -27,14 +27,6 @@ STATE_TTL_SECONDS = 600
 RETURN_PATH = "/settings/payments"  # the admin screens' payments tab
 CALLBACK = "/api/payments/providers/card/callback"
 WEBHOOK = "/api/payments/webhooks/card"
-
-
-def _own_url(path: str) -> str:
-    """An absolute URL of this backoffice: under the shop's base URL when hosted, HANDOFF_AUDIENCE's
-    self-hosted."""
-    shop = tenancy.current_shop()
-    base = shop.base_url if shop is not None else config.self_hosted_settings().handoff_audience.rstrip("/")
-    return base + path
 
 
 def _digest(state: str) -> str:
@@ -51,7 +43,7 @@ def start(db: Database, staff: Staff) -> dict[str, Any]:
         "VALUES (%s, %s, now() + make_interval(secs => %s))",
         (_digest(state), staff.id, STATE_TTL_SECONDS),
     )
-    return {"url": stripe.authorize_url(state, _own_url(CALLBACK)), "expires_in": STATE_TTL_SECONDS}
+    return {"url": stripe.authorize_url(state, config.own_url(CALLBACK)), "expires_in": STATE_TTL_SECONDS}
 
 
 def finish(db: Database, staff: Staff, *, code: str | None, state: str | None, error: str | None) -> str:
@@ -73,7 +65,7 @@ def finish(db: Database, staff: Staff, *, code: str | None, state: str | None, e
         return f"{RETURN_PATH}?card=error&reason={reason}"
     try:
         account = stripe.exchange_code(code)
-        secret = stripe.create_webhook_endpoint(account["account_id"], _own_url(WEBHOOK))
+        secret = stripe.create_webhook_endpoint(account["account_id"], config.own_url(WEBHOOK))
     except (stripe.ProviderError, stripe.NotConfigured) as exc:
         logger.warning("card provider connection failed", extra={"reason": str(exc)})
         return f"{RETURN_PATH}?card=error&reason=provider_refused"
