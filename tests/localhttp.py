@@ -107,3 +107,14 @@ def sandbox_hosts(sandbox_url: str) -> tuple[RepoHost, StaticHost]:
     github = httpx.post(f"{sandbox_url}/__admin/github/tokens", json={}).json()["access_token"]
     netlify = httpx.post(f"{sandbox_url}/__admin/netlify/tokens", json={}).json()["access_token"]
     return RepoHost(urls["REPO_HOST_API_URL"], github), StaticHost(urls["STATIC_HOST_API_URL"], netlify)
+
+
+def live_site_status(url: str, within: float = 120) -> int:
+    """A live site's status once its first build is out (publishing ends when the build is started): 404 is
+    waited past for `within` seconds."""
+    import time
+
+    deadline = time.monotonic() + within
+    while (status := httpx.get(url, timeout=10).status_code) == 404 and time.monotonic() < deadline:
+        time.sleep(1)
+    return status

@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from appshost import SandboxServer, build_host_bundle, host_relay
+from localhttp import live_site_status
 from oauthflow import access_token
 from stackproc import ROOT, create_user, launch_chromium
 from test_journeys import connect, signed_in
@@ -129,14 +130,6 @@ def test_the_project_card_renders_a_create_project_result(host):
         context.close()
 
 
-def serves(url: str) -> int:
-    """The live site's status once its first build is out (publishing ends when the build is started)."""
-    deadline = time.monotonic() + 120
-    while (status := httpx.get(url, timeout=10).status_code) == 404 and time.monotonic() < deadline:
-        time.sleep(1)
-    return status
-
-
 @pytest.mark.parametrize("tasks", [False, True], ids=["host-without-tasks", "host-with-tasks"])
 def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retry(host, tasks):
     """Without tasks the Retry resumes the publish and the view polls the project; in a host that follows tasks
@@ -192,7 +185,7 @@ def test_the_publish_view_follows_the_run_shows_the_failure_and_recovers_by_retr
         publish.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=120_000)
         live = publish.locator("#live a")
         assert live.inner_text().startswith("http")
-        assert serves(live.get_attribute("href")) == 200
+        assert live_site_status(live.get_attribute("href")) == 200
         assert publish.locator("#failure").is_hidden()
         relayed = page.evaluate("n => svcHost.relayed.slice(n)", pressed)
         methods = [(r["method"], r.get("name"), r["task"]) for r in relayed]

@@ -14,6 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
+from localhttp import live_site_status
 from oauthflow import access_token
 from stackproc import ROOT, browser_sign_in, create_user, new_merchant
 
@@ -189,7 +190,7 @@ def test_publish_to_ready_with_a_failure_and_retry_then_revoke_the_client(chromi
         page.locator("li[data-stage=ready][data-state=done]").wait_for(timeout=90_000)
         live = page.locator("#live a")
         assert live.inner_text().startswith("http")
-        assert httpx.get(live.get_attribute("href"), timeout=10).status_code == 200
+        assert live_site_status(live.get_attribute("href")) == 200
         assert page.locator("#publish-error").is_hidden()
 
         page.reload()
