@@ -60,6 +60,8 @@ def billing() -> Response:
     upgrade = None
     if query.get("upgrade") == "success" and query.get("session"):
         upgrade = {"pending": not services.credits().upgraded(user.id, query["session"])}
+        if not upgrade["pending"]:  # the plan as the webhook left it, not as read before it arrived
+            user = services.accounts().get_user(user.id)
     return credits_page(user, checkout=checkout, notice=notice, upgrade=upgrade)
 
 
@@ -90,7 +92,7 @@ def top_up() -> Response:
             exc.message if exc.code == AMOUNT_UNREADABLE else f"{exc.message[0].upper()}{exc.message[1:]}."
         )
         return credits_page(user, web.status_for(exc), amount=text, amount_error=message)
-    return site.page(router, 200, "checkout_ready.html", user, nav="credits", session=session)
+    return site.page(router, 200, "checkout_ready.html", user, nav="credits", session=session, plan=False)
 
 
 @router.post("/workspace/billing/upgrade")
