@@ -6,11 +6,11 @@ top-up its link leads to, the message then sent, and the history of both, newest
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from stackproc import browser_sign_in, create_user
 from test_workspace_browser import shot
+from test_workspace_builder_browser import shop_with_a_repository
 
 PASSWORD = "credits-pass-123"
 
@@ -64,26 +64,6 @@ def test_the_free_plans_upgrade_goes_through_the_plan_page_and_the_checkout_to_p
         context.close()
 
 
-def shop_with_a_repository(page, gateway: str) -> str:
-    """GitHub and Supabase connected, a shop made from a template and its repository created: its id."""
-    page.goto(f"{gateway}/workspace/connections")
-    with page.expect_popup() as popup:
-        page.locator("#card-db_host").get_by_role("link", name="Connect Supabase").click()
-    popup.value.wait_for_event("close")
-    page.locator("#card-db_host .ok").wait_for()
-    page.locator("#card-repo_host").get_by_role("link", name="Connect GitHub").click()
-    page.locator("#card-repo_host .ok").wait_for()
-    page.goto(f"{gateway}/?new=1")
-    page.get_by_label("Coffee roastery", exact=False).check()
-    page.click("#create-project")
-    page.wait_for_url(f"{gateway}/workspace/projects/*")
-    project_id = urlsplit(page.url).path.rsplit("/", 1)[1]
-    page.fill("#repo-name", f"credits-{project_id[:8]}")
-    page.locator("#repo-form button[type=submit]").click()
-    page.wait_for_url("**?done=repo")
-    return project_id
-
-
 def history(page) -> list[str]:
     return [" ".join(row.split()) for row in page.locator("#credit-history tbody tr").all_inner_texts()]
 
@@ -94,7 +74,7 @@ def test_a_short_balance_is_refused_with_a_top_up_link_and_the_history_follows(c
     sandbox = stack.services["sandbox"]
     context, page = browser_sign_in(email, PASSWORD, chromium, gateway, "/", width=1280)
     try:
-        pid = shop_with_a_repository(page, gateway)
+        pid = shop_with_a_repository(page, gateway, "credits")
         cost = page.locator("#builder-cost")
         assert cost.inner_text() == (
             "A message costs 10 credits; your balance is 5 credits. Top up your credits to send one."
