@@ -99,6 +99,15 @@ def test_a_short_balance_refuses_the_message_in_words_on_the_page_and_over_mcp(s
 def test_the_free_plans_upgrade_goes_through_the_checkout_and_its_webhook(api, demo_user, provider_env):
     services.accounts().set_plan(demo_user.id, "free")
     sign_in(api)
+    wool = services.projects().create(
+        owner_id=demo_user.id,
+        workspace_id=demo_user.default_workspace_id,
+        prompt="Hand-dyed wool for patient knitters, friendly tone",
+        name="Wool Shed",
+    )
+    free_shop = text_of(api.get(f"/workspace/projects/{wool.id}"))
+    assert "Upgrade to the paid plan to publish this shop." in free_shop
+    assert "once the shop is published, which needs the paid plan." in free_shop  # no Publish to press yet
     page = api.get("/workspace/billing")
     assert '<dd id="plan">Free</dd>' in page.text
     assert 'href="http://127.0.0.1:3000/workspace/billing#plan-panel"' in api.get("/").text
@@ -132,6 +141,9 @@ def test_the_free_plans_upgrade_goes_through_the_checkout_and_its_webhook(api, d
     assert "Your account is on the paid plan" in done.text and '<dd id="plan">Paid</dd>' in done.text
     assert 'id="upgrade-form"' not in done.text  # the upgrade is offered only while on the Free plan
     assert 'id="plan-hint"' not in api.get("/").text
+    paid_shop = api.get(f"/workspace/projects/{wool.id}")
+    assert 'id="upgrade-link"' not in paid_shop.text and 'id="publish-button"' in paid_shop.text
+    assert "once the shop is published: press Publish below." in text_of(paid_shop)
 
     again = api.post("/workspace/billing/upgrade", form={"csrf": csrf_of(done)})
     assert again.status == 409 and "Your account is already on the paid plan." in text_of(again)
