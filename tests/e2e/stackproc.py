@@ -108,8 +108,13 @@ def cli(stack: RunningStack, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def create_user(stack: RunningStack, email: str, password: str, plan: str = "paid") -> None:
-    created = cli(stack, "users", "create", "--email", email, "--password", password, "--plan", plan)
+def create_user(
+    stack: RunningStack, email: str, password: str, plan: str = "paid", credits: int | None = None
+) -> None:
+    opening = [] if credits is None else ["--credits", str(credits)]
+    created = cli(
+        stack, "users", "create", "--email", email, "--password", password, "--plan", plan, *opening
+    )
     assert created.returncode == 0, created.stderr
 
 

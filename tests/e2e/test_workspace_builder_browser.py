@@ -31,27 +31,35 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(folder / (f"{name}.png" if update else f"svc-{name}.png")), full_page=True)
 
 
+def shop_with_a_repository(page, gateway: str, repo_prefix: str) -> str:
+    """By clicking: GitHub and Supabase connected, a shop made from a template and its repository created (the
+    builder asks for one until then); the shop's id."""
+    page.goto(f"{gateway}/workspace/connections")
+    with page.expect_popup() as popup:
+        page.locator("#card-db_host").get_by_role("link", name="Connect Supabase").click()
+    popup.value.wait_for_event("close")
+    page.locator("#card-db_host .ok").wait_for()
+    page.locator("#card-repo_host").get_by_role("link", name="Connect GitHub").click()
+    page.locator("#card-repo_host .ok").wait_for()
+    page.goto(f"{gateway}/?new=1")
+    page.get_by_label("Coffee roastery", exact=False).check()
+    page.click("#create-project")
+    page.wait_for_url(f"{gateway}/workspace/projects/*")
+    project_id = urlsplit(page.url).path.rsplit("/", 1)[1]
+    assert "publish the shop, or link a repository below, first" in page.locator("#builder").inner_text()
+    page.fill("#repo-name", f"{repo_prefix}-{project_id[:8]}")
+    page.locator("#repo-form button[type=submit]").click()
+    page.wait_for_url("**?done=repo")
+    return project_id
+
+
 @pytest.fixture(scope="module")
 def shop(stack, gateway, chromium):
     """A merchant who connected GitHub and Supabase, made a shop and created its repository, by clicking."""
     create_user(stack, EMAIL, PASSWORD)
     context, page = sign_in(chromium, gateway, "/workspace/connections")
     try:
-        with page.expect_popup() as popup:
-            page.locator("#card-db_host").get_by_role("link", name="Connect Supabase").click()
-        popup.value.wait_for_event("close")
-        page.locator("#card-db_host .ok").wait_for()
-        page.locator("#card-repo_host").get_by_role("link", name="Connect GitHub").click()
-        page.locator("#card-repo_host .ok").wait_for()
-        page.goto(f"{gateway}/?new=1")
-        page.get_by_label("Coffee roastery", exact=False).check()
-        page.click("#create-project")
-        page.wait_for_url(f"{gateway}/workspace/projects/*")
-        project_id = urlsplit(page.url).path.rsplit("/", 1)[1]
-        assert "publish the shop, or link a repository below, first" in page.locator("#builder").inner_text()
-        page.fill("#repo-name", f"roastery-{project_id[:8]}")
-        page.locator("#repo-form button[type=submit]").click()
-        page.wait_for_url("**?done=repo")
+        project_id = shop_with_a_repository(page, gateway, "roastery")
         return {"gateway": gateway, "sandbox": stack.services["sandbox"], "id": project_id}
     finally:
         context.close()

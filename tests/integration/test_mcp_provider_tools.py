@@ -257,8 +257,10 @@ def test_top_up_amount_limits(shop, amount, accepted):
 
 
 def test_get_credits_shows_balance_plan_and_renewal(shop):
+    from svc_shared.domain.credit_history import WELCOME_CREDITS
+
     credits = ok(call_tool(shop["api"], shop["bearer"], "get_credits"))
-    assert credits["balance"] == 0
+    assert credits["balance"] == WELCOME_CREDITS
     assert credits["plan"] == "paid"
     assert len(credits["next_renewal_date"]) == 10
 

@@ -147,14 +147,17 @@ def test_visibility_and_remix_from_the_settings_page(api, project, demo_user):
 
 
 def test_credits_page_shows_the_tools_figures_and_a_pending_payment(api, demo_user):
+    from svc_shared.domain.credit_history import WELCOME_CREDITS
     from svc_shared.domain.credits import next_renewal
+    from svc_shared.workspace.chart import day_label
 
     sign_in(api)
     page = api.get("/workspace/billing")
     assert page.status == 200
-    assert '<dd id="balance">0 credits</dd>' in page.text and '<dd id="plan">Paid</dd>' in page.text
+    assert f'<dd id="balance">{WELCOME_CREDITS} credits</dd>' in page.text
+    assert '<dd id="plan">Paid</dd>' in page.text
     renewal = next_renewal(demo_user.created_at, services.clock().now())
-    assert f'<dd id="renewal">{renewal}</dd>' in page.text
+    assert f'<dd id="renewal">{day_label(renewal)}</dd>' in page.text
     assert 'href="http://127.0.0.1:3000/workspace/billing"' in api.get("/").text  # Home's credits link here
 
     back = api.get("/workspace/billing", params={"checkout": "success", "session": "cs_test_abc"})
@@ -164,7 +167,7 @@ def test_credits_page_shows_the_tools_figures_and_a_pending_payment(api, demo_us
     )
     arrived = api.get("/workspace/billing", params={"checkout": "success", "session": "cs_test_abc"})
     assert "2,550 credits added to your balance." in arrived.text and "pending" not in arrived.text
-    assert '<dd id="balance">2,550 credits</dd>' in arrived.text
+    assert f'<dd id="balance">{WELCOME_CREDITS + 2550:,} credits</dd>' in arrived.text
     cancelled = api.get("/workspace/billing", params={"checkout": "cancelled"})
     assert "Checkout cancelled: nothing was charged." in cancelled.text
 

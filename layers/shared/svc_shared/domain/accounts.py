@@ -10,6 +10,7 @@ from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock, iso_utc, system_clock
 from svc_shared.core.errors import AlreadyExists, InvalidInput, NotFound, Unauthenticated
 from svc_shared.core.passwords import DUMMY_HASH, hash_password, verify_password
+from svc_shared.domain.credit_history import WELCOME_CREDITS, opening_actions
 from svc_shared.storage import keys
 from svc_shared.storage.dal import Table, TransactionConflict, item_absent, item_exists
 
@@ -102,9 +103,16 @@ class Accounts:
 
     # -- users --------------------------------------------------------------------------------------------
     def create_user(
-        self, *, email: str, password: str, display_name: str | None = None, plan: str = "free"
+        self,
+        *,
+        email: str,
+        password: str,
+        display_name: str | None = None,
+        plan: str = "free",
+        credits: int | None = None,
     ) -> User:
-        """A user with a personal workspace, created atomically; AlreadyExists when the email is taken."""
+        """A user with a personal workspace and an opening credit balance (WELCOME_CREDITS unless `credits`
+        says otherwise), created atomically; AlreadyExists when the email is taken."""
         email = normalize_email(email)
         if plan not in PLANS:
             raise InvalidInput(say("accounts.plan_invalid", plans=", ".join(PLANS)))
@@ -151,6 +159,9 @@ class Accounts:
                         when=absent,
                     ),
                     self.table.put_action(self._membership(user_id, workspace_id, "owner", now), when=absent),
+                    *opening_actions(
+                        self.table, user_id, WELCOME_CREDITS if credits is None else credits, now
+                    ),
                 ]
             )
         except TransactionConflict as exc:

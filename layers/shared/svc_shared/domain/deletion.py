@@ -1,10 +1,10 @@
 """Deleting an account: every session and MCP grant ends, and the data the platform holds about the user goes.
 
 What goes: the profile and its email address (so the address is free again and signing in with it fails as
-for any unknown address), the user's memberships, the MCP gate and tool-call log, the credit balance, every
-stored provider connection (the encrypted tokens, and any pending connection state), the personal workspace
-with every member's membership of it, and each project the user owns (its record with the encrypted
-database keys, its builder messages index, its analytics).
+for any unknown address), the user's memberships, the MCP gate and tool-call log, the credit balance and its
+history, every stored provider connection (the encrypted tokens, and any pending connection state), the
+personal workspace with every member's membership of it, and each project the user owns (its record with the
+encrypted database keys, its builder messages index, its analytics).
 
 What stays: the user's own repositories, databases and sites at the providers (the platform never deletes
 them); the credited-checkout records (`CHECKOUT#<id>`: checkout id, amount, date and the opaque user id; the

@@ -18,6 +18,7 @@ from svc_shared.core.repopath import repo_path, repo_ref
 from svc_shared.domain import site_deploys
 from svc_shared.domain.accounts import Accounts
 from svc_shared.domain.connections import Connections
+from svc_shared.domain.credits import Credits
 from svc_shared.domain.projects import Project, Projects
 from svc_shared.domain.site_deploys import SiteDeploys
 from svc_shared.providers.http import ProviderNotFound
@@ -183,16 +184,24 @@ class Workbench:
         token = self.connections.token(user_id, "repo_host")
         # Project knowledge first: it takes precedence over the workspace's.
         knowledge = "\n\n".join(k for k in (project.knowledge, workspace_knowledge) if k)
-        sent = self.builder().send(
-            project_id=project.id,
-            repo=project.repo_host_repo,
-            branch=project.repo_host_branch,
-            repo_token=token.access_token,
-            content=content,
-            edit_session_id=edit_session_id,
-            knowledge=knowledge,
-            idempotency_key=str(uuid.uuid4()),
-        )
+        # Charged before it goes (CreditsShort refuses it, nothing sent); given back if the builder never
+        # takes it.
+        credits = Credits(self.table, self.clock)
+        charge = credits.charge_message(user_id, project.id, project.name)
+        try:
+            sent = self.builder().send(
+                project_id=project.id,
+                repo=project.repo_host_repo,
+                branch=project.repo_host_branch,
+                repo_token=token.access_token,
+                content=content,
+                edit_session_id=edit_session_id,
+                knowledge=knowledge,
+                idempotency_key=str(uuid.uuid4()),
+            )
+        except Exception:
+            credits.give_back(charge)
+            raise
         message_id = sent.message_id
         self.table.put(
             {

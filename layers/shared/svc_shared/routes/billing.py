@@ -1,5 +1,6 @@
-"""The checkout provider's webhook: a paid credit top-up becomes credits, once per checkout session. The
-signature over the raw body is checked before anything is parsed or recorded."""
+"""The checkout provider's webhook: a paid credit top-up becomes credits, and a paid plan checkout moves the
+account to the paid plan, each once per checkout session. The signature over the raw body is checked before
+anything is parsed or recorded."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from svc_shared.wiring import services
 logger = get_logger()
 router = Router()
 MAX_BODY = 256 * 1024
+PURPOSES = ("credit_top_up", "plan_upgrade")  # what our checkouts are for (metadata.purpose)
 
 
 @router.post("/api/webhooks/checkout")
@@ -48,10 +50,12 @@ def checkout_webhook() -> Response:
         return web.json_response(400, {"error": "invalid_event"})
     session = event.data.object
     metadata = session.metadata or CheckoutMetadata()
-    if event.type != "checkout.session.completed" or metadata.purpose != "credit_top_up":
+    purpose = metadata.purpose if metadata.purpose in PURPOSES else None
+    answered = "upgraded" if purpose == "plan_upgrade" else "credited"
+    if event.type != "checkout.session.completed" or purpose is None:
         return web.json_response(200, {"received": True, "credited": False})
     if session.payment_status != "paid" or not metadata.user_id:
-        return web.json_response(200, {"received": True, "credited": False})
+        return web.json_response(200, {"received": True, answered: False})
     if session.amount_total is None:
         return web.json_response(400, {"error": "invalid_event"})
     try:
@@ -59,8 +63,10 @@ def checkout_webhook() -> Response:
     except errors.NotFound:
         logger.warning("checkout webhook for an unknown user", extra={"event_id": event.id})
         return web.json_response(400, {"error": "unknown_user"})
+    credits = services.credits()
+    apply = credits.upgrade_once if purpose == "plan_upgrade" else credits.grant_once
     try:
-        credited = services.credits().grant_once(
+        done = apply(
             user_id=metadata.user_id,
             checkout_session_id=session.id,
             amount_cents=session.amount_total,
@@ -69,4 +75,4 @@ def checkout_webhook() -> Response:
     except errors.InvalidInput as exc:
         logger.warning("checkout webhook refused", extra={"reason": exc.message, "event_id": event.id})
         return web.json_response(400, {"error": "invalid_amount"})
-    return web.json_response(200, {"received": True, "credited": credited})
+    return web.json_response(200, {"received": True, answered: done})

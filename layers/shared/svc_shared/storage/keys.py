@@ -16,6 +16,7 @@ SESSION = "SESSION"
 BACKOFF = "BACKOFF"  # RATE#<scope>#<digest>: failures so far and the time of the last (sign-in backoff)
 MESSAGE = "MESSAGE"
 CREDITED = "CREDITED"  # CHECKOUT#<id>: a paid checkout session already credited
+UPGRADED = "UPGRADED"  # CHECKOUT#<id>: a paid plan checkout session already applied
 CLIENT = "CLIENT"
 CODE = "CODE"
 CONSENT = "CONSENT"  # OAUTH_CONSENT#<id>: a consent form already answered (each is single use)
@@ -31,6 +32,7 @@ MEMBER_PREFIX = "MEMBER#"
 SLOT_PREFIX = "SLOT#"
 PROJECT_PREFIX = "PROJECT#"
 TASK_PREFIX = "TASK#"
+CREDIT_LOG_PREFIX = "CREDITLOG#"
 
 
 # -- accounts and workspaces -----------------------------------------------------------------------------
@@ -57,6 +59,11 @@ def session(token_hash: str) -> str:
 
 def checkout(checkout_session_id: str) -> str:
     return f"CHECKOUT#{checkout_session_id}"
+
+
+def credit_log(at: int, entry_id: str) -> str:
+    """Sort key of one line of a user's credit history (USER#<id>): a top-up or a spend, ordered by time."""
+    return f"{CREDIT_LOG_PREFIX}{at:012d}#{entry_id}"
 
 
 # -- projects --------------------------------------------------------------------------------------------

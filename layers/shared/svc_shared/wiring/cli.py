@@ -70,6 +70,9 @@ def _parser(*, local: bool) -> argparse.ArgumentParser:
     create.add_argument("--password", help="prompted for when omitted")
     create.add_argument("--plan", choices=PLANS, default="free")
     create.add_argument("--name", help="display name")
+    create.add_argument(
+        "--credits", type=int, help="opening credit balance (default: the welcome credits, 500)"
+    )
 
     set_plan = users.add_parser("set-plan", help="move a user to another plan")
     set_plan.add_argument("--email", required=True)
@@ -193,7 +196,11 @@ def main(argv: Sequence[str] | None = None, *, local: LocalEnvironment | None = 
         if args.action == "create":
             password = args.password or getpass.getpass("Password: ")
             user = accounts.create_user(
-                email=args.email, password=password, display_name=args.name, plan=args.plan
+                email=args.email,
+                password=password,
+                display_name=args.name,
+                plan=args.plan,
+                credits=args.credits,
             )
         elif args.action == "set-plan":
             user = accounts.set_plan(accounts.get_user_by_email(args.email).id, args.plan)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc_shared.domain.accounts import User, Workspace
+from svc_shared.domain.credits import MESSAGE_COST
 from svc_shared.domain.projects import OWNER, Project
 from svc_shared.domain.publish_state import STAGES
 from svc_shared.providers import label
@@ -111,6 +112,9 @@ def project_page(user: User, project_id: str) -> dict[str, Any]:
         "connections": linked,
         "repo_url": f"https://github.com/{project.repo_host_repo}" if project.repo_host_repo else None,
         "deploys": deploys,
+        # What the builder's Send costs, beside it (the owner's balance pays for the owner's messages).
+        "credit_balance": services.credits().balance(user.id) if owner else 0,
+        "message_cost": MESSAGE_COST,
     }
 
 

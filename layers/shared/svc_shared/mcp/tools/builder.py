@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from svc_shared.core.catalogue import say
+from svc_shared.domain.credits import MESSAGE_COST, CreditsShort
 from svc_shared.domain.projects import Project
 from svc_shared.domain.tool_tasks import COMPLETED, FAILED, WORKING, Progress, Task
 from svc_shared.mcp.registry import TaskSupport, ToolContext, ToolInput
@@ -72,7 +73,8 @@ def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
     "Message the builder",
     "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
     "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
-    "poll get_message.",
+    f"poll get_message. Each message costs {MESSAGE_COST} credits (see get_credits); a balance short of that "
+    "refuses it, with nothing sent.",
     SendMessageArguments,
     read_only=False,
     idempotent=False,
@@ -83,9 +85,13 @@ def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
 def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]:
     user = services.accounts().get_user(ctx.user_id)
     knowledge = services.accounts().workspace_knowledge(user.default_workspace_id)
-    return services.workbench().send_message(
-        ctx.user_id, args.project_id, args.message, args.edit_session_id, args.wait, knowledge
-    )
+    try:
+        return services.workbench().send_message(
+            ctx.user_id, args.project_id, args.message, args.edit_session_id, args.wait, knowledge
+        )
+    except CreditsShort as exc:  # the refusal names where to top up
+        where = say("credits.top_up_where", refusal=exc.message, url=services.billing_url())
+        raise CreditsShort(where) from None
 
 
 @registry.tool(
