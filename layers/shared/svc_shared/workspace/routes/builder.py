@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.router import Router
 from svc_shared.core import errors
 from svc_shared.core.catalogue import say
 from svc_shared.domain.accounts import User
+from svc_shared.domain.credits import MESSAGE_COST
 from svc_shared.edge import web
 from svc_shared.providers.http import ProviderError
 from svc_shared.wiring import services
@@ -42,6 +43,9 @@ def builder_page(
         project=project,
         owner=True,
         builder=builder,
+        # What Send costs, beside it, as on the project page's panel.
+        credit_balance=services.credits().balance(user.id),
+        message_cost=MESSAGE_COST,
     )
 
 
