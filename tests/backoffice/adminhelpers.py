@@ -3,6 +3,8 @@ a form sent as the browser sends it (urlencoded, with the page's CSRF token)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from html import unescape
 from typing import Any
@@ -48,3 +50,13 @@ def post(client: Client, path: str, fields: dict[str, Any], *, csrf: str | None,
 def submit(client: Client, page_path: str, action: str, fields: dict[str, Any]) -> Answer:
     """Open `page_path`, then send its form to `action` with its token, as a person filling it would."""
     return post(client, action, fields, csrf=csrf_of(get(client, page_path)))
+
+
+def own_token(client: Client) -> str:
+    """The CSRF token of `client`'s own session, as the server mints it: what a member whose pages show no
+    form (a viewer) would need to forge a post the role gate alone must refuse."""
+    from svc_backoffice.admin import pages
+
+    assert client.cookie is not None
+    session = client.cookie.split("=", 1)[1]
+    return hmac.new(pages._csrf_key(), session.encode(), hashlib.sha256).hexdigest()[:40]

@@ -6,7 +6,18 @@ from collections.abc import Iterable
 
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_backoffice.admin import categories, content, home, orders, people, products, settings, setup  # noqa: F401 - each screen's module declares its pages
+from svc_backoffice.admin import (  # noqa: F401 - each screen's module declares its pages
+    categories,
+    content,
+    discounts,
+    home,
+    orders,
+    people,
+    products,
+    settings,
+    setup,
+    shipping,
+)
 from svc_backoffice.admin.pages import not_found_page, router
 from svc_backoffice.edge.routes import Route
 
