@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
+from pydantic import BaseModel
 
 from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import page, router
@@ -54,13 +55,29 @@ def _carriers(db: Database) -> tuple[tuple[str, str], ...]:
     return (("", "No carrier"), *((str(c["id"]), c["name"]) for c in shipping.list_carriers(db)))
 
 
-ZONES = Editor(
+def _editor(table: Any, create_model: type[BaseModel], update_model: type[BaseModel], **given: Any) -> Editor:
+    """A shipping record's form on the Shipping tab, over its table's read, create, update and delete."""
+    return Editor(
+        nav="settings",
+        tab="shipping",
+        back=HOME,
+        read=table.read,
+        create=table.create,
+        update=table.update,
+        delete=table.delete,
+        create_model=create_model,
+        update_model=update_model,
+        **given,
+    ).declare()
+
+
+ZONES = _editor(
+    shipping.ZONES,
+    ShippingZoneCreate,
+    ShippingZoneUpdate,
     path=f"{HOME}/zones",
     api="/api/shipping/zones",
     noun="shipping zone",
-    nav="settings",
-    tab="shipping",
-    back=HOME,
     sections=(
         (
             "",
@@ -73,24 +90,18 @@ ZONES = Editor(
             ),
         ),
     ),
-    read=shipping.get_zone,
-    create=shipping.create_zone,
-    update=shipping.update_zone,
-    delete=shipping.delete_zone,
-    create_model=ShippingZoneCreate,
-    update_model=ShippingZoneUpdate,
     adjust=_countries,
     defaults=lambda: {"position": "0"},
     unique="name",
 ).declare()
 
-METHODS = Editor(
+METHODS = _editor(
+    shipping.METHODS,
+    ShippingMethodCreate,
+    ShippingMethodUpdate,
     path=f"{HOME}/methods",
     api="/api/shipping/methods",
     noun="shipping method",
-    nav="settings",
-    tab="shipping",
-    back=HOME,
     sections=(
         (
             "",
@@ -113,24 +124,18 @@ METHODS = Editor(
             ),
         ),
     ),
-    read=shipping.get_method,
-    create=shipping.create_method,
-    update=shipping.update_method,
-    delete=shipping.delete_method,
-    create_model=ShippingMethodCreate,
-    update_model=ShippingMethodUpdate,
     defaults=lambda: {"kind": "flat", "active": "on", "price": "0.00", "position": "0"},
     beside={"validation.method_days": "max_days", "validation.method_free": "price"},
     unique="name",
 ).declare()
 
-CARRIERS = Editor(
+CARRIERS = _editor(
+    shipping.CARRIERS,
+    CarrierCreate,
+    CarrierUpdate,
     path=f"{HOME}/carriers",
     api="/api/shipping/carriers",
     noun="carrier",
-    nav="settings",
-    tab="shipping",
-    back=HOME,
     sections=(
         (
             "",
@@ -154,12 +159,6 @@ CARRIERS = Editor(
             ),
         ),
     ),
-    read=shipping.get_carrier,
-    create=shipping.create_carrier,
-    update=shipping.update_carrier,
-    delete=shipping.delete_carrier,
-    create_model=CarrierCreate,
-    update_model=CarrierUpdate,
     defaults=lambda: {"active": "on"},
     unique="code",
 ).declare()
