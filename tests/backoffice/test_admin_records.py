@@ -26,7 +26,7 @@ def _refused_by_role(answer, role: str) -> bool:
 
 # -- customers -------------------------------------------------------------------------------------------------
 CUSTOMER = {
-    "email": "ana@example.com",
+    "customer_email": "ana@example.com",
     "first_name": "Ana",
     "last_name": "Lima",
     "phone": "+33 6 12 34 56 78",
@@ -95,18 +95,23 @@ def test_customer_errors_are_beside_their_fields(as_role, db):
         "/customers/new",
         {
             **CUSTOMER,
-            "email": "not-an-email",
+            "customer_email": "not-an-email",
             "phone": "call me",
             "addr0_city": "",
             "addr0_country": "France",
         },
     )
     assert bad.status == 400 and "Check the fields marked below." in text(bad)
-    for name in ("email", "phone", "addr0_city", "addr0_country"):
+    for name in ("customer_email", "phone", "addr0_city", "addr0_country"):
         assert _error(bad, name)
     assert 'value="3 rue Neuve"' in bad.body  # what was typed stays
-    twice = submit(editor, "/customers/new", "/customers/new", {**CUSTOMER, "email": "taken@example.com"})
-    assert twice.status == 400 and _error(twice, "email") == "A customer with that email already exists."
+    twice = submit(
+        editor, "/customers/new", "/customers/new", {**CUSTOMER, "customer_email": "taken@example.com"}
+    )
+    assert (
+        twice.status == 400
+        and _error(twice, "customer_email") == "A customer with that email already exists."
+    )
     assert commerce.list_customers(db, _customers())["items"][0]["email"] == "taken@example.com"
     assert len(commerce.list_customers(db, _customers())["items"]) == 1
 

@@ -83,7 +83,8 @@ CUSTOMERS = Editor(
         (
             "Contact",
             (
-                Field("email", "Email", "email", attrs='maxlength="254" autocomplete="off"'),
+                # (not "email": the top bar's signed-in address has that id)
+                Field("customer_email", "Email", "email", target="email", attrs='maxlength="254"'),
                 Field("phone", "Phone", "optional", hint="Like +33 6 12 34 56 78", attrs='maxlength="32"'),
                 Field("first_name", "First name", attrs='maxlength="120"'),
                 Field("last_name", "Last name", attrs='maxlength="120"'),
@@ -103,6 +104,6 @@ CUSTOMERS = Editor(
     context=lambda customer: {
         "address_rows": min(len((customer or {}).get("addresses") or []) + 1, MAX_ADDRESSES)
     },
-    unique="email",
+    unique="customer_email",
     inside="_addresses.html",
 ).declare()
