@@ -1,7 +1,7 @@
 """The backoffice's admin screens in headless Chromium on a shop published by clicking, opened from the
 workspace (the hand-off): as owner, create a product by filling its form, find it with the command palette,
 adjust its stock, move an order to its next status, invite a viewer, add and edit a customer, a discount code
-and a shipping method; as that viewer, the same pages with
+and a shipping method, write and publish a post, connect Google Search Console; as that viewer, the same pages with
 no control to change anything and a forged form post refused; every page of the navigation with its CSP,
 in words (never JSON) and without sideways scrolling at 375 px."""
 
@@ -212,7 +212,7 @@ def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refus
         context.close()
 
 
-def test_the_owner_edits_a_customer_a_discount_code_and_a_shipping_method(shop):
+def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the_search_console(shop):
     page, base = shop["page"], shop["base"]
     page.set_viewport_size({"width": 1280, "height": 900})
     violations = csp_violations(page)
@@ -288,6 +288,32 @@ def test_the_owner_edits_a_customer_a_discount_code_and_a_shipping_method(shop):
     listed = page.inner_text("main")
     assert "Colissimo home" in listed and "€5.90" in listed and "3\u20134 days" in listed
     shot(page, "backoffice-shipping")
+
+    # A post written, then published from its page.
+    page.goto(f"{base}/content")
+    page.get_by_role("link", name="Write a post").first.click()
+    page.fill("#title", "Caring for dry skin in winter")
+    page.fill("#excerpt", "Five habits for the cold months.")
+    page.fill("#body", "Cold air dries the skin.\n\nA balm at night helps.")
+    page.fill("#tags", "winter, skin")
+    page.fill("#seo_title", "Dry skin in winter")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/content/posts/*?notice=created")
+    assert page.locator("#slug").input_value() == "caring-for-dry-skin-in-winter"
+    page.get_by_role("button", name="Publish now").click()
+    page.wait_for_url(f"{base}/content/posts/*?notice=saved")
+    assert "Published" in page.inner_text("#publishing")
+    shot(page, "backoffice-post")
+
+    # Google Search Console connected through the provider's consent page, back on the Integrations tab.
+    page.goto(f"{base}/settings/integrations")
+    page.get_by_role("button", name="Connect Google Search Console").click()
+    page.wait_for_url(f"{base}/settings/integrations?gsc=connected")
+    assert "Google Search Console is connected." in page.inner_text("#search-console")
+    assert page.get_by_role("button", name="Disconnect").is_visible()
+    shot(page, "backoffice-integrations")
+    page.goto(f"{base}/settings/payments")
+    shot(page, "backoffice-payments")
     assert violations == []
 
 
