@@ -52,7 +52,10 @@ def customer_detail(id: str) -> Response:
 
 def _addresses(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) -> dict[str, str]:
     """The address rows the form filled (an empty row is left out) as `addresses`, with the form field of
-    each model path (addresses.<n>.city -> addr<row>_city)."""
+    each model path (addresses.<n>.city -> addr<row>_city). A post without address rows leaves them as
+    they are."""
+    if not any(name.startswith("addr") for name in fields):
+        return {}
     addresses: list[dict[str, Any]] = []
     names: dict[str, str] = {}
     for row in range(MAX_ADDRESSES):
