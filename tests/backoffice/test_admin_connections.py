@@ -171,6 +171,10 @@ def test_an_admin_connects_and_disconnects_google_search_console(as_role, db, pr
     admin = as_role("admin")
     page = get(admin, "/settings/integrations")
     assert "Connect Google Search Console" in text(page)
+    # The browser follows the form's redirect to the consent page only if the page's policy names it.
+    origin = provider.base.split("/gsc", 1)[0]
+    assert f"form-action 'self' {origin};" in page.headers["Content-Security-Policy"]
+    assert "form-action 'self';" in get(admin, "/settings/payments").headers["Content-Security-Policy"]
     started = submit(admin, "/settings/integrations", "/settings/integrations/gsc/connect", {})
     assert started.status == 303 and started.location.startswith(f"{provider.base}/o/oauth2/v2/auth?")
     back = provider.authorize(started.location)

@@ -6,10 +6,12 @@ behind the command palette."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
+from svc_backoffice.admin import render
 from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import current_query, current_staff, page, router, see_other
 from svc_backoffice.core.catalogue import say
@@ -101,7 +103,7 @@ def _gsc() -> dict[str, Any]:
 
 
 def _integrations(status: int = 200, **context: Any) -> Response:
-    return page(
+    answer = page(
         "integrations.html",
         status,
         nav="settings",
@@ -110,6 +112,14 @@ def _integrations(status: int = 200, **context: Any) -> Response:
         items=[i for i in integrations.list_integrations(database()) if i["kind"] != integrations.GSC],
         gsc={**_gsc(), **context},
     )
+    # The Connect form posts here and is sent on to the provider's consent page: a browser holds that
+    # redirect to the page's form-action, so the provider's origin is named there (and nowhere else).
+    consent = urlsplit(integrations.GscEndpoints.of(get_settings()).authorize)
+    policy = render.CSP.replace(
+        "form-action 'self'", f"form-action 'self' {consent.scheme}://{consent.netloc}"
+    )
+    answer.headers["Content-Security-Policy"] = policy
+    return answer
 
 
 @router.page("GET", INTEGRATIONS, api="GET /api/integrations")
