@@ -103,13 +103,14 @@ POSTS = Editor(
         (
             "",
             (
-                Field("title", "Title", attrs='maxlength="200"'),
+                Field("title", "Title", attrs='maxlength="200"', wide=True),
                 Field(
                     "slug",
                     "Address",
                     "optional",
                     hint="Small letters, digits and dashes; empty: made from the title",
                     attrs='maxlength="200"',
+                    wide=True,
                 ),
                 Field("excerpt", "Summary", "long", attrs='maxlength="500" rows="2"'),
                 Field("body", "Text", "long", attrs='maxlength="200000" rows="14"'),

@@ -49,6 +49,7 @@ class Field:
     options: Options | Callable[[Database], Options] = ()
     attrs: str = ""
     fixed: bool = False
+    wide: bool = False  # across the form's columns (as a text area is)
 
     @property
     def model(self) -> str:
@@ -130,8 +131,8 @@ def shown(f: Field, value: Any) -> str:
 class Editor:
     """A kind of record and its form. `read`, `create`, `update`, `delete` are the domain's functions (no
     create or delete when the API has none); `adjust(fields, data, errors)` reads what the fields cannot
-    say alone (and names the form fields of the model paths it fills); `beside` puts a model-wide rule's message next to the field it concerns; a duplicate
-    (409) is shown beside `unique`."""
+    say alone (and names the form fields of the model paths it fills); `beside` puts a model-wide rule's
+    message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
 
     path: str
     api: str
