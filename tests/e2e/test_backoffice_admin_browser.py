@@ -1,7 +1,7 @@
 """The backoffice's admin screens in headless Chromium on a shop published by clicking, opened from the
 workspace (the hand-off): as owner, create a product by filling its form, find it with the command palette,
 adjust its stock, move an order to its next status, invite a viewer, add and edit a customer, a discount code
-and a shipping method, write and publish a post, connect Google Search Console; as that viewer, the same pages with
+and a shipping method, write and publish a post, connect Google Search Console and Stripe with its webhook secret; as that viewer, the same pages with
 no control to change anything and a forged form post refused; every page of the navigation with its CSP,
 in words (never JSON) and without sideways scrolling at 375 px."""
 
@@ -312,7 +312,18 @@ def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the
     assert "Google Search Console is connected." in page.inner_text("#search-console"), page.url
     assert page.get_by_role("button", name="Disconnect").is_visible()
     shot(page, "backoffice-integrations")
+
+    # Stripe connected, then its webhook signing secret set beside it: shown as set, never shown back.
     page.goto(f"{base}/settings/payments")
+    page.get_by_role("button", name="Connect Stripe").click()
+    page.wait_for_url(f"{base}/settings/payments?card=*")
+    assert "Not set" in page.inner_text("#card-secret-state"), page.url
+    secret = "whsec_" + "b4ckoff1ce" * 3
+    page.fill("#webhook_secret", secret)
+    page.get_by_role("button", name="Save secret").click()
+    page.wait_for_url(f"{base}/settings/payments/providers/*?notice=saved")
+    page.goto(f"{base}/settings/payments")
+    assert "Set" in page.inner_text("#card-secret-state") and secret not in page.content()
     shot(page, "backoffice-payments")
     assert violations == []
 
