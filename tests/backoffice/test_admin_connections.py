@@ -42,6 +42,9 @@ def test_the_card_webhook_secret_is_set_replaced_and_never_shown(as_role, db):
     admin = as_role("admin")
     page = get(admin, "/settings/payments")
     assert "Connect" in page.body and "Webhook signing secret Not set" in text(page)
+    assert "Stripe is connected" in text(get(admin, "/settings/payments?card=connected"))
+    refused = text(get(admin, "/settings/payments?card=error&reason=access_denied"))
+    assert "Stripe was not connected (access_denied). Try again." in refused
     action = f"/settings/payments/providers/{card['id']}"
     assert action in forms(page)
     assert submit(admin, "/settings/payments", action, {"webhook_secret": SECRET}).status == 303

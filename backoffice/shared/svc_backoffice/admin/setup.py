@@ -40,9 +40,29 @@ STATUSES = (
 def payment_settings() -> Response:
     providers = payments.list_providers(database())
     card = next((p for p in providers if p["kind"] == "card"), None)
+    returned = _returned("card")
     return page(
-        "payments.html", nav="settings", tab="payments", title="Payments", providers=providers, card=card
+        "payments.html",
+        nav="settings",
+        tab="payments",
+        title="Payments",
+        providers=providers,
+        card=card,
+        said=returned["said"],
+        failed=returned["failed"],
     )
+
+
+def _returned(name: str) -> dict[str, Any]:
+    """What a provider's return to this page says (`?card=connected`, `?gsc=error&reason=...`), in words."""
+    query = current_query()
+    result = query.get(name, "")
+    said = None
+    if result == "connected":
+        said = say(f"admin.{name}_connected")
+    elif result == "error":
+        said = say(f"admin.{name}_failed", reason=query.get("reason", "")[:100] or "no reason given")
+    return {"said": said, "failed": result == "error"}
 
 
 PROVIDERS = Editor(
@@ -90,16 +110,9 @@ PROVIDERS = Editor(
 def _gsc() -> dict[str, Any]:
     """The search-console card: whether this backoffice can connect one, its state, and what the provider's
     return (`?gsc=connected` or `?gsc=error&reason=...`) says."""
-    query = current_query()
-    result = query.get("gsc", "")
-    said = None
-    if result == "connected":
-        said = say("admin.gsc_connected")
-    elif result == "error":
-        said = say("admin.gsc_failed", reason=query.get("reason", "")[:100] or "no reason given")
     configured = bool(get_settings().gsc_client_id)
     state = integrations.gsc_status(database(), get_settings()) if configured else None
-    return {"configured": configured, "state": state, "said": said, "failed": result == "error"}
+    return {"configured": configured, "state": state, **_returned("gsc")}
 
 
 def _integrations(status: int = 200, **context: Any) -> Response:
