@@ -60,3 +60,15 @@ def own_token(client: Client) -> str:
     assert client.cookie is not None
     session = client.cookie.split("=", 1)[1]
     return hmac.new(pages._csrf_key(), session.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def error_beside(answer: Answer, name: str) -> str:
+    """The words shown beside the form field `name` (an AssertionError when there are none)."""
+    found = re.search(rf'<p class="field-error" id="{name}-error">([^<]*)</p>', answer.body)
+    assert found, f"no error beside {name}"
+    return unescape(found.group(1))
+
+
+def refused_by_role(answer: Answer, role: str) -> bool:
+    """Whether `answer` is the page refusing what `role` may not do (not a CSRF or origin refusal)."""
+    return answer.status == 403 and f"Your role ({role}) cannot do this" in text(answer)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from adminhelpers import forms, get, own_token, post, submit, text
+from adminhelpers import error_beside, forms, get, own_token, post, refused_by_role, submit, text
 from test_backoffice_integrations import SITES, Provider, provider  # noqa: F401 - the sandbox's gsc provider
 
 from svc_backoffice.core import config
@@ -16,16 +16,6 @@ from svc_backoffice.domain import integrations, payments
 from svc_backoffice.domain.models.commerce import PaymentProviderCreate
 
 SECRET = "whsec_" + "s3cr3t" * 4
-
-
-def _error(answer, name: str) -> str:
-    found = re.search(rf'<p class="field-error" id="{name}-error">([^<]*)</p>', answer.body)
-    assert found, f"no error beside {name}"
-    return found.group(1)
-
-
-def _refused_by_role(answer, role: str) -> bool:
-    return answer.status == 403 and f"Your role ({role}) cannot do this" in text(answer)
 
 
 def _secret_of(db, kind: str) -> str | None:
@@ -55,7 +45,7 @@ def test_the_card_webhook_secret_is_set_replaced_and_never_shown(as_role, db):
     # Only the secret was sent: the rest stays as it was.
     assert payments.get_provider(db, str(card["id"]))["enabled"] is True
     short = submit(admin, "/settings/payments", action, {"webhook_secret": "short"})
-    assert short.status == 400 and "16 characters" in _error(short, "webhook_secret")
+    assert short.status == 400 and "16 characters" in error_beside(short, "webhook_secret")
     assert "short" not in re.findall(r'name="webhook_secret"[^>]*value="([^"]*)"', short.body)
     assert _secret_of(db, "card") == SECRET
     replaced = SECRET[::-1]
@@ -89,9 +79,9 @@ def test_an_admin_adds_a_provider_with_its_settings(as_role, db):
     page = get(admin, f"/settings/payments/providers/{wallet['id']}")
     assert "merchant = m_42" in page.body and SECRET not in page.body
     twice = submit(admin, new, new, fields)
-    assert twice.status == 400 and _error(twice, "kind")
+    assert twice.status == 400 and error_beside(twice, "kind")
     lines = submit(admin, new, new, {**fields, "kind": "wallet-b", "public_config": "no equals sign"})
-    assert _error(lines, "public_config") == "Write one setting a line, like name = value."
+    assert error_beside(lines, "public_config") == "Write one setting a line, like name = value."
     # A value stored as a number stays a number when its line is left as it was.
     db.all('UPDATE payment_providers SET public_config = \'{"fee": 2, "region": "eu"}\'')
     path = f"/settings/payments/providers/{wallet['id']}"
@@ -108,7 +98,7 @@ def test_payments_are_refused_to_an_editor_and_a_forged_secret_changes_nothing(a
     for role in ("editor", "viewer"):
         member = as_role(role)
         assert get(member, "/settings/payments").status == 403
-        assert _refused_by_role(
+        assert refused_by_role(
             post(member, action, {"webhook_secret": "x" * 20}, csrf=own_token(member)), role
         )
     assert _secret_of(db, "card") == SECRET
@@ -142,7 +132,7 @@ def test_an_admin_adds_an_integration_and_its_secret_stays_sealed(as_role, db):
         "/settings/integrations/new",
         {"kind": "Bad Kind", "status": "on"},
     )
-    assert bad.status == 400 and _error(bad, "kind") and _error(bad, "status")
+    assert bad.status == 400 and error_beside(bad, "kind") and error_beside(bad, "status")
     assert submit(admin, path, f"{path}/delete", {}).location == "/settings/integrations?notice=removed"
     assert integrations.list_integrations(db) == []
 
@@ -152,10 +142,10 @@ def test_integrations_are_refused_below_admin(as_role, db):
         member = as_role(role)
         assert get(member, "/settings/integrations").status == 403
         token = own_token(member)
-        assert _refused_by_role(
+        assert refused_by_role(
             post(member, "/settings/integrations/new", {"kind": "mailer"}, csrf=token), role
         )
-        assert _refused_by_role(post(member, "/settings/integrations/gsc/connect", {}, csrf=token), role)
+        assert refused_by_role(post(member, "/settings/integrations/gsc/connect", {}, csrf=token), role)
     assert integrations.list_integrations(db) == []
 
 

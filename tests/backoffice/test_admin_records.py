@@ -6,23 +6,11 @@ from __future__ import annotations
 
 import re
 
-from adminhelpers import forms, get, own_token, post, submit, text
+from adminhelpers import error_beside, forms, get, own_token, post, refused_by_role, submit, text
 
 from svc_backoffice.domain import blog, commerce, shipping
 from svc_backoffice.domain.models.commerce import CouponCreate, CustomerCreate
 from svc_backoffice.domain.models.content import BlogPostCreate
-
-
-def _error(answer, name: str) -> str:
-    """The words shown beside the field `name`."""
-    found = re.search(rf'<p class="field-error" id="{name}-error">([^<]*)</p>', answer.body)
-    assert found, f"no error beside {name}"
-    return found.group(1)
-
-
-def _refused_by_role(answer, role: str) -> bool:
-    return answer.status == 403 and f"Your role ({role}) cannot do this" in text(answer)
-
 
 # -- customers -------------------------------------------------------------------------------------------------
 CUSTOMER = {
@@ -105,14 +93,14 @@ def test_customer_errors_are_beside_their_fields(as_role, db):
     )
     assert bad.status == 400 and "Check the fields marked below." in text(bad)
     for name in ("customer_email", "phone", "addr0_city", "addr0_country"):
-        assert _error(bad, name)
+        assert error_beside(bad, name)
     assert 'value="3 rue Neuve"' in bad.body  # what was typed stays
     twice = submit(
         editor, "/customers/new", "/customers/new", {**CUSTOMER, "customer_email": "taken@example.com"}
     )
     assert (
         twice.status == 400
-        and _error(twice, "customer_email") == "A customer with that email already exists."
+        and error_beside(twice, "customer_email") == "A customer with that email already exists."
     )
     assert commerce.list_customers(db, _customers())["items"][0]["email"] == "taken@example.com"
     assert len(commerce.list_customers(db, _customers())["items"]) == 1
@@ -131,8 +119,8 @@ def test_a_viewer_reads_a_customer_and_a_forged_edit_is_refused(as_role, db):
         and "your role cannot change it" in text(page)
     )
     forged = post(viewer, path, {**CUSTOMER, "first_name": "Hacked"}, csrf=own_token(viewer))
-    assert _refused_by_role(forged, "viewer")
-    assert _refused_by_role(post(viewer, "/customers/new", CUSTOMER, csrf=own_token(viewer)), "viewer")
+    assert refused_by_role(forged, "viewer")
+    assert refused_by_role(post(viewer, "/customers/new", CUSTOMER, csrf=own_token(viewer)), "viewer")
     assert commerce.get_customer(db, customer["id"])["first_name"] == "Bob"
     assert len(commerce.list_customers(db, _customers())["items"]) == 1
 
@@ -186,16 +174,16 @@ def test_discount_errors_are_beside_their_fields(as_role, db):
     backwards = submit(
         editor, path, path, {**base, "starts_at": "2030-01-02T00:00", "ends_at": "2030-01-01T00:00"}
     )
-    assert backwards.status == 400 and "after" in _error(backwards, "ends_at")
-    assert "1 to 100" in _error(submit(editor, path, path, {**base, "value": "150"}), "value")
-    assert _error(submit(editor, path, path, {**base, "kind": "fixed", "value": "five"}), "value") == (
+    assert backwards.status == 400 and "after" in error_beside(backwards, "ends_at")
+    assert "1 to 100" in error_beside(submit(editor, path, path, {**base, "value": "150"}), "value")
+    assert error_beside(submit(editor, path, path, {**base, "kind": "fixed", "value": "five"}), "value") == (
         "Enter an amount like 19.50."
     )
-    assert _error(submit(editor, path, path, {**base, "usage_limit": "0"}), "usage_limit")
-    assert _error(submit(editor, path, path, {**base, "ends_at": "next week"}), "ends_at").startswith(
+    assert error_beside(submit(editor, path, path, {**base, "usage_limit": "0"}), "usage_limit")
+    assert error_beside(submit(editor, path, path, {**base, "ends_at": "next week"}), "ends_at").startswith(
         "Enter a date"
     )
-    assert "already exists" in _error(submit(editor, path, path, {**base, "code": "taken"}), "code")
+    assert "already exists" in error_beside(submit(editor, path, path, {**base, "code": "taken"}), "code")
     assert commerce.get_coupon(db, coupon["id"])["code"] == "KEEP"
 
 
@@ -206,10 +194,10 @@ def test_a_viewer_cannot_edit_or_delete_a_discount_code(as_role, db):
     page = get(viewer, path)
     assert page.status == 200 and forms(page) == ["/auth/sign-out"] and "Delete" not in text(page)
     token = own_token(viewer)
-    assert _refused_by_role(
+    assert refused_by_role(
         post(viewer, path, {"code": "MINE", "kind": "percent", "value": "90"}, csrf=token), "viewer"
     )
-    assert _refused_by_role(post(viewer, f"{path}/delete", {}, csrf=token), "viewer")
+    assert refused_by_role(post(viewer, f"{path}/delete", {}, csrf=token), "viewer")
     assert commerce.get_coupon(db, coupon["id"])["code"] == "KEEP"
 
 
@@ -289,8 +277,10 @@ def test_post_errors_are_beside_their_fields(as_role, db, staff):
     bad = submit(editor, path, path, {"title": "", "slug": "Not A Slug", "seo_title": "x" * 71})
     assert bad.status == 400
     for name in ("title", "slug", "seo_title"):
-        assert _error(bad, name)
-    assert "already exists" in _error(submit(editor, path, path, {"title": "Mine", "slug": "taken"}), "slug")
+        assert error_beside(bad, name)
+    assert "already exists" in error_beside(
+        submit(editor, path, path, {"title": "Mine", "slug": "taken"}), "slug"
+    )
     past = submit(editor, path, f"{path}/schedule", {"publish_at": "2001-01-01T09:00"})
     assert past.status == 400 and "in the future" in text(past)
     assert blog.get_post(db, mine["id"])["slug"] == "mine"
@@ -304,8 +294,8 @@ def test_a_viewer_reads_a_post_and_a_forged_edit_is_refused(as_role, db, staff):
     assert page.status == 200 and forms(page) == ["/auth/sign-out"] and "Publish now" not in text(page)
     assert "Write a post" not in text(get(viewer, "/content"))
     token = own_token(viewer)
-    assert _refused_by_role(post(viewer, path, {"title": "Hacked"}, csrf=token), "viewer")
-    assert _refused_by_role(post(viewer, f"{path}/publish", {}, csrf=token), "viewer")
+    assert refused_by_role(post(viewer, path, {"title": "Hacked"}, csrf=token), "viewer")
+    assert refused_by_role(post(viewer, f"{path}/publish", {}, csrf=token), "viewer")
     assert blog.get_post(db, mine["id"])["title"] == "Mine"
 
 
@@ -381,17 +371,17 @@ def test_shipping_errors_are_beside_their_fields(as_role, db):
     days = submit(
         admin, f"{home}/methods/new", f"{home}/methods/new", {**method, "min_days": "5", "max_days": "2"}
     )
-    assert days.status == 400 and "at least" in _error(days, "max_days")
+    assert days.status == 400 and "at least" in error_beside(days, "max_days")
     free = submit(admin, f"{home}/methods/new", f"{home}/methods/new", {**method, "kind": "free"})
-    assert "price_cents 0" in _error(free, "price")
-    assert _error(
+    assert "price_cents 0" in error_beside(free, "price")
+    assert error_beside(
         submit(admin, f"{home}/methods/new", f"{home}/methods/new", {**method, "price": "4.9.0"}), "price"
     )
     zone_twice = submit(
         admin, f"{home}/zones/new", f"{home}/zones/new", {"name": "Europe", "countries": "France"}
     )
-    assert _error(zone_twice, "countries")
-    assert "already exists" in _error(
+    assert error_beside(zone_twice, "countries")
+    assert "already exists" in error_beside(
         submit(admin, f"{home}/zones/new", f"{home}/zones/new", {"name": "Europe"}), "name"
     )
     carrier = submit(
@@ -400,7 +390,7 @@ def test_shipping_errors_are_beside_their_fields(as_role, db):
         f"{home}/carriers/new",
         {"name": "X", "code": "Bad Code", "tracking_url": "http://x"},
     )
-    assert _error(carrier, "code") and _error(carrier, "tracking_url")
+    assert error_beside(carrier, "code") and error_beside(carrier, "tracking_url")
     assert shipping.list_methods(db) == [] and shipping.list_carriers(db) == []
 
 
@@ -416,9 +406,9 @@ def test_an_editor_reads_shipping_and_a_forged_change_is_refused(as_role, db):
         assert edit.status == 200 and forms(edit) == ["/auth/sign-out"]
         token = own_token(member)
         path = f"/settings/shipping/zones/{zone['id']}"
-        assert _refused_by_role(post(member, path, {"name": "Mine"}, csrf=token), role)
-        assert _refused_by_role(post(member, f"{path}/delete", {}, csrf=token), role)
-        assert _refused_by_role(
+        assert refused_by_role(post(member, path, {"name": "Mine"}, csrf=token), role)
+        assert refused_by_role(post(member, f"{path}/delete", {}, csrf=token), role)
+        assert refused_by_role(
             post(member, "/settings/shipping/carriers/new", {"name": "X"}, csrf=token), role
         )
     assert shipping.get_zone(db, str(zone["id"]))["name"] == "Europe" and shipping.list_carriers(db) == []
