@@ -21,8 +21,7 @@ KINDS = (("percent", "Percentage off"), ("fixed", "Amount off"), ("free_shipping
 
 @router.page("GET", "/discounts")
 def discount_list() -> Response:
-    db = database()
-    coupons = [{**c, "stats": commerce.coupon_stats(db, str(c["id"]))} for c in commerce.list_coupons(db)]
+    coupons = commerce.coupons_with_stats(database())
     return page("discounts.html", nav="discounts", title="Discounts", coupons=coupons)
 
 
