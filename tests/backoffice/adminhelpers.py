@@ -4,6 +4,8 @@ a form sent as the browser sends it (urlencoded, with the page's CSRF token)."""
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import re
 from html import unescape
 from typing import Any
@@ -93,13 +95,22 @@ def upload(
 
 
 def own_token(client: Client) -> str:
-    """The CSRF token of `client`'s own session, as the server would put in a form it showed (a viewer's
-    pages show none: this is what a viewer forging a form with a valid token of their own would send)."""
-    import hashlib
-    import hmac
+    """The CSRF token of `client`'s own session, as the server mints it: what a member whose pages show no
+    form (a viewer) would need to forge a post the role gate alone must refuse."""
+    from svc_backoffice.admin import pages
 
-    from svc_backoffice.core import config
+    assert client.cookie is not None
+    session = client.cookie.split("=", 1)[1]
+    return hmac.new(pages._csrf_key(), session.encode(), hashlib.sha256).hexdigest()[:40]
 
-    session = (client.cookie or "").split("=", 1)[1]
-    key = hmac.new(config.session_secret(), b"admin-csrf", hashlib.sha256).digest()
-    return hmac.new(key, session.encode(), hashlib.sha256).hexdigest()[:40]
+
+def error_beside(answer: Answer, name: str) -> str:
+    """The words shown beside the form field `name` (an AssertionError when there are none)."""
+    found = re.search(rf'<p class="field-error" id="{name}-error">([^<]*)</p>', answer.body)
+    assert found, f"no error beside {name}"
+    return unescape(found.group(1))
+
+
+def refused_by_role(answer: Answer, role: str) -> bool:
+    """Whether `answer` is the page refusing what `role` may not do (not a CSRF or origin refusal)."""
+    return answer.status == 403 and f"Your role ({role}) cannot do this" in text(answer)

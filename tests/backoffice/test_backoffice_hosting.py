@@ -226,7 +226,10 @@ def test_redirects_and_links_stay_under_the_shops_base_path(shops, handoff_key, 
     params = parse_qs(urlsplit(connect.json()["authorize_url"]).query)
     assert params["redirect_uri"] == ["https://api.example.com/shops/p_alpha/api/gsc/callback"]
     back = call(a, "GET", f"/api/gsc/callback?state={params['state'][0]}&error=access_denied", cookie=admin)
-    assert (back.status, back.location) == (302, "/shops/p_alpha/integrations?gsc=error&reason=access_denied")
+    assert (back.status, back.location) == (
+        302,
+        "/shops/p_alpha/settings/integrations?gsc=error&reason=access_denied",
+    )
 
 
 def test_a_rotated_key_set_accepts_both_keys_and_dropping_the_old_one_refuses_it(shops, handoff_key):

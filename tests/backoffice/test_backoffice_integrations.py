@@ -151,7 +151,7 @@ def test_connect_callback_status_disconnect(admin, db, provider):
     back = admin.get(f"/api/gsc/callback?code={code}&state={state}")
     assert (back.status, back.location, back.headers["Cache-Control"]) == (
         302,
-        "/integrations?gsc=connected",
+        "/settings/integrations?gsc=connected",
         "no-store",
     )
     [refresh_token] = provider.gsc.data["grants"]
@@ -226,17 +226,23 @@ def test_provider_denial_and_failed_exchange_redirect_with_a_reason(admin, provi
     back = provider.authorize(authorize_url)
     assert (back["error"], back["state"]) == ("access_denied", state)
     denied = admin.get(f"/api/gsc/callback?error={back['error']}&state={state}")
-    assert (denied.status, denied.location) == (302, "/integrations?gsc=error&reason=access_denied")
+    assert (denied.status, denied.location) == (302, "/settings/integrations?gsc=error&reason=access_denied")
     assert admin.get("/api/gsc/status").json()["last_error"] == "access_denied"
     state, _ = connect(admin, provider)
     failed = admin.get(f"/api/gsc/callback?code=bad-code&state={state}")
-    assert (failed.status, failed.location) == (302, "/integrations?gsc=error&reason=code_exchange_failed")
+    assert (failed.status, failed.location) == (
+        302,
+        "/settings/integrations?gsc=error&reason=code_exchange_failed",
+    )
     assert admin.get("/api/gsc/status").json()["status"] == "error"
     # A real code whose PKCE challenge belongs to another flow (a restarted connect) is refused too.
     _, stale_code = approve(admin, provider)
     state, _ = connect(admin, provider)
     failed = admin.get(f"/api/gsc/callback?code={stale_code}&state={state}")
-    assert (failed.status, failed.location) == (302, "/integrations?gsc=error&reason=code_exchange_failed")
+    assert (failed.status, failed.location) == (
+        302,
+        "/settings/integrations?gsc=error&reason=code_exchange_failed",
+    )
     assert (provider.gsc.data["grants"], provider.gsc.data["access_tokens"]) == ({}, {})
 
 

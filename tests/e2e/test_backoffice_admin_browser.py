@@ -1,6 +1,7 @@
 """The backoffice's admin screens in headless Chromium on a shop published by clicking, opened from the
 workspace (the hand-off): as owner, create a product by filling its form, find it with the command palette,
-adjust its stock, move an order to its next status and invite a viewer; as that viewer, the same pages with
+adjust its stock, move an order to its next status, invite a viewer, add and edit a customer, a discount code
+and a shipping method, write and publish a post, connect Google Search Console and Stripe with its webhook secret; as that viewer, the same pages with
 no control to change anything and a forged form post refused; every page of the navigation with its CSP,
 in words (never JSON) and without sideways scrolling at 375 px."""
 
@@ -291,6 +292,125 @@ def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refus
         context.close()
 
 
+def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the_search_console(shop):
+    page, base = shop["page"], shop["base"]
+    page.set_viewport_size({"width": 1280, "height": 900})
+    violations = csp_violations(page)
+
+    # A customer added with an address, then edited; a mistake is said beside its field.
+    page.goto(f"{base}/customers")
+    page.get_by_role("link", name="Add customer").first.click()
+    page.fill("#customer_email", "lea@example")
+    page.fill("#first_name", "Léa")
+    page.fill("#last_name", "Martin")
+    page.fill("#addr0_line1", "12 quai des Tanneurs")
+    page.fill("#addr0_postal_code", "67000")
+    page.fill("#addr0_city", "Strasbourg")
+    page.fill("#addr0_country", "fr")
+    page.get_by_role("button", name="Save").first.click()
+    assert page.locator("#customer_email-error").is_visible()
+    page.fill("#customer_email", "lea@example.com")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/customers/*?notice=created")
+    assert "12 quai des Tanneurs" in page.inner_text("main")
+    page.get_by_role("link", name="Edit customer").click()
+    page.fill("#last_name", "Martin-Weber")
+    page.check("#accepts_marketing")
+    shot(page, "backoffice-customer-form")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/customers/*?notice=saved")
+    assert page.locator("h1").inner_text() == "Léa Martin-Weber"
+    assert "Accepts email" in page.inner_text("main")
+
+    # A discount code created, then edited: an amount off, a minimum order and an end date.
+    page.goto(f"{base}/discounts")
+    page.get_by_role("link", name="Create discount").first.click()
+    page.fill("#code", "welcome10")
+    page.select_option("#kind", "percent")
+    page.fill("#value", "10")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/discounts/*?notice=created")
+    assert page.locator("h1").inner_text() == "WELCOME10"
+    page.select_option("#kind", "fixed")
+    page.fill("#value", "5,50")
+    page.fill("#min_subtotal", "30")
+    page.fill("#ends_at", "2099-12-31T23:59")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/discounts/*?notice=saved")
+    assert page.locator("#value").input_value() == "5.50"
+    assert "Live" in page.inner_text("#figures")
+    shot(page, "backoffice-discount")
+    page.goto(f"{base}/discounts")
+    assert "€5.50 off over €30.00" in page.inner_text("table")
+
+    # A shipping zone with a method, the method's price then changed.
+    page.goto(f"{base}/settings/shipping")
+    page.get_by_role("link", name="Add zone").first.click()
+    page.fill("#name", "France")
+    page.fill("#countries", "fr")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/settings/shipping/zones/*?notice=created")
+    page.goto(f"{base}/settings/shipping")
+    page.get_by_role("link", name="Add method").first.click()
+    page.fill("#name", "Colissimo home")
+    page.fill("#price", "4.90")
+    page.fill("#min_days", "3")
+    page.fill("#max_days", "2")
+    page.get_by_role("button", name="Save").first.click()
+    assert "at least" in page.inner_text("#max_days-error")
+    page.fill("#max_days", "4")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/settings/shipping/methods/*?notice=created")
+    page.fill("#price", "5.90")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/settings/shipping/methods/*?notice=saved")
+    page.goto(f"{base}/settings/shipping")
+    listed = page.inner_text("main")
+    assert "Colissimo home" in listed and "€5.90" in listed and "3\u20134 days" in listed
+    shot(page, "backoffice-shipping")
+
+    # A post written, then published from its page.
+    page.goto(f"{base}/content")
+    page.get_by_role("link", name="Write a post").first.click()
+    page.fill("#title", "Caring for dry skin in winter")
+    page.fill("#excerpt", "Five habits for the cold months.")
+    page.fill("#body", "Cold air dries the skin.\n\nA balm at night helps.")
+    page.fill("#tags", "winter, skin")
+    page.fill("#seo_title", "Dry skin in winter")
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_url(f"{base}/content/posts/*?notice=created")
+    assert page.locator("#slug").input_value() == "caring-for-dry-skin-in-winter"
+    page.get_by_role("button", name="Publish now").click()
+    page.wait_for_url(f"{base}/content/posts/*?notice=saved")
+    assert "Published" in page.inner_text("#publishing")
+    shot(page, "backoffice-post")
+
+    # Google Search Console connected through the provider's consent page, back on the Integrations tab.
+    page.goto(f"{base}/settings/integrations")
+    page.get_by_role("button", name="Connect Google Search Console").click()
+    page.wait_for_url(f"{base}/settings/integrations?gsc=*")
+    assert "Google Search Console is connected." in page.inner_text("#search-console"), page.url
+    assert page.get_by_role("button", name="Disconnect").is_visible()
+    shot(page, "backoffice-integrations")
+
+    # Stripe connected, then its webhook signing secret replaced beside it: shown as set, never shown back.
+    page.goto(f"{base}/settings/payments")
+    page.get_by_role("button", name="Connect Stripe").click()
+    page.locator("#allow").click()  # the provider's own consent page
+    page.wait_for_url(f"{base}/settings/payments?card=*")
+    # Connecting registered the store's webhook with Stripe and kept its secret; it can be replaced.
+    assert page.inner_text("#card-secret-state").startswith("Set"), page.url
+    assert page.locator("#webhook_secret").input_value() == ""
+    secret = "whsec_" + "b4ckoff1ce" * 3
+    page.fill("#webhook_secret", secret)
+    page.get_by_role("button", name="Save secret").click()
+    page.wait_for_url(f"{base}/settings/payments/providers/*?notice=saved")
+    page.goto(f"{base}/settings/payments")
+    assert "Set" in page.inner_text("#card-secret-state") and secret not in page.content()
+    shot(page, "backoffice-payments")
+    assert violations == []
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scroll(shop, chromium, width):
     page = shop["page"]
@@ -306,6 +426,15 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
         "/settings/staff",
         "/settings/payments",
         "/settings/shipping",
+        "/settings/shipping/zones/new",
+        "/settings/shipping/methods/new",
+        "/settings/shipping/carriers/new",
+        "/settings/payments/providers/new",
+        "/settings/integrations",
+        "/settings/integrations/new",
+        "/customers/new",
+        "/discounts/new",
+        "/content/posts/new",
         "/search?q=balm",
         "/no-such-page",
     ]
@@ -331,5 +460,11 @@ def test_every_page_of_the_navigation_is_html_with_its_csp_and_no_sideways_scrol
         page.locator("#collection-list a").first.click()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         shot(page, "backoffice-collection-375")
+        page.goto(f"{shop['base']}/discounts")
+        page.locator("table a").first.click()
+        shot(page, "backoffice-discount-375")
+        page.goto(f"{shop['base']}/settings/shipping")
+        page.locator("#main section a").first.click()
+        shot(page, "backoffice-shipping-zone-375")
     assert violations == []
     page.set_viewport_size({"width": 1280, "height": 900})

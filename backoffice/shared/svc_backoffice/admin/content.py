@@ -1,5 +1,5 @@
-"""Content: blog posts (write a draft, publish now, schedule, back to draft, delete), their categories, and
-comments moderated in bulk (approve, spam, delete) with a partial result said in words, as the API's 207."""
+"""Content: blog posts (one form to write and edit a post's text, address, summary, category, tags, cover and
+search listing; publish now, schedule, back to draft, delete), their categories, and comments moderated in bulk (approve, spam, delete) with a partial result said in words, as the API's 207."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.forms import FormInvalid, refused, validated
+from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import (
     current_query,
     current_staff,
@@ -21,8 +22,8 @@ from svc_backoffice.admin.pages import (
     store_row,
 )
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.data.db import database
+from svc_backoffice.core.errors import Conflict
+from svc_backoffice.data.db import Database, Row, database
 from svc_backoffice.domain import blog
 from svc_backoffice.domain.models.content import (
     BlogCategoryCreate,
@@ -31,6 +32,7 @@ from svc_backoffice.domain.models.content import (
     BlogPostCreate,
     BlogPostListQuery,
     BlogPostSchedule,
+    BlogPostUpdate,
 )
 from svc_backoffice.edge.requests import path_id
 
@@ -71,63 +73,103 @@ def content() -> Response:
 @router.page("GET", "/blog/posts/<id>")
 def post_link(id: str) -> Response:
     """Where the command palette's post results lead (the API's search names /blog/posts/<id>)."""
-    blog.get_post(database(), path_id(id))
-    return see_other("/content")
+    post = blog.get_post(database(), path_id(id))
+    return see_other(f"/content/posts/{post['id']}")
 
 
-@router.page("POST", "/content/posts", api="POST /api/blog/posts")
-def create_post() -> Response:
-    fields = form()
+def _categories(db: Database) -> tuple[tuple[str, str], ...]:
+    return (("", "No category"), *((str(c["id"]), c["name"]) for c in blog.list_categories(db)))
+
+
+def _written(db: Database, body: BlogPostCreate) -> Row:
     staff = current_staff()
     assert staff is not None
-    data = {
-        "title": fields.get("title", "").strip(),
-        "excerpt": fields.get("excerpt", "").strip(),
-        "body": fields.get("body", ""),
-        "category_id": fields.get("category") or None,
-    }
-    try:
-        body = validated(BlogPostCreate, data, {"category_id": "category"})
-        with database().transaction():
-            blog.create_post(database(), body, staff.id)
-    except FormInvalid as exc:
-        return _content(400, values=fields, errors=exc.fields, form_error=exc.form)
-    except (InvalidInput, Conflict, Unprocessable) as exc:
-        return _content(400, values=fields, form_error=refused(exc).form)
-    return see_other("/content", notice="created")
+    return blog.create_post(db, body, staff.id)
+
+
+def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) -> None:
+    """An empty slug is made from the title (a new post) or kept as it is (an existing one)."""
+    if "slug" in data and data["slug"] is None:
+        del data["slug"]
+
+
+POSTS = Editor(
+    path="/content/posts",
+    api="/api/blog/posts",
+    noun="post",
+    nav="content",
+    back="/content",
+    sections=(
+        (
+            "",
+            (
+                Field("title", "Title", attrs='maxlength="200"', wide=True),
+                Field(
+                    "slug",
+                    "Address",
+                    "optional",
+                    hint="Small letters, digits and dashes; empty: made from the title",
+                    attrs='maxlength="200"',
+                    wide=True,
+                ),
+                Field("excerpt", "Summary", "long", attrs='maxlength="500" rows="2"'),
+                Field("body", "Text", "long", attrs='maxlength="200000" rows="14"'),
+            ),
+        ),
+        (
+            "Organise",
+            (
+                Field("category_id", "Category", "select", options=_categories),
+                Field("tags", "Tags", "words", hint="Separated by commas"),
+                Field("cover_image", "Cover image address", "optional", hint="https://…"),
+            ),
+        ),
+        (
+            "Search engine listing",
+            (
+                Field("seo_title", "Page title", "optional", attrs='maxlength="70"'),
+                Field("seo_description", "Meta description", "optional", attrs='maxlength="320"'),
+            ),
+        ),
+    ),
+    read=blog.get_post,
+    create=_written,
+    update=blog.update_post,
+    delete=blog.delete_post,
+    create_model=BlogPostCreate,
+    update_model=BlogPostUpdate,
+    adjust=_slug,
+    unique="slug",
+    aside="_post_actions.html",
+).declare()
 
 
 @router.page("POST", "/content/posts/<id>/publish", api="POST /api/blog/posts/[id]/publish")
 def publish(id: str) -> Response:
-    blog.publish_post(database(), path_id(id))
-    return see_other("/content", notice="saved")
+    post = blog.publish_post(database(), path_id(id))
+    return see_other(f"/content/posts/{post['id']}", notice="saved")
 
 
 @router.page("POST", "/content/posts/<id>/unpublish", api="POST /api/blog/posts/[id]/unpublish")
 def unpublish(id: str) -> Response:
-    blog.unpublish_post(database(), path_id(id))
-    return see_other("/content", notice="saved")
+    post = blog.unpublish_post(database(), path_id(id))
+    return see_other(f"/content/posts/{post['id']}", notice="saved")
 
 
 @router.page("POST", "/content/posts/<id>/schedule", api="POST /api/blog/posts/[id]/schedule")
 def schedule(id: str) -> Response:
-    post_id = path_id(id)
+    post = blog.get_post(database(), path_id(id))
     typed = form().get("publish_at", "").strip()
     try:
         local = datetime.fromisoformat(typed).replace(tzinfo=render.zone(store_row()["timezone"]))
         body = validated(BlogPostSchedule, {"publish_at": local})
     except ValueError:
-        return _content(400, form_error=say("admin.when"))
+        return POSTS.render(post, POSTS.values(post), 400, schedule_error=say("admin.when"))
     except FormInvalid as exc:
-        return _content(400, form_error=exc.fields.get("publish_at") or exc.form)
-    blog.schedule_post(database(), post_id, body)
-    return see_other("/content", notice="saved")
-
-
-@router.page("POST", "/content/posts/<id>/delete", api="DELETE /api/blog/posts/[id]")
-def delete_post(id: str) -> Response:
-    blog.delete_post(database(), path_id(id))
-    return see_other("/content", notice="removed")
+        problem = exc.fields.get("publish_at") or exc.form
+        return POSTS.render(post, POSTS.values(post), 400, schedule_error=problem)
+    blog.schedule_post(database(), str(post["id"]), body)
+    return see_other(f"/content/posts/{post['id']}", notice="saved")
 
 
 @router.page("POST", "/content/categories", api="POST /api/blog/categories")

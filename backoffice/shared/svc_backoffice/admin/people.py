@@ -1,21 +1,24 @@
-"""Customers (the list with search and paging, a customer with their orders) and Discounts (coupons with
-their figures; create and delete behind the API's roles)."""
+"""Customers: the list with search and paging, a customer with their orders, and one form to add and edit a
+customer (contact, marketing consent, note and addresses) behind the roles of the API's customer routes."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole
-from svc_backoffice.admin.pages import current_query, form, page, router, see_other
+from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.pages import current_query, page, router
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
-from svc_backoffice.data.db import database
+from svc_backoffice.data.db import Row, database
 from svc_backoffice.domain import commerce
-from svc_backoffice.domain.models.commerce import CouponCreate, CustomerListQuery
+from svc_backoffice.domain.models.commerce import CustomerCreate, CustomerListQuery, CustomerUpdate
 from svc_backoffice.edge.requests import path_id
 
 PAGE_SIZE = 25
+ADDRESS_FIELDS = ("name", "line1", "line2", "postal_code", "city", "region", "country", "phone")
+MAX_ADDRESSES = 20  # CustomerCreate's limit
 
 
 @router.page("GET", "/customers")
@@ -37,63 +40,73 @@ def customer_list() -> Response:
     )
 
 
+def _name(customer: Row) -> str:
+    return f"{customer['first_name']} {customer['last_name']}".strip() or str(customer["email"])
+
+
 @router.page("GET", "/customers/<id>")
 def customer_detail(id: str) -> Response:
     customer = commerce.get_customer(database(), path_id(id))
-    name = f"{customer['first_name']} {customer['last_name']}".strip() or customer["email"]
-    return page("customer.html", nav="customers", title=name, customer=customer)
+    return page("customer.html", nav="customers", title=_name(customer), customer=customer)
 
 
-def _discounts(status: int = 200, **context: object) -> Response:
-    db = database()
-    coupons = [{**c, "stats": commerce.coupon_stats(db, str(c["id"]))} for c in commerce.list_coupons(db)]
-    return page(
-        "discounts.html",
-        status,
-        nav="discounts",
-        title="Discounts",
-        coupons=coupons,
-        **{"values": {"kind": "percent"}, "errors": {}, "form_error": None, **context},
-    )
+def _addresses(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) -> dict[str, str]:
+    """The address rows the form filled (an empty row is left out) as `addresses`, with the form field of
+    each model path (addresses.<n>.city -> addr<row>_city). A post without address rows leaves them as
+    they are."""
+    if not any(name.startswith("addr") for name in fields):
+        return {}
+    addresses: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    for row in range(MAX_ADDRESSES):
+        typed = {key: fields.get(f"addr{row}_{key}", "").strip() for key in ADDRESS_FIELDS}
+        if not any(typed.values()):
+            continue
+        for key in ADDRESS_FIELDS:
+            names[f"addresses.{len(addresses)}.{key}"] = f"addr{row}_{key}"
+        typed["country"] = typed["country"].upper()
+        addresses.append({**typed, "phone": typed["phone"] or None})
+    data["addresses"] = addresses
+    return names
 
 
-@router.page("GET", "/discounts")
-def discount_list() -> Response:
-    return _discounts()
+def _address_values(customer: Row, values: dict[str, str]) -> None:
+    for row, address in enumerate(customer.get("addresses") or []):
+        for key in ADDRESS_FIELDS:
+            values[f"addr{row}_{key}"] = str(address.get(key) or "")
 
 
-@router.page("GET", "/coupons/<id>")
-def coupon_link(id: str) -> Response:
-    """Where the command palette's coupon results lead (the API's search names /coupons/<id>)."""
-    commerce.get_coupon(database(), path_id(id))
-    return see_other("/discounts")
-
-
-@router.page("POST", "/discounts", api="POST /api/coupons")
-def create_discount() -> Response:
-    fields = form()
-    kind = fields.get("kind", "")
-    value_of = whole if kind == "percent" else (lambda v: cents(v) or 0)
-    data, errors = converted(
-        fields,
-        {
-            "value": ("value", lambda v: (value_of(v) or 0) if kind != "free_shipping" else 0),
-            "min_subtotal_cents": ("min_subtotal", lambda v: cents(v) or 0),
-            "usage_limit": ("usage_limit", whole),
-        },
-    )
-    data.update(code=fields.get("code", "").strip().upper(), kind=kind, active=fields.get("active") == "on")
-    try:
-        body = validated(CouponCreate, data, {"min_subtotal_cents": "min_subtotal"}, errors)
-        with database().transaction():
-            commerce.create_coupon(database(), body)
-    except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
-        found = refused(exc, "code")
-        return _discounts(400, values=fields, errors=found.fields, form_error=found.form)
-    return see_other("/discounts", notice="created")
-
-
-@router.page("POST", "/discounts/<id>/delete", api="DELETE /api/coupons/[id]")
-def delete_discount(id: str) -> Response:
-    commerce.delete_coupon(database(), path_id(id))
-    return see_other("/discounts", notice="removed")
+CUSTOMERS = Editor(
+    path="/customers",
+    suffix="/edit",
+    api="/api/customers",
+    noun="customer",
+    nav="customers",
+    sections=(
+        (
+            "Contact",
+            (
+                # (not "email": the top bar's signed-in address has that id)
+                Field("customer_email", "Email", "email", target="email", attrs='maxlength="254"'),
+                Field("phone", "Phone", "optional", hint="Like +33 6 12 34 56 78", attrs='maxlength="32"'),
+                Field("first_name", "First name", attrs='maxlength="120"'),
+                Field("last_name", "Last name", attrs='maxlength="120"'),
+                Field("accepts_marketing", "Agreed to receive marketing email", "check"),
+            ),
+        ),
+        ("Note", (Field("note", "Note (only staff see it)", "long", attrs='maxlength="5000"'),)),
+    ),
+    read=commerce.get_customer,
+    create=commerce.create_customer,
+    update=commerce.update_customer,
+    create_model=CustomerCreate,
+    update_model=CustomerUpdate,
+    title=lambda customer: f"Edit {_name(customer)}",
+    adjust=_addresses,
+    values_of=_address_values,
+    context=lambda customer: {
+        "address_rows": min(len((customer or {}).get("addresses") or []) + 1, MAX_ADDRESSES)
+    },
+    unique="customer_email",
+    inside="_addresses.html",
+).declare()

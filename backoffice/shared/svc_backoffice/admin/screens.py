@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 from aws_lambda_powertools.event_handler.router import Router
 
-from svc_backoffice.admin import (  # noqa: F401 - each module declares its pages
+from svc_backoffice.admin import (  # noqa: F401 - each screen's module declares its pages
     categories,
     collections,
     content,
+    discounts,
     home,
     images,
     orders,
@@ -17,6 +18,7 @@ from svc_backoffice.admin import (  # noqa: F401 - each module declares its page
     products,
     settings,
     setup,
+    shipping,
 )
 from svc_backoffice.admin.pages import not_found_page, router
 from svc_backoffice.edge.routes import Route

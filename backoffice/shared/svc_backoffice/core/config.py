@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     gsc_client_secret: str | None = Field(default=None, repr=False)
     gsc_client_secret_arn: str | None = None
     gsc_provider_base_url: str | None = None
-    gsc_return_path: str = "/integrations"
+    gsc_return_path: str = "/settings/integrations"
 
     @model_validator(mode="after")
     def _one_gsc_secret_source(self) -> Settings:

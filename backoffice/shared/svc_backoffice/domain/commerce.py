@@ -280,24 +280,38 @@ def delete_coupon(db: Database, coupon_id: str) -> None:
     delete_row(db, "coupons", coupon_id)
 
 
-def coupon_stats(db: Database, coupon_id: str) -> Row:
-    row = db.found(
-        "SELECT c.id AS coupon_id, c.code, c.kind, c.value, c.active, c.used_count, c.usage_limit, "
-        "CASE WHEN c.usage_limit IS NULL THEN NULL ELSE c.usage_limit - c.used_count END AS remaining, "
-        "count(r.order_id) AS redemptions, coalesce(sum(r.discount_cents), 0) AS discount_total_cents, "
-        "coalesce(sum(o.total_cents), 0) AS revenue_cents, "
-        "count(o.id) FILTER (WHERE o.status IN ('cancelled', 'refunded')) AS cancelled_or_refunded, "
-        "min(r.created_at) AS first_used_at, max(r.created_at) AS last_used_at "
-        "FROM coupons c LEFT JOIN coupon_redemptions r ON r.coupon_id = c.id "
-        "LEFT JOIN orders o ON o.id = r.order_id WHERE c.id = %s GROUP BY c.id",
-        (coupon_id,),
-    )
-    now = datetime.now(UTC)
-    coupon = get_coupon(db, coupon_id)
+COUPON_STATS = (
+    "SELECT c.id AS coupon_id, c.code, c.kind, c.value, c.active, c.used_count, c.usage_limit, "
+    "CASE WHEN c.usage_limit IS NULL THEN NULL ELSE c.usage_limit - c.used_count END AS remaining, "
+    "count(r.order_id) AS redemptions, coalesce(sum(r.discount_cents), 0) AS discount_total_cents, "
+    "coalesce(sum(o.total_cents), 0) AS revenue_cents, "
+    "count(o.id) FILTER (WHERE o.status IN ('cancelled', 'refunded')) AS cancelled_or_refunded, "
+    "min(r.created_at) AS first_used_at, max(r.created_at) AS last_used_at, "
+    "c.starts_at, c.ends_at "
+    "FROM coupons c LEFT JOIN coupon_redemptions r ON r.coupon_id = c.id "
+    "LEFT JOIN orders o ON o.id = r.order_id"
+)
+
+
+def _with_live(row: Row, now: datetime) -> Row:
+    """The figures as the API answers them, with `live`: active, within its dates and uses left."""
+    starts_at, ends_at = row.pop("starts_at"), row.pop("ends_at")
     row["live"] = bool(
-        coupon["active"]
-        and (coupon["starts_at"] is None or coupon["starts_at"] <= now)
-        and (coupon["ends_at"] is None or coupon["ends_at"] > now)
+        row["active"]
+        and (starts_at is None or starts_at <= now)
+        and (ends_at is None or ends_at > now)
         and (row["remaining"] is None or row["remaining"] > 0)
     )
     return row
+
+
+def coupon_stats(db: Database, coupon_id: str) -> Row:
+    row = db.found(f"{COUPON_STATS} WHERE c.id = %s GROUP BY c.id", (coupon_id,))
+    return _with_live(row, datetime.now(UTC))
+
+
+def coupons_with_stats(db: Database) -> list[Row]:
+    """Every coupon with its figures (`stats`, as coupon_stats answers them), in one statement."""
+    now = datetime.now(UTC)
+    figures = {row["coupon_id"]: _with_live(row, now) for row in db.all(f"{COUPON_STATS} GROUP BY c.id")}
+    return [{**coupon, "stats": figures[coupon["id"]]} for coupon in list_coupons(db)]

@@ -39,6 +39,10 @@ def list_integrations(db: Database) -> list[Row]:
     return db.all(f"SELECT {COLUMNS} FROM integrations ORDER BY kind")  # noqa: S608
 
 
+def get_integration(db: Database, integration_id: str) -> Row:
+    return db.found(f"SELECT {COLUMNS} FROM integrations WHERE id = %s", (integration_id,))  # noqa: S608
+
+
 def create_integration(db: Database, body: IntegrationCreate) -> Row:
     sealed = sealing.seal_given(body.secret, _purpose(body.kind))
     row = db.one(

@@ -40,6 +40,10 @@ def list_providers(db: Database) -> list[Row]:
     return db.all(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers ORDER BY kind")  # noqa: S608
 
 
+def get_provider(db: Database, provider_id: str) -> Row:
+    return db.found(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers WHERE id = %s", (provider_id,))  # noqa: S608
+
+
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
     fields = sealing.stored_fields(
         "payment_providers",

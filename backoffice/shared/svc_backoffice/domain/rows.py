@@ -102,12 +102,16 @@ def reorder(db: Database, table: str, ids: list[Any], unknown: str) -> None:
 @dataclass(frozen=True)
 class Table(Generic[Create, Update]):
     """A table whose rows are created from a create model, changed by a partial update model (the fields
-    sent) and deleted by id, each answered with `columns`. A table whose rows have a name and a slug says
+    sent), read and deleted by id, each answered with `columns`. A table whose rows have a name and a slug says
     `slug_fallback`: a row created without a slug gets one made from its name (insert_named)."""
 
     name: str
     columns: str
     slug_fallback: str | None = None
+
+    def read(self, db: Database, row_id: str) -> Row:
+        """One row by id (NotFound when none)."""
+        return db.found(f"SELECT {self.columns} FROM {self.name} WHERE id = %s", (row_id,))  # noqa: S608
 
     def create(self, db: Database, body: Create) -> Row:
         if self.slug_fallback is not None:

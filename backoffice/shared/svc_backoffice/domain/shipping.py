@@ -24,9 +24,11 @@ CARRIER_COLUMNS = "id, name, code, tracking_url_template, active, created_at"
 ZONES: Table[ShippingZoneCreate, ShippingZoneUpdate] = Table("shipping_zones", ZONE_COLUMNS)
 METHODS: Table[ShippingMethodCreate, ShippingMethodUpdate] = Table("shipping_methods", METHOD_COLUMNS)
 CARRIERS: Table[CarrierCreate, CarrierUpdate] = Table("shipping_carriers", CARRIER_COLUMNS)
-create_zone, update_zone, delete_zone = ZONES.create, ZONES.update, ZONES.delete
-create_method, update_method, delete_method = METHODS.create, METHODS.update, METHODS.delete
-create_carrier, update_carrier, delete_carrier = CARRIERS.create, CARRIERS.update, CARRIERS.delete
+get_zone, create_zone, update_zone, delete_zone = ZONES.read, ZONES.create, ZONES.update, ZONES.delete
+get_method, create_method, update_method = METHODS.read, METHODS.create, METHODS.update
+delete_method = METHODS.delete
+get_carrier, create_carrier, update_carrier = CARRIERS.read, CARRIERS.create, CARRIERS.update
+delete_carrier = CARRIERS.delete
 
 
 def list_zones(db: Database) -> list[Row]:

@@ -27,7 +27,7 @@
   var list = document.getElementById("palette-results");
   var kinds = { product: "Product", order: "Order", customer: "Customer", coupon: "Discount",
     category: "Category", collection: "Collection", blog_post: "Post" };
-  var pages = { coupon: "/discounts", category: "/products", collection: "/products", blog_post: "/content" };
+  var pages = { category: "/products", collection: "/products" };
   var timer = null;
 
   function hrefOf(hit) {
