@@ -47,6 +47,9 @@ class DispatchingHandler(BaseHTTPRequestHandler):
     timing); protocol errors (malformed request lines, timeouts) go to `log_line`."""
 
     protocol_version = "HTTP/1.1"
+    # Headers and body may go out in separate writes; with Nagle's algorithm on, the body would wait for the
+    # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
+    disable_nagle_algorithm = True
     timeout = 60  # seconds a socket may stall (slow body, idle keep-alive) before the thread gives up
 
     def do_GET(self) -> None:

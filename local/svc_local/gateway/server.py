@@ -67,9 +67,6 @@ class Router:
 
 class _Handler(DispatchingHandler):
     server_version = "svc-local-gateway"
-    # Headers and body go out in separate writes; with Nagle's algorithm on, the body waits for the
-    # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
-    disable_nagle_algorithm = True
     server: OwnedServer[Gateway]
 
     def log_line(self, line: str) -> None:
