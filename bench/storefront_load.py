@@ -33,6 +33,8 @@ class Tally:
     errors: int = 0  # connections that failed (reset, refused, closed mid-answer)
     wrong: int = 0  # answers whose status, ETag or body differ from the expected answer
     latencies: list[float] = field(default_factory=list)
+    finished: float = 0.0  # seconds from the load's start to its last answer
+    scheduled: int | None = None  # requests a paced load sends (None: unpaced)
 
     def add(self, other: Tally) -> None:
         self.sent += other.sent
@@ -42,6 +44,7 @@ class Tally:
         self.errors += other.errors
         self.wrong += other.wrong
         self.latencies += other.latencies
+        self.finished = max(self.finished, other.finished)
 
 
 @dataclass
@@ -104,11 +107,13 @@ def _process(
     connections: int,
     interval: float,
     offset: float,
+    count: int | None,
     expected: Expected | None,
     out: Any,
 ) -> None:
     """One client process: `connections` connections, each sending a request every `interval` seconds from
-    `start` (time.time()), for `seconds`."""
+    `start` (time.time()): `count` requests each (late ones sent as soon as they can be), or, with no count,
+    as many as `seconds` allow."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     target = parts.path + ("?" + parts.query if parts.query else "")
@@ -133,12 +138,13 @@ def _process(
     # the wall clock's start in this process's perf_counter, so that every process starts together
     begin = time.perf_counter() + (start - time.time())
     end = begin + seconds
-    due = [(begin + offset + i * interval / connections, i) for i in range(connections)]
+    due = [(begin + offset + i * interval / connections, i) for i in range(connections)] if count != 0 else []
     heapq.heapify(due)
-    busy: dict[int, float] = {}  # connection -> when its request's next turn falls due
+    busy: dict[int, float] = {}  # connection -> the due time of its request in flight
+    answered = [0] * connections
     while True:
         now = time.perf_counter()
-        while due and due[0][0] <= now and now < end:
+        while due and due[0][0] <= now and (count is not None or now < end):
             turn, i = heapq.heappop(due)
             conn = pool[i]
             try:
@@ -149,15 +155,15 @@ def _process(
                 conn.sock.send(request)  # a few dozen bytes: the socket's buffer takes them whole
             except OSError:
                 fail(conn)
-                heapq.heappush(due, (turn + interval, i))
+                heapq.heappush(due, (turn, i))  # sent again once connected again
                 continue
-            busy[i] = turn + interval
-        if not busy and (now >= end or not due):
+            busy[i] = turn
+        if not busy and (not due or (count is None and now >= end)):
             break
         if now > end + 30:  # answers that never came
             tally.errors += len(busy)
             break
-        wait = min(max(due[0][0] - now, 0.0), 0.05) if due and now < end else 0.05
+        wait = min(max(due[0][0] - now, 0.0), 0.05) if due else 0.05
         for key, _ in selector.select(wait):
             conn = key.data
             try:
@@ -174,8 +180,12 @@ def _process(
                 continue
             answer, conn.buffer = parsed
             tally.latencies.append(time.perf_counter() - conn.sent_at)
+            tally.finished = max(tally.finished, time.perf_counter() - begin)
             _check(answer, expected, tally)
-            heapq.heappush(due, (busy.pop(conn.index), conn.index))
+            turn = busy.pop(conn.index)
+            answered[conn.index] += 1
+            if count is None or answered[conn.index] < count:
+                heapq.heappush(due, (turn + interval, conn.index))
     for conn in pool:
         if conn.sock is not None:
             conn.sock.close()
@@ -185,34 +195,28 @@ def _process(
 def drive(
     url: str,
     *,
-    rate: int,
+    rate: int | None,
     seconds: float,
     processes: int,
     connections: int,
     expected: Expected | None = None,
-) -> tuple[Tally, float, float]:
-    """`GET url` at `rate` requests/s in all from processes x connections connections for `seconds`, every
-    answer checked against `expected`. Returns the tally, the time the load started (time.time()) and how
-    long it ran."""
+) -> Tally:
+    """`GET url` from processes x connections connections, every answer checked against `expected`: paced at
+    `rate` requests/s in all, rate x seconds requests on a schedule over `seconds` (late ones sent as soon
+    as they can be, so a server that cannot keep up finishes late: `Tally.finished`), or with no rate, each
+    connection's next request sent as soon as its answer is read, for `seconds`."""
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    interval = processes * connections / rate  # each connection's share of the rate
+    share = processes * connections
+    interval = share / rate if rate else 0.0  # each connection's share of the rate
+    count = round(rate * seconds / share) if rate else None
     start = (
         time.time() + 1.5 + 0.3 * processes
     )  # every process started and connected before the first request
     children = [
         ctx.Process(
             target=_process,
-            args=(
-                url,
-                start,
-                seconds,
-                connections,
-                interval,
-                n * interval / (processes * connections),
-                expected,
-                out,
-            ),
+            args=(url, start, seconds, connections, interval, n * interval / share, count, expected, out),
         )
         for n in range(processes)
     ]
@@ -223,4 +227,5 @@ def drive(
         total.add(out.get(timeout=seconds + 120))
     for child in children:
         child.join(timeout=30)
-    return total, start, seconds
+    total.scheduled = count * share if count is not None else None
+    return total
