@@ -23,6 +23,10 @@ DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
 
 
+def _first_segment(path: str) -> str:
+    return next((part for part in path.split("/") if part), "")
+
+
 class _Drop(Exception):
     """Close the connection without answering."""
 
@@ -70,14 +74,7 @@ class _Handler(DispatchingHandler):
             response = json_response({"error": "internal_error", "message": str(exc)}, 500)
         data, headers = response.encoded()
         try:
-            self.send_response(response.status)
-            for name, value in headers.items():
-                if name.lower() not in ("content-length", "connection"):
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
+            self.send_answer(response.status, headers.items(), data)
         except OSError:
             self.close_connection = True
         elapsed = (time.perf_counter() - started) * 1000
@@ -119,6 +116,16 @@ class Sandbox(BackgroundServer):
             if attach is not None:
                 attach(self)
             self.routes.extend(provider.routes())
+        # routes by their path's first segment (those starting with a {param} go with every path): a request
+        # is matched against a handful of routes rather than all of them
+        self._by_first: dict[str, list[SandboxRoute]] = {}
+        self._any_first: list[SandboxRoute] = []
+        for route in self.routes:
+            first = _first_segment(route.path)
+            if first.startswith("{"):
+                self._any_first.append(route)
+            else:
+                self._by_first.setdefault(first, []).append(route)
         self.log_stream = log_stream
         self.quiet = quiet
         self._log_lock = threading.Lock()
@@ -162,7 +169,8 @@ class Sandbox(BackgroundServer):
                     )
         best: tuple[tuple[int, ...], SandboxRoute, dict[str, str]] | None = None
         allowed: set[str] = set()
-        for route in self.routes:
+        candidates = self._by_first.get(_first_segment(request.path), [])
+        for route in [*candidates, *self._any_first] if self._any_first else candidates:
             found = match_resource(route.path, request.path)
             if found is None:
                 continue

@@ -274,8 +274,8 @@ class Netlify(Deploys):
         live = self.published(site) if site else None
         if site is None or live is None:
             return html(NOT_FOUND, 404)
-        deploy, rules = live
-        response = serve_deploy(request, self.files(deploy["id"]), rules, f"/sites/{name}", self.edge)
+        deploy, files = live
+        response = serve_deploy(request, files, f"/sites/{name}", self.edge)
         response.headers.update({"X-Nf-Deploy-Id": deploy["id"], "X-Commit-Sha": deploy["sha"] or ""})
         return response
 

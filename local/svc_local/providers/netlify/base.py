@@ -9,7 +9,7 @@ from typing import Any
 
 from svc_local.providers.common import BaseProvider, OAuthApp, Settings, bearer, owned
 from svc_local.providers.github import GitHub
-from svc_local.providers.netlify.serve import EdgeCache
+from svc_local.providers.netlify.serve import EdgeCache, LiveDeploy
 from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
 DEFAULT_ACCOUNT = "sandbox-team"
@@ -43,6 +43,12 @@ class NetlifyBase(BaseProvider):
         root.mkdir(parents=True, exist_ok=True)
         self.deploy_root = root
         self.edge = EdgeCache()
+        self.live: dict[str, LiveDeploy] = {}  # published deploys as served, by deploy id
+
+    def went_live(self) -> None:
+        """A deploy was published: the CDN's answers are invalidated, as on the real host."""
+        self.edge.clear()
+        self.live.clear()
 
     def site_url(self, name: str) -> str:
         return f"{self.public_url}/sites/{name}/"

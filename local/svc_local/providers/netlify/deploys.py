@@ -17,6 +17,7 @@ from svc_local.providers.netlify.base import NetlifyBase, error
 from svc_local.providers.netlify.build import run_build
 from svc_local.providers.netlify.env import EnvRoutes
 from svc_local.providers.netlify.redirects import Rule
+from svc_local.providers.netlify.serve import LiveDeploy
 from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
 _STOP = ""
@@ -205,7 +206,7 @@ class Deploys(EnvRoutes, NetlifyBase):
             if failure is None and site is not None:
                 site["published_deploy_id"] = deploy_id
                 deploy["published_at_ts"] = now()
-                self.edge.clear()  # a new deploy invalidates the CDN, as on the real host
+                self.went_live()
         self.state.save()
 
     # ---- reading deploys
@@ -321,12 +322,18 @@ class Deploys(EnvRoutes, NetlifyBase):
         with self.state.lock:
             site["published_deploy_id"] = deploy["id"]
             deploy["published_at_ts"] = now()
-            self.edge.clear()
+            self.went_live()
         self.state.save()
         return json_response(self._deploy_json(deploy))
 
-    def published(self, site: dict[str, Any]) -> tuple[dict[str, Any], list[Rule]] | None:
+    def published(self, site: dict[str, Any]) -> tuple[dict[str, Any], LiveDeploy] | None:
         deploy = self.data["deploys"].get(site.get("published_deploy_id") or "")
-        if deploy is None or not self.files(deploy["id"]).is_dir():
+        if deploy is None:
             return None
-        return deploy, [Rule.of(r) for r in deploy.get("rules") or []]
+        live = self.live.get(deploy["id"])
+        if live is None:
+            root = self.files(deploy["id"])
+            if not root.is_dir():
+                return None
+            live = self.live[deploy["id"]] = LiveDeploy(root, [Rule.of(r) for r in deploy.get("rules") or []])
+        return deploy, live

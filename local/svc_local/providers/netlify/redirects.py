@@ -4,6 +4,7 @@ then `[[redirects]]` of netlify.toml; `*` and `:name` in `from`, `:splat` and `:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,23 +31,30 @@ class Rule:
 
     def match(self, path: str) -> str | None:
         """The target for `path` (placeholders and splat filled in), or None when the rule does not apply."""
-        pattern = ""
-        for part in re.split(r"(\*|:[A-Za-z_][A-Za-z0-9_]*)", self.source.rstrip("/") or "/"):
-            if part == "*":
-                pattern += "(?P<splat>.*)"
-            elif part.startswith(":"):
-                pattern += f"(?P<{part[1:]}>[^/]+)"
-            else:
-                pattern += re.escape(part)
-        found = re.fullmatch(pattern + "/?", path) or (
-            re.fullmatch(pattern, path.rstrip("/")) if pattern.endswith("(?P<splat>.*)") else None
-        )
+        exact, splat = _patterns(self.source)
+        found = exact.fullmatch(path) or (splat.fullmatch(path.rstrip("/")) if splat else None)
         if found is None:
             return None
         target = self.target
         for name, value in sorted(found.groupdict().items(), key=lambda item: -len(item[0])):
             target = target.replace(f":{name}", value or "")
         return target
+
+
+@functools.lru_cache(maxsize=1024)
+def _patterns(source: str) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """A rule's `from` compiled once: the path with an optional trailing slash, and (for a splat rule) the path
+    without it."""
+    pattern = ""
+    for part in re.split(r"(\*|:[A-Za-z_][A-Za-z0-9_]*)", source.rstrip("/") or "/"):
+        if part == "*":
+            pattern += "(?P<splat>.*)"
+        elif part.startswith(":"):
+            pattern += f"(?P<{part[1:]}>[^/]+)"
+        else:
+            pattern += re.escape(part)
+    splat = re.compile(pattern) if pattern.endswith("(?P<splat>.*)") else None
+    return re.compile(pattern + "/?"), splat
 
 
 def _status(text: str) -> tuple[int, bool] | None:

@@ -10,7 +10,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -55,25 +55,56 @@ def content_type(path: Path) -> str:
     return TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
 
 
-def find_file(root: Path, path: str) -> Path | None:
-    """The file a path names in the publish directory: itself, its index.html, or path.html (pretty URLs)."""
-    relative = path.strip("/")
-    if any(part in ("..", ".") for part in relative.split("/")):
+MAX_KEPT_FILE = 1024 * 1024  # files up to this size are kept in memory once read
+
+
+class LiveDeploy:
+    """A published deploy as the edge serves it: its files, listed once (a deploy's files never change after
+    its build, as on the real host) and read once each, and its redirect rules."""
+
+    def __init__(self, root: Path, rules: list[Rule]) -> None:
+        self.root = root
+        self.rules = rules
+        self.files = frozenset(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+        self._bodies: dict[str, bytes] = {}
+
+    def find(self, path: str) -> str | None:
+        """The file a path names in the publish directory: itself, its index.html, or path.html (pretty
+        URLs); its path relative to the deploy's root."""
+        parts = [part for part in path.split("/") if part]
+        if any(part in ("..", ".") for part in parts):
+            return None
+        relative = "/".join(parts)
+        if not relative:
+            return "index.html" if "index.html" in self.files else None
+        for candidate in (relative, relative + "/index.html", relative + ".html"):
+            if candidate in self.files:
+                return candidate
         return None
-    base = root / relative if relative else root
-    for candidate in (base, base / "index.html", base.with_name(base.name + ".html") if relative else None):
-        if candidate is not None and candidate.is_file():
-            return candidate
-    return None
+
+    def answer(self, relative: str, status: int) -> SandboxResponse:
+        body = self._bodies.get(relative)
+        if body is None:
+            body = (self.root / relative).read_bytes()
+            if len(body) <= MAX_KEPT_FILE:
+                self._bodies[relative] = body
+        kind = content_type(Path(relative))
+        return SandboxResponse(
+            status, body, {"Content-Type": kind, "Cache-Control": "public, max-age=0, must-revalidate"}
+        )
 
 
 @dataclass
 class _Cached:
     status: int
     body: bytes
-    headers: dict[str, str]
+    headers: dict[str, str]  # the origin's, lower-case names
     stored_at: float
     ttl: float
+    sent: dict[str, str] = field(init=False)  # the origin's headers as the edge passes them on
+
+    def __post_init__(self) -> None:
+        self.sent = {k.title(): v for k, v in self.headers.items()}
 
 
 def _ttl(cache_control: str) -> float | None:
@@ -155,7 +186,7 @@ class EdgeCache:
 
     @staticmethod
     def _answer(request: SandboxRequest, entry: _Cached, outcome: str, age: float) -> SandboxResponse:
-        headers = {k.title(): v for k, v in entry.headers.items()}
+        headers = dict(entry.sent)
         headers["Cache-Status"] = f'"Netlify Edge"; {"hit" if outcome == "hit" else "fwd=" + outcome}'
         headers["Age"] = str(int(age))
         tag = entry.headers.get("etag")
@@ -168,14 +199,12 @@ def _kept(items: Any) -> dict[str, str]:
     return {k.lower(): v for k, v in items if k.lower() in _PASS_BACK}
 
 
-def serve_deploy(
-    request: SandboxRequest, root: Path, rules: list[Rule], base: str, cache: EdgeCache
-) -> SandboxResponse:
+def serve_deploy(request: SandboxRequest, live: LiveDeploy, base: str, cache: EdgeCache) -> SandboxResponse:
     """Answer `request` for the site path `/{path}` from a deploy's files and rules (`base`: the site's
     prefix on the sandbox, for redirects to site paths)."""
     path = "/" + request.params.get("path", "").lstrip("/")
-    found = find_file(root, path)
-    for rule in rules:
+    found = live.find(path)
+    for rule in live.rules:
         target = rule.match(path)
         if target is None or (found is not None and not rule.force):
             continue
@@ -185,20 +214,13 @@ def serve_deploy(
         if rule.status in (301, 302, 303, 307, 308):
             location = base + target if target.startswith("/") else target
             return SandboxResponse(rule.status, b"", {"Location": location})
-        rewritten = find_file(root, target.split("?", 1)[0])
+        rewritten = live.find(target.split("?", 1)[0])
         if rewritten is not None:
-            return _file(rewritten, rule.status if rule.status in (200, 404) else 200)
+            return live.answer(rewritten, rule.status if rule.status in (200, 404) else 200)
     if found is not None:
         if request.method not in ("GET", "HEAD"):
             return SandboxResponse(405, b"Method Not Allowed", {"Content-Type": "text/plain"})
-        return _file(found, 200)
-    page = root / "404.html"
-    if page.is_file():
-        return _file(page, 404)
+        return live.answer(found, 200)
+    if "404.html" in live.files:
+        return live.answer("404.html", 404)
     return html(NOT_FOUND, 404)
-
-
-def _file(path: Path, status: int) -> SandboxResponse:
-    kind = content_type(path)
-    cache = "public, max-age=0, must-revalidate"
-    return SandboxResponse(status, path.read_bytes(), {"Content-Type": kind, "Cache-Control": cache})
