@@ -52,6 +52,7 @@ def test_a_project_is_renamed_within_its_limits(shop):
     assert renamed.status == 303
     shown = api.get(local(renamed.header("location")))
     assert "Project renamed." in text_of(shown)
+    assert "<title>Settings · Candle Corner · svc workspace</title>" in shown.text
     assert services.projects().get(pid).name == "Candle Corner"
     assert "<h1>Candle Corner</h1>" in api.get(f"/workspace/projects/{pid}").text
     longest = api.post(f"/workspace/projects/{pid}/rename", form={"csrf": token, "name": "y" * 100})
