@@ -156,3 +156,23 @@ def test_someone_elses_project_settings_are_refused_in_words(chromium, merchant,
         assert urlsplit(page.url).path.endswith("/settings")
     finally:
         context.close()
+
+
+def test_without_script_the_project_page_offers_a_refresh_link(chromium, merchant):
+    gateway = merchant["gateway"]
+    context, page = signed_in_page(chromium, gateway, "/", width=375)
+    try:
+        connect_all(page, gateway)
+        project_id = new_shop(page, gateway, "Outdoor gear")
+    finally:
+        context.close()
+    path = f"/workspace/projects/{project_id}"
+    context, page = signed_in_page(chromium, gateway, path, width=375, script=False)
+    try:
+        assert "to see the newest state of the publish" in page.locator("#refresh-hint").inner_text()
+        assert no_horizontal_scroll(page)
+        page.get_by_role("link", name="Refresh").click()
+        page.wait_for_url(f"{gateway}{path}")
+        assert page.locator("#refresh-hint").is_visible()
+    finally:
+        context.close()
