@@ -214,7 +214,10 @@
     if (document.hidden) { return; } // picked up again when the tab is shown
     var path = "/workspace/projects/" + encodeURIComponent(publishSection.dataset.project) + "/state";
     api("GET", path).then(function (result) {
-      if (!result.ok) { return; } // gone or no longer shared: the page stays as it is, Refresh says why
+      if (!result.ok) { // a passing fault: ask again later; gone or no longer shared: the page stays as it is
+        if (result.status >= 500) { follow(15000); }
+        return;
+      }
       var versions = result.data.versions || {};
       var changed = [];
       document.querySelectorAll("[data-part][data-version]").forEach(function (el) {
