@@ -60,19 +60,26 @@ def test_the_project_page_follows_publish_a_builder_commit_and_its_deploy_withou
         page.get_by_role("link", name="Open backoffice").wait_for()
         page.locator("#deploy-list tr[data-live=true]").wait_for(timeout=60_000)
         assert same_document(page)
-        shot(page, "project-ready-1280")
 
         # A builder's commit becomes the last pushed commit, and the deploy it starts goes live, on this page.
         page.fill("#builder-text", "Add a brewing guide for the V60")
-        page.click("#builder-send")
-        page.wait_for_url(f"{gateway}/workspace/projects/{project_id}?message=*")
-        mark(page)
+        builder = f"{sandbox}/__admin/builder/settings"
+        delay = httpx.get(builder).json()["delay"]
+        httpx.post(builder, json={"delay": 3.0})  # the page opens before the builder has finished
+        try:
+            page.click("#builder-send")
+            page.wait_for_url(f"{gateway}/workspace/projects/{project_id}?message=*")
+            mark(page)
+            assert page.locator("#builder-message").get_attribute("data-status") == "in_progress"
+        finally:
+            httpx.post(builder, json={"delay": delay})
         page.locator("#builder-message[data-status=complete]").wait_for(timeout=30_000)
         sha = page.locator("#message-sha").inner_text()
         page.locator("#commit code", has_text=sha).wait_for(timeout=30_000)
         page.locator("#deploy-list tr[data-live=true]", has_text=sha).wait_for(timeout=60_000)
         assert page.locator("#live-deploy code").inner_text() == sha
         assert same_document(page)
+        shot(page, "project-live")
 
         # The link forms are on Settings now.
         page.get_by_role("link", name="Settings").click()
@@ -83,7 +90,7 @@ def test_the_project_page_follows_publish_a_builder_commit_and_its_deploy_withou
         page.goto(f"{gateway}/workspace/projects/{project_id}")
         assert no_horizontal_scroll(page)
         assert page.locator("#builder-form").is_visible() and page.locator("#repo-form").count() == 0
-        shot(page, "project-ready-375")
+        shot(page, "project-live-375")
     finally:
         context.close()
 
@@ -116,7 +123,7 @@ def test_rename_then_delete_with_the_name_typed(chromium, merchant, width):
         assert f"nothing was deleted. Type {name} exactly to delete it." in error.inner_text()
         assert page.locator("h1").inner_text() == name
         assert no_horizontal_scroll(page)
-        shot(page, f"project-delete-refused-{width}")
+        shot(page, "project-settings" if width == 1280 else "project-settings-375")
 
         page.fill("#confirm-name", name)
         page.click("#delete-project")
