@@ -2,7 +2,8 @@
 1280 and 375 px against the running local stack, by clicking only: a publish reaching ready enables the builder
 and moves the link forms to Settings; a builder's commit shows as the last pushed commit, and the deploy it
 starts goes live in the deploys list; a project is renamed, and deleted once its name is typed (a wrong name
-is refused in words); someone else's project's Settings is refused in words."""
+is refused in words); someone else's project's Settings is refused in words; without script, a link reloads
+the page."""
 
 from __future__ import annotations
 
@@ -165,7 +166,7 @@ def test_someone_elses_project_settings_are_refused_in_words(chromium, merchant,
         context.close()
 
 
-def test_without_script_the_project_page_offers_a_refresh_link(chromium, merchant):
+def test_without_script_the_project_page_offers_a_reload_link(chromium, merchant):
     gateway = merchant["gateway"]
     context, page = signed_in_page(chromium, gateway, "/", width=375)
     try:
@@ -178,7 +179,7 @@ def test_without_script_the_project_page_offers_a_refresh_link(chromium, merchan
     try:
         assert "to see the newest state of the publish" in page.locator("#refresh-hint").inner_text()
         assert no_horizontal_scroll(page)
-        page.get_by_role("link", name="Refresh").click()
+        page.get_by_role("link", name="Reload").click()
         page.wait_for_url(f"{gateway}{path}")
         assert page.locator("#refresh-hint").is_visible()
     finally:
