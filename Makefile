@@ -114,8 +114,9 @@ bench: $(VENV_STAMP)
 screenshots: $(VENV_STAMP)
 	SVC_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest tests/e2e/test_workspace_browser.py tests/e2e/test_workspace_builder_browser.py \
 		tests/e2e/test_builder_studio_browser.py tests/e2e/test_workspace_credits_browser.py \
-		tests/e2e/test_workspace_more_browser.py tests/e2e/test_mcp_apps_browser.py \
-		tests/e2e/test_backoffice_admin_browser.py tests/e2e/test_storefront_browser.py -q
+		tests/e2e/test_workspace_more_browser.py tests/e2e/test_workspace_project_browser.py \
+		tests/e2e/test_mcp_apps_browser.py tests/e2e/test_backoffice_admin_browser.py \
+		tests/e2e/test_storefront_browser.py -q
 
 # ---------------------------------------------------------------- quality gates
 

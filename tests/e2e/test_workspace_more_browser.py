@@ -1,7 +1,7 @@
 """The workspace's traffic, credits and settings in headless Chromium against the running local stack, by
 clicking only: beacons go through the collect route and the queue into the chart; a top-up goes through the
 Stripe sandbox's hosted page and its signed webhook; visibility and remix; and the fixes: the project page
-completes itself when a publish is ready, the link forms step aside while it runs, every page has an icon,
+completes itself when a publish is ready, the link forms step aside while it runs (and go to Settings), every page has an icon,
 and a failed same-tab (GitHub) connection comes back to its card."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_publish_completes_the_page_without_a_reload_and_no_page_misses_its_icon
             page.locator("#repo").inner_text().startswith("svc-") or "/" in page.locator("#repo").inner_text()
         )
         assert page.locator("#commit code").inner_text()
-        assert page.locator("#setup").is_visible()
+        page.locator("#setup").wait_for(state="detached")  # published: the link forms are on Settings now
         for path in ("/", "/workspace/connections", "/workspace/mcp", "/workspace/billing"):
             page.goto(f"{gateway}{path}")
             page.wait_for_load_state("networkidle")

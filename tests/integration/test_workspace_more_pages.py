@@ -110,9 +110,11 @@ def test_traffic_and_settings_are_the_owners_only(api, project):
     services.projects().set_visibility(project, "workspace")
     sign_in(api, "m@example.com", "member-password-1")
     assert api.get(f"/workspace/projects/{project.id}").status == 200
-    for path in ("traffic", "settings"):
-        refused = api.get(f"/workspace/projects/{project.id}/{path}")
-        assert refused.status == 404 and "not shared with you" in refused.text
+    refused = api.get(f"/workspace/projects/{project.id}/traffic")
+    assert refused.status == 404 and "not shared with you" in refused.text
+    # The member sees the project, so Settings says whose it is rather than pretending it does not exist.
+    refused = api.get(f"/workspace/projects/{project.id}/settings")
+    assert refused.status == 403 and "can change its settings, rename it or delete it" in refused.text
 
 
 def test_visibility_and_remix_from_the_settings_page(api, project, demo_user):

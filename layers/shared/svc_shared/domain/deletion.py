@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from svc_shared.domain.accounts import Accounts
+from svc_shared.domain.projects import delete_partition
 from svc_shared.storage import keys
 from svc_shared.storage.dal import Table
 
@@ -63,7 +64,7 @@ class AccountDeletion:
         for item in list(self.table.query(keys.owner(user_id), sk_prefix=keys.PROJECT_PREFIX, index="gsi1")):
             project_id = str(item["id"])
             for pk in (keys.project(project_id), keys.stats(project_id), keys.live(project_id)):
-                self._delete_partition(pk)
+                delete_partition(self.table, pk)
             projects += 1
         members_removed = 0
         workspace_id = user.default_workspace_id
@@ -72,8 +73,8 @@ class AccountDeletion:
         ):
             self.table.delete(member["pk"], member["sk"])
             members_removed += member.get("user_id") != user_id
-        self._delete_partition(keys.workspace(workspace_id))
-        self._delete_partition(keys.deploy_slots(user_id))
+        delete_partition(self.table, keys.workspace(workspace_id))
+        delete_partition(self.table, keys.deploy_slots(user_id))
         for item in list(self.table.query(keys.user(user_id))):
             if item["sk"] != keys.PROFILE:
                 self.table.delete(item["pk"], item["sk"])
@@ -87,7 +88,3 @@ class AccountDeletion:
         return Deleted(
             projects=projects, connections=connections, grants=grants, members_removed=members_removed
         )
-
-    def _delete_partition(self, pk: str) -> None:
-        for item in list(self.table.query(pk)):
-            self.table.delete(item["pk"], item["sk"])

@@ -12,7 +12,7 @@ from svc_shared.core.clock import Clock, iso_utc
 from svc_shared.core.errors import Conflict, InvalidInput, NotFound
 from svc_shared.core.names import slugify
 from svc_shared.storage import keys
-from svc_shared.storage.dal import Cond, ConditionFailed, Table, item_absent, item_exists
+from svc_shared.storage.dal import Cond, ConditionFailed, Table, attr, item_absent, item_exists
 
 if TYPE_CHECKING:
     from svc_shared.domain.accounts import Accounts, User
@@ -21,6 +21,7 @@ VISIBILITIES = ("private", "workspace", "public")
 OWNER = "owner"
 MIN_PROMPT = 10
 MAX_PROMPT = 4000
+MAX_NAME = 100  # a project's name, as create_project keeps it
 KNOWLEDGE_MAX_BYTES = 10 * 1024
 
 
@@ -113,6 +114,10 @@ class Project:
     static_site_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def value(self, name: str) -> Any:
+        """A field or, for one without a field of its own, the recorded attribute (None when absent)."""
+        return getattr(self, name) if name in _FIELDS else self.extra.get(name)
+
     def summary(self, workspace_url: str) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -187,7 +192,7 @@ class Projects:
             template = TEMPLATES_BY_ID.get(template_id)
             if template is None:
                 raise InvalidInput(say("projects.template_unknown", template_id=template_id))
-        project_name = (name or (template.name if template else derive_name(prompt))).strip()[:100]
+        project_name = (name or (template.name if template else derive_name(prompt))).strip()[:MAX_NAME]
         now = int(self.clock.now())
         project_id = str(uuid.uuid4())
         slug = f"{slugify(project_name, 40)}-{project_id[:6]}"
@@ -287,6 +292,11 @@ class Projects:
             raise Conflict(say("projects.changed_meanwhile")) from exc
         return _project(item)
 
+    def update_changed(self, project: Project, changes: dict[str, Any]) -> Project:
+        """`update` with only the fields whose value differs from `project`'s; no write when none does."""
+        changed = {k: v for k, v in changes.items() if project.value(k) != v}
+        return self.update(project, changed) if changed else project
+
     def set_visibility(self, project: Project, visibility: str) -> Project:
         if visibility not in VISIBILITIES:
             raise InvalidInput(say("projects.visibility_invalid"))
@@ -300,10 +310,61 @@ class Projects:
             owner_id=owner.id,
             workspace_id=owner.default_workspace_id,
             prompt=source.prompt,
-            name=f"{source.name} (remix)"[:100],
+            name=f"{source.name} (remix)"[:MAX_NAME],
             vertical=source.vertical,
             description=source.description,
         )
+
+    def rename(self, project: Project, name: str) -> Project:
+        """The project under a new name (1 to 100 characters, one line). Only the name shown changes: the slug,
+        and the repository, database and site named after it at publishing, keep theirs."""
+        name = name.strip()
+        if not name:
+            raise InvalidInput(say("projects.name_empty"), code="name_empty", field="name")
+        if len(name) > MAX_NAME:
+            raise InvalidInput(
+                say("projects.name_too_long", maximum=MAX_NAME, length=len(name)),
+                code="name_long",
+                field="name",
+            )
+        if any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise InvalidInput(say("projects.name_one_line"), code="name_one_line", field="name")
+        return self.update(project, {"name": name})
+
+    def delete(self, project: Project) -> None:
+        """The project's record (with its encrypted database keys) and its analytics go, and its workspace
+        counts one project fewer. What publishing made in the owner's own accounts (repository, database,
+        site) stays: the platform never deletes those. Refused while a publish run holds the project."""
+        if project.extra.get("publish_status") in ("starting", "running"):
+            raise Conflict(say("projects.delete_while_publishing"), code="publishing")
+        running = attr("publish_status")
+        try:
+            self.table.transact(
+                [
+                    self.table.delete_action(
+                        keys.project(project.id),
+                        keys.META,
+                        when=item_exists()
+                        & (running.missing() | (running.ne("starting") & running.ne("running"))),
+                    ),
+                    self.table.update_action(
+                        keys.workspace(project.workspace_id),
+                        keys.META,
+                        add={"project_count": -1},
+                        when=item_exists(),
+                    ),
+                ]
+            )
+        except ConditionFailed as exc:
+            raise Conflict(say("projects.changed_meanwhile")) from exc
+        for pk in (keys.project(project.id), keys.stats(project.id), keys.live(project.id)):
+            delete_partition(self.table, pk)
+
+
+def delete_partition(table: Table, pk: str) -> None:
+    """Every item of partition `pk`."""
+    for item in list(table.query(pk)):
+        table.delete(item["pk"], item["sk"])
 
 
 def check_knowledge(text: str) -> str:

@@ -115,7 +115,7 @@ class Workbench:
         history = history or self.site_deploys(user_id, project)
         if history is not None and history.latest is not None:
             latest = history.latest
-            return self.projects.update(
+            return self.projects.update_changed(
                 project,
                 {
                     "build_status": latest.state,
@@ -136,7 +136,7 @@ class Workbench:
         changes: dict[str, Any] = {"build_status": deploy.state}
         if deploy.state == "ready":
             changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
-        return self.projects.update(project, changes)
+        return self.projects.update_changed(project, changes)
 
     def site_deploys(self, user_id: str, project: Project) -> SiteDeploys | None:
         """The site's recent deploys, or None when there is no site or static_host cannot be read now."""

@@ -30,10 +30,7 @@ MESSAGE_WORDS = {
 def owned_project(user: User, project_id: str) -> Project:
     """The project if the user owns it; Forbidden in words for those who may only see it (the tools allow
     the builder, the files and the knowledge to the owner only); NotFound for anyone else."""
-    project, owner = views.accessible_project(user, project_id)
-    if not owner:
-        raise errors.Forbidden(say("workspace.owner_only"), code="owner_only")
-    return project
+    return views.owned_project(user, project_id, say("workspace.owner_only"))
 
 
 def when(value: Any) -> str:

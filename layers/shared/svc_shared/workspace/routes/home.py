@@ -43,7 +43,9 @@ def home_page(user: User, status: int = 200, **extra: Any) -> Response:
 @router.get("/")
 def home() -> Response:
     asked = router.current_event.get_query_string_value("new") == "1"
-    return home_page(site.current_user(router), open_new=asked)
+    deleted = router.current_event.get_query_string_value("done") == "deleted"
+    notice = say("workspace.deleted") if deleted else None
+    return home_page(site.current_user(router), open_new=asked, notice=notice)
 
 
 @router.post("/workspace/projects")

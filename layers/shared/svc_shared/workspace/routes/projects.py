@@ -1,4 +1,5 @@
-"""A project's page: its publish progress, Publish, and the repository and database it uses."""
+"""A project's page: its publish progress, Publish, the facts and deploys it follows without a reload (the
+state its script polls), and the repository and database forms until it is published."""
 
 from __future__ import annotations
 
@@ -22,22 +23,13 @@ NOTICES = {
     "database": lambda: say("workspace.database_linked"),
     "remixed": lambda: say("workspace.remixed"),
 }
-# Which form field an integrations error names (its code), so the message shows next to that field.
-FIELD_OF_CODE = {"name_invalid": "name", "existing_repo_invalid": "existingRepo", "ref_invalid": "ref"}
+# How soon the project page asks again: while a publish or a deploy is on its way, and otherwise.
+MOVING_POLL_MS = 3000
+IDLE_POLL_MS = 15000
 
 
 def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -> Response:
     context = views.project_page(user, project_id)
-    db_projects: list[dict[str, Any]] = []
-    db_note = None
-    if context["owner"] and context["connections"].get("db_host", {}).get("connected"):
-        try:
-            db_projects = services.integrations().list_db_projects(user.id)
-        except errors.DomainError as exc:
-            db_note = exc.message
-    elif context["owner"]:
-        db_note = say("workspace.connect_db_host")
-    form = {"mode": "create", "name": "", "existingRepo": "", "ref": "", **extra.pop("form", {})}
     builder = workbench_views.builder_panel(
         user,
         context["project"],
@@ -46,20 +38,25 @@ def project_page(user: User, project_id: str, status: int = 200, **extra: Any) -
         extra.pop("builder_form", None),
         extra.pop("builder_error", None),
     )
+    # The repository and database forms are here only until the shop is published (then on Settings).
+    with_setup = context["owner"] and not context["publish"]["done"]
     return site.page(
         router,
         status,
         "project.html",
         user,
         nav="home",
-        db_projects=db_projects,
-        db_note=db_note,
-        form=form,
+        **(views.setup(user, context["project"], context["connections"]) if with_setup else {}),
+        form=setup_form(extra.pop("form", {})),
         field_errors=extra.pop("field_errors", {}),
         builder=builder,
         **context,
         **extra,
     )
+
+
+def setup_form(given: dict[str, str]) -> dict[str, str]:
+    return {"mode": "create", "name": "", "existingRepo": "", "ref": "", **given}
 
 
 @router.get("/workspace/projects/<projectId>")
@@ -72,6 +69,24 @@ def project(projectId: str) -> Response:
     )
 
 
+@router.get("/workspace/projects/<projectId>/state")
+def state(projectId: str) -> Response:
+    """What the project page's script polls: a version of each part of the page (facts, deploys, builder,
+    link forms) and the publish state, so the page redraws a part only when it changed. The reads are the
+    page's own (the project, and for its owner the branch's head and the site's deploys), without the page."""
+    user = site.current_user(router)
+    try:
+        now = views.project_now(user, projectId)
+    except errors.DomainError as exc:
+        return web.json_response(web.status_for(exc), {"message": exc.message})
+    body = {
+        "versions": now["versions"],
+        "publish": now["publish"],
+        "poll_after_ms": MOVING_POLL_MS if now["moving"] else IDLE_POLL_MS,
+    }
+    return web.json_response(200, body, headers={"Cache-Control": "no-store"})
+
+
 @router.post("/workspace/projects/<projectId>/publish")
 def publish(projectId: str) -> Response:
     user = site.current_user(router)
@@ -81,47 +96,3 @@ def publish(projectId: str) -> Response:
     except (errors.PaymentRequired, errors.Conflict) as exc:
         return project_page(user, projectId, web.status_for(exc), notice=exc.message, notice_kind="bad")
     return site.back(f"/workspace/projects/{projectId}", done="published")
-
-
-@router.post("/workspace/projects/<projectId>/repo")
-def connect_repo(projectId: str) -> Response:
-    from svc_shared.domain.bodies import ConnectRepoRequest
-
-    user = site.current_user(router)
-    form = site.form(router)
-    fields = {k: form.get(k, "").strip() for k in ("mode", "name", "existingRepo")}
-    try:
-        body = web.parse(
-            ConnectRepoRequest,
-            {
-                "projectId": projectId,
-                "mode": fields["mode"] or "create",
-                "name": fields["name"] if fields["mode"] != "link" else None,
-                "existingRepo": fields["existingRepo"] if fields["mode"] == "link" else None,
-            },
-        )
-        services.integrations().connect_repo(user.id, body)
-    except (errors.InvalidInput, errors.NotFound) as exc:
-        if isinstance(exc, errors.NotFound) and exc.field != "existingRepo":
-            raise
-        field = FIELD_OF_CODE.get(exc.code, "existingRepo" if fields["mode"] == "link" else "name")
-        errors_by_field = {field: exc.message}
-        return project_page(user, projectId, web.status_for(exc), form=fields, field_errors=errors_by_field)
-    return site.back(f"/workspace/projects/{projectId}", done="repo")
-
-
-@router.post("/workspace/projects/<projectId>/database")
-def link_database(projectId: str) -> Response:
-    user = site.current_user(router)
-    form = site.form(router)
-    ref = form.get("ref", "").strip()
-    try:
-        services.integrations().link_db_project(user.id, projectId, ref)
-    except (errors.InvalidInput, errors.NotFound) as exc:
-        if isinstance(exc, errors.NotFound) and exc.field != "ref":
-            raise
-        field_errors = {"ref": exc.message}
-        return project_page(
-            user, projectId, web.status_for(exc), form={"ref": ref}, field_errors=field_errors
-        )
-    return site.back(f"/workspace/projects/{projectId}", done="database")

@@ -195,8 +195,49 @@
     });
   });
 
+  // ---- the project page follows its state without a reload: the state route gives a version of each part
+  // (data-part), and a part whose version changed is drawn again from the page; often while a publish, a
+  // deploy or a builder message is on its way, seldom otherwise, never while the tab is hidden. Without
+  // script, the page's Refresh link does the same.
+  var followed = document.querySelector("[data-part][data-version]");
+  var publishSection = document.getElementById("publish");
+  var renderPublish = null;
+  var followTimer = null;
+
+  function follow(delay) {
+    if (!followed || !publishSection) { return; }
+    window.clearTimeout(followTimer);
+    followTimer = window.setTimeout(checkState, delay);
+  }
+
+  function checkState() {
+    if (document.hidden) { return; } // picked up again when the tab is shown
+    var path = "/workspace/projects/" + encodeURIComponent(publishSection.dataset.project) + "/state";
+    api("GET", path).then(function (result) {
+      if (!result.ok) { // a passing fault: ask again later; gone or no longer shared: the page stays as it is
+        if (result.status >= 500) { follow(15000); }
+        return;
+      }
+      var versions = result.data.versions || {};
+      var changed = [];
+      document.querySelectorAll("[data-part][data-version]").forEach(function (el) {
+        var version = versions[el.dataset.part];
+        if (version && version !== el.dataset.version) { changed.push(el.id); }
+      });
+      var report = result.data.publish;
+      if (renderPublish && report && (report.status !== publishSection.dataset.status ||
+          report.stage !== publishSection.dataset.stage)) { renderPublish(report); }
+      var next = result.data.poll_after_ms || 15000;
+      if (document.querySelector("#builder-message[data-status=in_progress]")) { next = Math.min(next, 3000); }
+      (changed.length ? refreshParts(changed) : Promise.resolve()).then(function () { follow(next); });
+    }).catch(function () { follow(15000); });
+  }
+
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) { follow(0); } });
+  follow(3000);
+
   // ---- publish
-  var section = document.getElementById("publish");
+  var section = publishSection;
   if (section) {
     var projectId = section.dataset.project;
     var form = document.getElementById("publish-form");
@@ -242,7 +283,7 @@
       var running = report.status === "running" || report.status === "starting";
       var setup = document.getElementById("setup");
       if (setup) { setup.hidden = running; }
-      if (report.done && !wasDone) { refreshParts(["project-facts"]); } // repository, commit, backoffice
+      if (report.done && !wasDone) { follow(0); } // repository, commit, backoffice, builder, link forms
       wasDone = !!report.done;
       if (form) {
         form.hidden = !!report.done;
@@ -250,6 +291,8 @@
         button.textContent = report.status === "failed" ? "Retry" : "Publish";
       }
     };
+
+    renderPublish = render;
 
     var poll = function () {
       api("POST", "/api/projects/" + encodeURIComponent(projectId) + "/provision", { action: "status" })
