@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from svc_shared.core.catalogue import say
 from svc_shared.core.clock import Clock
-from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.core.logs import get_logger
-from svc_shared.domain.connections import Connections, ReconnectRequired
-from svc_shared.domain.projects import Project, Projects
-from svc_shared.domain.publish_stages import Adapters, PublishStages
+from svc_shared.domain.connections import ReconnectRequired
+from svc_shared.domain.projects import Project
+from svc_shared.domain.publish_stages import PublishStages
 from svc_shared.domain.publish_state import (
     MAX_RATE_LIMIT_WAIT,
     RATE_LIMIT_BUDGET_SECONDS,
@@ -39,9 +37,7 @@ from svc_shared.domain.publish_state import (
     error_message,
     execution_name,
 )
-from svc_shared.domain.publish_template import template_root
 from svc_shared.providers.http import ProviderError
-from svc_shared.storage.dal import Table
 
 logger = get_logger()
 
@@ -50,38 +46,20 @@ logger = get_logger()
 class Publisher:
     """Runs the stages (svc_shared.domain.publish_stages) for the state machine's task function: reads where a run
     starts, runs one stage under the project's lease, records why a run stopped. What it records goes through the
-    publish record (svc_shared.domain.publish_state.PublishRecord)."""
+    stages' publish record (svc_shared.domain.publish_state.PublishRecord), on the stages' clock."""
 
-    table: Table
-    projects: Projects
-    connections: Connections
-    envelope: Envelope = field(repr=False)
-    clock: Clock
-    adapters: Adapters
-    _: KW_ONLY
-    template: Callable[[], Path] = template_root
-    crash_points: frozenset[str] = frozenset()
-    platform_url: Callable[[], str | None] = lambda: (
-        None
-    )  # the platform API's public base URL, None while unknown
-    record: PublishRecord = field(init=False, repr=False)
-    stages: PublishStages = field(init=False, repr=False)
+    stages: PublishStages
 
     # Each stage's step, by the name the state machine and the project record use (every stage but "ready").
     STEPS: ClassVar[dict[str, Callable[[PublishStages, Project, str], str]]] = PublishStages.STEPS
 
-    def __post_init__(self) -> None:
-        self.record = PublishRecord(self.projects, self.clock)
-        self.stages = PublishStages(
-            self.record,
-            self.connections,
-            self.envelope,
-            self.clock,
-            self.adapters,
-            template=self.template,
-            crash_points=self.crash_points,
-            platform_url=self.platform_url,
-        )
+    @property
+    def record(self) -> PublishRecord:
+        return self.stages.record
+
+    @property
+    def clock(self) -> Clock:
+        return self.stages.clock
 
     # -- run control ----------------------------------------------------------------------------------------
     def read(self, project_id: str, execution: str) -> dict[str, Any]:

@@ -259,14 +259,14 @@ def workbench(s: Services) -> Workbench:
 
 @_service
 def publisher(s: Services) -> Publisher:
-    from svc_shared.domain.publish_stages import Adapters
+    from svc_shared.domain.publish_stages import Adapters, PublishStages
+    from svc_shared.domain.publish_state import PublishRecord
     from svc_shared.domain.publishing import Publisher
 
     settings = s.settings
     crash_points = frozenset(p for p in settings.crash_points.split(",") if p)
-    return Publisher(
-        s.table,
-        projects.of(s),
+    stages = PublishStages(
+        PublishRecord(projects.of(s), s.clock),
         connections.of(s),
         s.envelope,
         s.clock,
@@ -275,6 +275,7 @@ def publisher(s: Services) -> Publisher:
         crash_points=crash_points if settings.env_name != "prod" else frozenset(),
         platform_url=lambda: s.known_base_url,
     )
+    return Publisher(stages)
 
 
 @_service
