@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.core.logs import get_logger
 from svc_shared.domain.connections import ReconnectRequired
@@ -56,10 +55,6 @@ class Publisher:
     @property
     def record(self) -> PublishRecord:
         return self.stages.record
-
-    @property
-    def clock(self) -> Clock:
-        return self.stages.clock
 
     # -- run control ----------------------------------------------------------------------------------------
     def read(self, project_id: str, execution: str) -> dict[str, Any]:
@@ -134,7 +129,7 @@ class Publisher:
     def _rate_limited(self, project: Project, stage: str, exc: RateLimited) -> dict[str, Any]:
         """A provider said to come back later: the stage is run again after Retry-After (the state machine's
         Wait), unless this run has been limited for RATE_LIMIT_BUDGET_SECONDS in a row."""
-        now = int(self.clock.now())
+        now = int(self.stages.clock.now())
         current = self.record.load(project.id)
         since = PublishState.of(current).limited_since
         if since is None:
