@@ -15,6 +15,7 @@ from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
 from svc_shared.wiring import baseurl
 from svc_shared.wiring.container import Built, Services, services_holder
+from svc_shared.wiring.container import current as current  # the container's services, `services.current()`
 
 if TYPE_CHECKING:
     from svc_shared.core.metrics import Metrics
@@ -339,14 +340,6 @@ def billing_url() -> str:
 def workspace_app_url() -> str:
     """WORKSPACE_APP_URL, or the workspace pages this API serves."""
     return current().settings.workspace_app_url or f"{public_base_url()}/workspace"
-
-
-def current() -> Services:
-    """The container's services, wired from the environment on first use."""
-    holder = services_holder()
-    if holder.services is None:
-        holder.services = Services()
-    return holder.services
 
 
 def wire(
