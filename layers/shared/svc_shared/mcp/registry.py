@@ -102,6 +102,13 @@ class Tool:
         granted = scope.split()
         return any(s in granted for s in self.accepted_scopes)
 
+    def result(self, value: Any) -> dict[str, Any]:
+        """The CallToolResult of this tool's value (as text, and as structuredContent when its shape is
+        declared)."""
+        text = json.dumps(value, separators=(",", ":"))
+        structured = {"structuredContent": value} if self.output is not None else {}
+        return {"content": [{"type": "text", "text": text}], "isError": False, **structured}
+
     def definition(self, ui: bool = False, tasks: bool = False) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
