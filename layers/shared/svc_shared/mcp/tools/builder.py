@@ -68,12 +68,10 @@ def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
 
 
 @registry.tool(
-    "send_message",
     "Message the builder",
     "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
     "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
     "poll get_message.",
-    SendMessageArguments,
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -89,10 +87,8 @@ def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]
 
 
 @registry.tool(
-    "get_message",
     "Get a builder message",
     "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
-    MessageArguments,
     open_world=True,
     output=Message,
 )
@@ -101,10 +97,8 @@ def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "list_edits",
     "List edit sessions",
     "The project's AI editing sessions, newest first.",
-    ProjectArguments,
     open_world=True,
     output=EditSessions,
 )
