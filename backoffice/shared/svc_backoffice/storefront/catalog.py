@@ -73,7 +73,7 @@ def products(db: Database, q: ProductsQuery) -> dict[str, Any]:
 
 
 def product(db: Database, slug: str) -> Row:
-    return db.found(
+    row = db.one(
         f"SELECT {CARD}, p.description, "  # noqa: S608
         "(SELECT coalesce(jsonb_agg(jsonb_build_object('url', i->>'url', 'alt', coalesce(i->>'alt', ''))), "
         "'[]') FROM jsonb_array_elements(p.images) i) AS images, p.seo_title, p.seo_description, "
@@ -85,8 +85,10 @@ def product(db: Database, slug: str) -> Row:
         "WHERE cp.product_id = p.id AND c.published), '[]') AS collections, p.updated_at "
         "FROM products p WHERE p.slug = %s AND p.status = 'active'",
         (slug,),
-        missing=say("storefront.no_product", slug=slug),
     )
+    if row is None:
+        raise NotFound(say("storefront.no_product", slug=slug))
+    return row
 
 
 def categories(db: Database) -> list[Row]:
