@@ -17,6 +17,8 @@ from awsadmin import SANDBOX_DATABASE_URL, admin_client
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "template.yaml"
 
+pytest_plugins = ["walks"]  # idle unless SVC_WALK names a handler (tests/walks.py)
+
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:

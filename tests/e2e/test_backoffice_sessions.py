@@ -3,9 +3,11 @@ the store changes who its holder is (removed, invited again, given another role)
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import uuid
+from collections.abc import Iterator
 
 import httpx
 from stackproc import create_user
@@ -23,55 +25,71 @@ def is_signed_out(answer: httpx.Response) -> bool:
     return answer.status_code == 302 and location.endswith("/auth/signed-out")
 
 
+def the_shop(stack) -> tuple[str, str]:
+    """The demo store: the platform's sign-in link to its backoffice, and its backoffice's address."""
+    return stack.services["sign-in"].split(" ")[0], stack.services["backoffice"]
+
+
+@contextlib.contextmanager
+def the_owner(gateway: str, link: str) -> Iterator[httpx.Client]:
+    """The demo store's owner, signed in to its backoffice."""
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
+        open_backoffice(owner, link)
+        yield owner
+
+
+def invite(gateway: str, stack, name: str, role: str) -> tuple[str, str]:
+    """A new person (a platform account made for them, password person-pass-123) invited to the demo store's
+    backoffice by its owner with `role`: their email and their staff row's id."""
+    link, backoffice = the_shop(stack)
+    email = f"{name}-{secrets.token_hex(3)}@example.com"
+    create_user(stack, email, "person-pass-123")
+    with the_owner(gateway, link) as owner:
+        invited = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": role})
+        assert invited.status_code == 201, invited.text
+    return email, invited.json()["id"]
+
+
 def test_a_removed_member_invited_again_does_not_get_the_old_session_back(gateway, stack):
     """The attack: removed, then invited again before accepting, a member's old cookie worked again (the
     invitation reused the removed row and its session epoch). Removal, the new invitation and a role change
     each end the person's sessions in the shop; only a new sign-in lets them in again."""
-    link = stack.services["sign-in"].split(" ")[0]
-    backoffice = stack.services["backoffice"]
-    email = f"rita-{secrets.token_hex(3)}@example.com"
-    create_user(stack, email, "person-pass-123")
-    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
-        open_backoffice(owner, link)
-        invited = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).json()
-        with signed_in(gateway, email, "person-pass-123") as rita:
-            open_backoffice(rita, link)
-            assert rita.get(f"{backoffice}/api/products").status_code == 200
+    link, backoffice = the_shop(stack)
+    email, staff_id = invite(gateway, stack, "rita", "editor")
+    with the_owner(gateway, link) as owner, signed_in(gateway, email, "person-pass-123") as rita:
+        open_backoffice(rita, link)
+        assert rita.get(f"{backoffice}/api/products").status_code == 200
 
-            removed = owner.request("DELETE", f"{backoffice}/api/staff", json={"id": invited["id"]})
-            assert removed.json() == {"ok": True}
-            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+        removed = owner.request("DELETE", f"{backoffice}/api/staff", json={"id": staff_id})
+        assert removed.json() == {"ok": True}
+        assert is_signed_out(rita.get(f"{backoffice}/api/products"))
 
-            again = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"})
-            assert (again.status_code, again.json()["status"]) == (201, "invited")
-            # The cookie from before the removal is still in Rita's browser: it stays ended.
-            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
-            assert is_signed_out(rita.post(f"{backoffice}/api/products", json={"title": "Back in?"}))
+        again = owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"})
+        assert (again.status_code, again.json()["status"]) == (201, "invited")
+        # The cookie from before the removal is still in Rita's browser: it stays ended.
+        assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+        assert is_signed_out(rita.post(f"{backoffice}/api/products", json={"title": "Back in?"}))
 
-            open_backoffice(rita, link)  # accepting the new invitation: a new session
-            assert rita.post(f"{backoffice}/api/products", json={"title": "Rita's mug"}).status_code == 201
+        open_backoffice(rita, link)  # accepting the new invitation: a new session
+        assert rita.post(f"{backoffice}/api/products", json={"title": "Rita's mug"}).status_code == 201
 
-            changed = owner.patch(f"{backoffice}/api/staff", json={"id": invited["id"], "role": "viewer"})
-            assert changed.json()["role"] == "viewer"
-            # A role change ends the session too (not merely the insufficient-role answer of the gate).
-            assert is_signed_out(rita.get(f"{backoffice}/api/products"))
-            open_backoffice(rita, link)
-            assert rita.get(f"{backoffice}/api/products").status_code == 200
-            refused = rita.post(f"{backoffice}/api/products", json={"title": "As a viewer"})
-            assert refused.headers["location"].endswith("reason=insufficient_role")
+        changed = owner.patch(f"{backoffice}/api/staff", json={"id": staff_id, "role": "viewer"})
+        assert changed.json()["role"] == "viewer"
+        # A role change ends the session too (not merely the insufficient-role answer of the gate).
+        assert is_signed_out(rita.get(f"{backoffice}/api/products"))
+        open_backoffice(rita, link)
+        assert rita.get(f"{backoffice}/api/products").status_code == 200
+        refused = rita.post(f"{backoffice}/api/products", json={"title": "As a viewer"})
+        assert refused.headers["location"].endswith("reason=insufficient_role")
 
 
 def test_the_gate_comes_first_and_every_answer_is_guarded(gateway, stack):
     """Over the platform's gateway: a viewer's POST without a body is the insufficient-role redirect (not a
     415), a method a path lacks is a 405 naming the methods it has, and every answer, the platform's own 404
     for an unknown shop included, carries nosniff and a policy."""
-    link = stack.services["sign-in"].split(" ")[0]
-    backoffice = stack.services["backoffice"]
-    email = f"vic-{secrets.token_hex(3)}@example.com"
-    create_user(stack, email, "person-pass-123")
-    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
-        open_backoffice(owner, link)
-        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "viewer"}).raise_for_status()
+    link, backoffice = the_shop(stack)
+    email, _ = invite(gateway, stack, "vic", "viewer")
+    with the_owner(gateway, link) as owner:
         put = owner.put(f"{backoffice}/api/products", json={})
         assert (put.status_code, put.headers["allow"]) == (405, "GET, POST")
         assert put.json() == {"error": "This address does not answer that method; it answers GET, POST."}
@@ -99,24 +117,26 @@ def account_form(browser: httpx.Client) -> str:
     return found[1]
 
 
+@contextlib.contextmanager
+def shop_tab_and_laptop(
+    gateway: str, email: str, password: str, link: str, backoffice: str
+) -> Iterator[tuple[httpx.Client, httpx.Client]]:
+    """The person signed in from two browsers: one with the shop's backoffice open (it answers), the other on
+    the workspace."""
+    with signed_in(gateway, email, password) as shop_tab, signed_in(gateway, email, password) as laptop:
+        open_backoffice(shop_tab, link)
+        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+        yield shop_tab, laptop
+
+
 def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(gateway, stack):
     """A platform password change, "Sign out everywhere" and the account's deletion each end the person's
     backoffice session in the shop at once (the cookie used to keep working for its 8 hours)."""
-    link = stack.services["sign-in"].split(" ")[0]
-    backoffice = stack.services["backoffice"]
-    email = f"ada-{secrets.token_hex(3)}@example.com"
-    create_user(stack, email, "person-pass-123")
-    with signed_in(gateway, "demo@svc.local", "demo-password-123") as owner:
-        open_backoffice(owner, link)
-        owner.post(f"{backoffice}/api/staff", json={"email": email, "role": "editor"}).raise_for_status()
+    link, backoffice = the_shop(stack)
+    email, _ = invite(gateway, stack, "ada", "editor")
 
     # 1. A password change, from another browser of hers.
-    with (
-        signed_in(gateway, email, "person-pass-123") as shop_tab,
-        signed_in(gateway, email, "person-pass-123") as laptop,
-    ):
-        open_backoffice(shop_tab, link)
-        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+    with shop_tab_and_laptop(gateway, email, "person-pass-123", link, backoffice) as (shop_tab, laptop):
         changed = laptop.post(
             "/workspace/account/password",
             data={
@@ -130,23 +150,13 @@ def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(g
         assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
 
     # 2. "Sign out everywhere".
-    with (
-        signed_in(gateway, email, "person-pass-456") as shop_tab,
-        signed_in(gateway, email, "person-pass-456") as laptop,
-    ):
-        open_backoffice(shop_tab, link)
-        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+    with shop_tab_and_laptop(gateway, email, "person-pass-456", link, backoffice) as (shop_tab, laptop):
         ended = laptop.post("/logout", data={"everywhere": "yes", "csrf": account_form(laptop)})
         assert ended.status_code == 303
         assert is_signed_out(shop_tab.get(f"{backoffice}/api/products"))
 
     # 3. Deleting the account.
-    with (
-        signed_in(gateway, email, "person-pass-456") as shop_tab,
-        signed_in(gateway, email, "person-pass-456") as laptop,
-    ):
-        open_backoffice(shop_tab, link)
-        assert shop_tab.get(f"{backoffice}/api/products").status_code == 200
+    with shop_tab_and_laptop(gateway, email, "person-pass-456", link, backoffice) as (shop_tab, laptop):
         deleted = laptop.post(
             "/workspace/account/delete",
             data={"csrf": account_form(laptop), "confirm": "yes", "password": "person-pass-456"},
@@ -158,8 +168,7 @@ def test_the_platform_account_ending_its_sessions_ends_its_backoffice_sessions(g
 def test_a_hand_off_link_signs_in_only_the_browser_that_asked_for_it(gateway, stack):
     """Login CSRF: someone takes the hand-off link the platform gave their own browser and makes another
     person's browser open it; that browser is not signed in to the shop as them. The asker's browser is."""
-    link = stack.services["sign-in"].split(" ")[0]
-    backoffice = stack.services["backoffice"]
+    link, backoffice = the_shop(stack)
     with signed_in(gateway, "demo@svc.local", "demo-password-123") as attacker:
         minted = attacker.get(link)
         assert minted.status_code == 303 and "svc_handoff" in minted.cookies

@@ -187,12 +187,7 @@ def _journey(stack, gateway):
         timeout=30,
     )
     assert revoked.status_code == 200, revoked.text
-    answer = httpx.post(
-        f"{gateway}/mcp",
-        headers={"Authorization": f"Bearer {refreshed.json()['access_token']}"},
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        timeout=30,
-    )
+    answer = mcp(gateway, refreshed.json()["access_token"], "tools/list")
     assert answer.status_code == 401, answer.text
 
     # The operator rotates the hand-off keys twice (`svc handoff-keys rotate`): until the newest key is a
@@ -238,12 +233,7 @@ def _access_ends(stack, gateway: str, token: str, project_id: str) -> None:
             headers={"Origin": gateway},
         )
         assert done.status_code == 303 and "revoked=1" in done.headers["location"], done.text[:300]
-        refused = httpx.post(
-            f"{gateway}/mcp",
-            headers={"Authorization": f"Bearer {revoked['access_token']}"},
-            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-            timeout=30,
-        )
+        refused = mcp(gateway, revoked["access_token"], "tools/list")
         assert refused.status_code == 401, refused.text
 
         page = browser.get("/workspace/connections").text

@@ -25,11 +25,6 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory, creds: SandboxCredentials)
         yield running
 
 
-@pytest.fixture(scope="module")
-def urls(sandbox: Sandbox) -> dict[str, str]:
-    return base_urls(sandbox.url)
-
-
 def connect(urls: dict[str, str], creds: SandboxCredentials, state: str = "st-1") -> str:
     """The whole web flow as the platform runs it: authorize (redirect), then exchange the code."""
     oauth = RepoHostOAuth(urls["REPO_HOST_OAUTH_URL"])

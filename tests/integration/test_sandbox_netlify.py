@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.providers import SandboxCredentials, build_providers
 from svc_local.sandbox import Sandbox
 from svc_shared.providers.http import ProviderAuthError, ProviderConflict, ProviderError
 from svc_shared.providers.repo_host import RepoHost
@@ -22,11 +22,6 @@ REDIRECT = "http://127.0.0.1:9/callback/netlify"
 def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
     with Sandbox("127.0.0.1", 0, build_providers(None, creds, build_delay=0.4), quiet=True) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def urls(sandbox: Sandbox) -> dict[str, str]:
-    return base_urls(sandbox.url)
 
 
 def authorize(urls: dict[str, str], creds: SandboxCredentials, state: str = "s") -> httpx.URL:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from svc_local.postgres import socket_address
-from svc_local.providers import SandboxCredentials, Supabase, base_urls, build_providers
+from svc_local.providers import SandboxCredentials, Supabase, build_providers
 from svc_local.sandbox import Sandbox
 from svc_shared.core.errors import RateLimited
 from svc_shared.providers.db_host import DbHost, DbHostOAuth
@@ -47,11 +47,6 @@ def sandbox(creds: SandboxCredentials) -> Iterator[Sandbox]:
             for project in supabase.data["projects"].values():
                 conn.execute(f'DROP DATABASE IF EXISTS "{project["database"]}" WITH (FORCE)')
                 conn.execute(f'DROP ROLE IF EXISTS "{project["database"]}"')  # its own role
-
-
-@pytest.fixture(scope="module")
-def urls(sandbox: Sandbox) -> dict[str, str]:
-    return base_urls(sandbox.url)
 
 
 def admin(sandbox: Sandbox, path: str, body: dict) -> dict:

@@ -21,7 +21,7 @@ class Arguments(ToolInput):
 def _call(exc: errors.DomainError) -> CallToolResult:
     registry = Registry()
 
-    @registry.tool("fail", "Fail", "Raises what the test gives it.", Arguments, read_only=True)
+    @registry.tool("Fail", "Raises what the test gives it.", read_only=True)
     def fail(context: ToolContext, args: Arguments) -> dict[str, str]:
         raise exc
 
@@ -70,3 +70,18 @@ def test_every_error_class_of_core_has_a_row() -> None:
         cls for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.DomainError)
     }
     assert declared == set(failures.RETRYABLE_BY_ERROR)
+
+
+def test_a_tool_is_named_as_its_function_and_takes_the_model_its_arguments_are_annotated_with():
+    registry = Registry()
+
+    @registry.tool("Echo", "Answers what it is given.")
+    def echo(context: ToolContext, args: Arguments) -> dict[str, str]:
+        return {"what": args.what}
+
+    assert (registry.tools["echo"].name, registry.tools["echo"].input_model) == ("echo", Arguments)
+    with pytest.raises(TypeError, match="tool loose: its arguments parameter must be annotated"):
+
+        @registry.tool("Loose", "Takes a bare dict.")
+        def loose(context: ToolContext, args: dict[str, str]) -> dict[str, str]:
+            return args

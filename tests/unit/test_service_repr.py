@@ -14,7 +14,8 @@ from svc_shared.domain.connections import Connections, ProviderApp
 from svc_shared.domain.integrations import Integrations
 from svc_shared.domain.projects import Projects
 from svc_shared.domain.provisioning import Provisioning
-from svc_shared.domain.publish_stages import Adapters
+from svc_shared.domain.publish_stages import Adapters, PublishStages
+from svc_shared.domain.publish_state import PublishRecord
 from svc_shared.domain.publishing import Publisher
 from svc_shared.domain.workbench import Workbench
 from svc_shared.oauth.grants import Grants
@@ -71,12 +72,13 @@ def _services() -> dict[str, Any]:
             db_host=print,  # type: ignore[arg-type]
         ),
         "Publisher": Publisher(
-            TABLE,
-            PROJECTS,
-            connections,
-            _Secret("envelope"),  # type: ignore[arg-type]
-            CLOCK,
-            Adapters(repo_host=print, db_host=print, static_host=print),  # type: ignore[arg-type]
+            PublishStages(
+                PublishRecord(PROJECTS, CLOCK),
+                connections,
+                _Secret("envelope"),  # type: ignore[arg-type]
+                CLOCK,
+                Adapters(repo_host=print, db_host=print, static_host=print),  # type: ignore[arg-type]
+            )
         ),
         "Workbench": Workbench(
             TABLE,

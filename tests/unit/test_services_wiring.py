@@ -55,7 +55,7 @@ def test_publishing_takes_its_crash_points_from_the_settings_and_never_in_produc
     for env_name, honoured in (("dev", {"db_created"}), ("prod", set())):
         wired = services.wire(settings=SETTINGS.model_copy(update={"env_name": env_name}))
         wired._signing_keys["provider-oauth-state"] = b"k" * 32  # instead of the secret in Secrets Manager
-        assert services.publisher().crash_points == honoured
+        assert services.publisher().stages.crash_points == honoured
 
 
 def test_only_the_services_read_the_settings_from_the_environment():

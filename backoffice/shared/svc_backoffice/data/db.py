@@ -85,11 +85,13 @@ class Database:
         rows = self.all(sql, params)
         return rows[0] if rows else None
 
-    def found(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Row:
-        """The first row of `sql`; NotFound (404) when there is none."""
+    def found(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = (), *, missing: str | None = None
+    ) -> Row:
+        """The first row of `sql`; NotFound (404) when there is none, in the words `missing` gives if any."""
         row = self.one(sql, params)
         if row is None:
-            raise NotFound()
+            raise NotFound(missing)
         return row
 
     def close(self) -> None:

@@ -176,8 +176,9 @@ def _opened_json(row: Row) -> dict[str, Any]:
         return {}
 
 
-def gsc_connect(db: Database, settings: Settings, staff: Staff) -> dict[str, Any]:
+def gsc_connect(db: Database, staff: Staff) -> dict[str, Any]:
     """Start the flow: a one-time state (kept hashed) and a PKCE verifier, sealed in the gsc row."""
+    settings = config.get_settings()
     client_id, _ = _client(settings)
     state, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
@@ -214,9 +215,10 @@ def gsc_connect(db: Database, settings: Settings, staff: Staff) -> dict[str, Any
 
 
 def gsc_callback(
-    db: Database, settings: Settings, staff: Staff, *, code: str | None, state: str | None, error: str | None
+    db: Database, staff: Staff, *, code: str | None, state: str | None, error: str | None
 ) -> str:
     """Finish the flow; returns where to send the browser. A bad or expired state is 400 (nothing changes)."""
+    settings = config.get_settings()
     if not state:
         raise InvalidInput(say("search_console.missing_state"))
     row = _gsc_row(db, lock=True)
@@ -303,8 +305,9 @@ def _access_token(db: Database, settings: Settings, row: Row) -> str | None:
     return str(stored["access_token"])
 
 
-def gsc_status(db: Database, settings: Settings) -> dict[str, Any]:
+def gsc_status(db: Database) -> dict[str, Any]:
     """The connection and, when connected, the verified sites as the provider lists them now."""
+    settings = config.get_settings()
     row = _gsc_row(db)
     if row is None:
         return {"connected": False, "status": "disconnected", "connected_at": None, "sites": []}
@@ -334,8 +337,9 @@ def gsc_status(db: Database, settings: Settings) -> dict[str, Any]:
     return result
 
 
-def gsc_disconnect(db: Database, settings: Settings) -> dict[str, Any]:
+def gsc_disconnect(db: Database) -> dict[str, Any]:
     """Revoke the token at the provider (best effort) and forget it."""
+    settings = config.get_settings()
     row = _gsc_row(db, lock=True)
     if row is None:
         return {"ok": True, "revoked": False}

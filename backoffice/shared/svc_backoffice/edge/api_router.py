@@ -20,7 +20,7 @@ from svc_backoffice.edge.requests import body as _body
 from svc_backoffice.edge.requests import path_id, request_models
 from svc_backoffice.edge.requests import query as _query
 from svc_backoffice.edge.routes import Route, resource_of
-from svc_backoffice.edge.web import OK, json_response
+from svc_backoffice.edge.web import OK, json_response, redirect
 
 
 class ApiRouter(Router):
@@ -139,6 +139,42 @@ class ApiRouter(Router):
             summary=summary,
         )
 
+    def serves(
+        self, method: str, rule: str, operation: Callable[..., Any], *, role: str, answers: str, summary: str
+    ) -> None:
+        """`method` `prefix+rule` behind `role`: 200 with `operation(db)`."""
+        operation = _late(operation)
+
+        def handler() -> Response:
+            return json_response(200, operation(database()))
+
+        self.api(method, rule, role=role, answers=answers, summary=summary)(handler)
+
+    def connects(
+        self,
+        start: Callable[..., Any],
+        finish: Callable[..., str],
+        *,
+        start_summary: str,
+        callback_summary: str,
+    ) -> None:
+        """An OAuth client's two routes, admin only: POST `prefix/connect` answers `start(db, staff)` (the
+        authorization URL, 422 where the provider is not configured), and the provider's redirect back,
+        GET `prefix/callback`, sends the browser where `finish(db, staff, code=, state=, error=)` says (400 for
+        a bad or expired state)."""
+        start, finish = _late(start), _late(finish)
+
+        def connect() -> Response:
+            return json_response(200, start(database(), self.staff()))
+
+        def callback() -> Response:
+            event = self.current_event
+            answer = {name: event.get_query_string_value(name) for name in ("code", "state", "error")}
+            return redirect(finish(database(), self.staff(), **answer))
+
+        self.api("POST", "/connect", role="admin", answers="200 302 422 500", summary=start_summary)(connect)
+        self.api("GET", "/callback", role="admin", answers="302 400 500", summary=callback_summary)(callback)
+
     def _standard(
         self,
         method: str,
@@ -168,7 +204,7 @@ def _late(operation: Callable[..., Any]) -> Callable[..., Any]:
     module, name = sys.modules[operation.__module__], operation.__name__
     if getattr(module, name, None) is not operation:
         return operation
-    return lambda *args: getattr(module, name)(*args)
+    return lambda *args, **kwargs: getattr(module, name)(*args, **kwargs)
 
 
 def _declare(route: Route) -> Callable[[APIGatewayRestResolver, NextMiddleware], Response]:

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Response
-
-from svc_backoffice.core.config import get_settings
-from svc_backoffice.data.db import database
 from svc_backoffice.domain import integrations as logic
 from svc_backoffice.edge.api_router import ApiRouter
-from svc_backoffice.edge.web import json_response, redirect
 
 integrations = ApiRouter("/api/integrations", reader="admin", writer="admin")
 integrations.lists(logic.list_integrations, summary="Integrations (secrets are write-only)")
@@ -19,59 +14,27 @@ integrations.updates(logic.update_integration, body="IntegrationUpdate", summary
 integrations.deletes(logic.delete_integration, summary="Remove an integration")
 
 gsc = ApiRouter("/api/gsc")
-
-
-@gsc.api(
-    "POST",
-    "/connect",
-    role="admin",
-    answers="200 302 422 500",
-    summary="Start the search-console OAuth flow (authorize URL with state and PKCE)",
+gsc.connects(
+    logic.gsc_connect,
+    logic.gsc_callback,
+    start_summary="Start the search-console OAuth flow (authorize URL with state and PKCE)",
+    callback_summary="Search-console OAuth callback: exchange the code, store tokens encrypted",
 )
-def connect() -> Response:
-    return json_response(200, logic.gsc_connect(database(), get_settings(), gsc.staff()))
-
-
-@gsc.api(
-    "GET",
-    "/callback",
-    role="admin",
-    answers="302 400 500",
-    summary="Search-console OAuth callback: exchange the code, store tokens encrypted",
-)
-def callback() -> Response:
-    event = gsc.current_event
-    target = logic.gsc_callback(
-        database(),
-        get_settings(),
-        gsc.staff(),
-        code=event.get_query_string_value("code"),
-        state=event.get_query_string_value("state"),
-        error=event.get_query_string_value("error"),
-    )
-    return redirect(target)
-
-
-@gsc.api(
+gsc.serves(
     "GET",
     "/status",
+    logic.gsc_status,
     role="admin",
     answers="200 302 500",
     summary="Search-console connection and verified sites",
 )
-def status() -> Response:
-    return json_response(200, logic.gsc_status(database(), get_settings()))
-
-
-@gsc.api(
+gsc.serves(
     "POST",
     "/disconnect",
+    logic.gsc_disconnect,
     role="admin",
     answers="200 302 500",
     summary="Revoke and forget the search-console tokens",
 )
-def disconnect() -> Response:
-    return json_response(200, logic.gsc_disconnect(database(), get_settings()))
-
 
 ROUTERS = (integrations, gsc)

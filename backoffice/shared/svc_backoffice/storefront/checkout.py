@@ -75,14 +75,13 @@ def price_lines(db: Database, lines: list[CartLine]) -> list[Row]:
 def _coupon(db: Database, code: str, subtotal: int | None, currency: str) -> Row:
     """The coupon of `code` if it applies now (to `subtotal`, when given); 404 / 422 in words otherwise."""
     code = code.upper()
-    row = db.one(
+    row = db.found(
         "SELECT code, kind, value, min_subtotal_cents, active, usage_limit IS NOT NULL AND used_count >= "
         "usage_limit AS used_up, starts_at > now() AS not_yet, ends_at <= now() AS expired "
         "FROM coupons WHERE code = %s",
         (code,),
+        missing=say("storefront.no_coupon", code=code),
     )
-    if row is None:
-        raise NotFound(say("storefront.no_coupon", code=code))
     for flag, key in (
         (not row["active"], "storefront.coupon_inactive"),
         (row["not_yet"], "storefront.coupon_not_yet"),

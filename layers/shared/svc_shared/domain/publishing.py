@@ -15,33 +15,27 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from svc_shared.core.catalogue import say
-from svc_shared.core.clock import Clock
-from svc_shared.core.crypto import Envelope
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
 from svc_shared.core.logs import get_logger
-from svc_shared.domain.connections import Connections, ReconnectRequired
-from svc_shared.domain.projects import Project, Projects
-from svc_shared.domain.publish_stages import Adapters, PublishStages
+from svc_shared.domain.connections import ReconnectRequired
+from svc_shared.domain.projects import Project
+from svc_shared.domain.publish_stages import PublishStages
 from svc_shared.domain.publish_state import (
     MAX_RATE_LIMIT_WAIT,
     RATE_LIMIT_BUDGET_SECONDS,
     STAGES,
     PublishFailed,
-    PublishRecord,
     PublishState,
     PublishStopped,
     PublishTransient,
     error_message,
     execution_name,
 )
-from svc_shared.domain.publish_template import template_root
 from svc_shared.providers.http import ProviderError
-from svc_shared.storage.dal import Table
 
 logger = get_logger()
 
@@ -50,65 +44,39 @@ logger = get_logger()
 class Publisher:
     """Runs the stages (svc_shared.domain.publish_stages) for the state machine's task function: reads where a run
     starts, runs one stage under the project's lease, records why a run stopped. What it records goes through the
-    publish record (svc_shared.domain.publish_state.PublishRecord)."""
+    stages' publish record (svc_shared.domain.publish_state.PublishRecord), on the stages' clock."""
 
-    table: Table
-    projects: Projects
-    connections: Connections
-    envelope: Envelope = field(repr=False)
-    clock: Clock
-    adapters: Adapters
-    _: KW_ONLY
-    template: Callable[[], Path] = template_root
-    crash_points: frozenset[str] = frozenset()
-    platform_url: Callable[[], str | None] = lambda: (
-        None
-    )  # the platform API's public base URL, None while unknown
-    record: PublishRecord = field(init=False, repr=False)
-    stages: PublishStages = field(init=False, repr=False)
+    stages: PublishStages
 
     # Each stage's step, by the name the state machine and the project record use (every stage but "ready").
     STEPS: ClassVar[dict[str, Callable[[PublishStages, Project, str], str]]] = PublishStages.STEPS
 
-    def __post_init__(self) -> None:
-        self.record = PublishRecord(self.projects, self.clock)
-        self.stages = PublishStages(
-            self.record,
-            self.connections,
-            self.envelope,
-            self.clock,
-            self.adapters,
-            template=self.template,
-            crash_points=self.crash_points,
-            platform_url=self.platform_url,
-        )
-
     # -- run control ----------------------------------------------------------------------------------------
     def read(self, project_id: str, execution: str) -> dict[str, Any]:
-        project = self.record.load(project_id)
-        self.record.lease(project.id, execution)
+        project = self.stages.record.load(project_id)
+        self.stages.record.lease(project.id, execution)
         state = PublishState.of(project)
         stage = state.next_stage
         if state.stop_asked and stage != "ready":
             raise PublishStopped(say("publishing.stopped_on_request"))
         if not state.stage:
-            self.record.advance(project, None, STAGES[0], execution)
+            self.stages.record.advance(project, None, STAGES[0], execution)
         if stage == "ready":
             # A published project started again (an operator's resume): nothing to do, and it stays ready.
-            self.record.ready(project, published=False)
+            self.stages.record.ready(project, published=False)
             return {"projectId": project.id, "stage": "ready", "wait": 0}
-        self.record.begin(project, execution)
+        self.stages.record.begin(project, execution)
         return {"projectId": project.id, "stage": str(stage), "wait": 0}
 
     def fail(self, project_id: str, execution: str, error: dict[str, Any] | None) -> str | None:
         """Record why the run stopped (the stage stays) and release the lease. The stage it stopped at, or
         None when there was nothing to record (another run holds the project, and this run was not the one
         the last press claimed)."""
-        project = self.record.load(project_id)
+        project = self.stages.record.load(project_id)
         state = PublishState.of(project)
         stage = state.next_stage
         if state.lease in (None, execution):
-            self.record.fail(project, error_message(error))
+            self.stages.record.fail(project, error_message(error))
             return stage
         attempt = state.attempt
         if state.status != "starting" or not execution.endswith(":" + execution_name(project.id, attempt)):
@@ -118,7 +86,7 @@ class Publisher:
         busy = isinstance(error, dict) and error.get("Error") == "PublishBusy"
         message = say("publishing.busy_at_start") if busy else error_message(error)
         try:
-            self.record.stopped(project, "starting", message)
+            self.stages.record.stopped(project, "starting", message)
         except DomainError:
             return None  # a newer press claimed the project meanwhile
         return stage
@@ -127,7 +95,7 @@ class Publisher:
         run = self.STEPS.get(stage)
         if run is None:
             raise ValueError(f"unknown publish stage {stage!r}; the stages are {', '.join(self.STEPS)}")
-        project = self.record.load(project_id)
+        project = self.stages.record.load(project_id)
         recorded = PublishState.of(project).stage
         if recorded != stage:
             return {
@@ -135,7 +103,7 @@ class Publisher:
                 "stage": str(recorded),
                 "wait": 0,
             }  # another run moved it on: follow the record
-        self.record.lease(project.id, execution)
+        self.stages.record.lease(project.id, execution)
         if PublishState.of(project).stop_asked:
             raise PublishStopped(say("publishing.stopped_on_request"))
         try:
@@ -150,14 +118,14 @@ class Publisher:
         except ProviderError as exc:
             raise PublishFailed(exc.message) from exc
         if next_stage == "ready":
-            self.record.ready(self.record.load(project.id), published=True)
+            self.stages.record.ready(self.stages.record.load(project.id), published=True)
         return {"projectId": project.id, "stage": next_stage, "wait": 0}
 
     def _rate_limited(self, project: Project, stage: str, exc: RateLimited) -> dict[str, Any]:
         """A provider said to come back later: the stage is run again after Retry-After (the state machine's
         Wait), unless this run has been limited for RATE_LIMIT_BUDGET_SECONDS in a row."""
-        now = int(self.clock.now())
-        current = self.record.load(project.id)
+        now = int(self.stages.clock.now())
+        current = self.stages.record.load(project.id)
         since = PublishState.of(current).limited_since
         if since is None:
             since = now
@@ -165,6 +133,6 @@ class Publisher:
             raise PublishFailed(exc.message) from exc
         wait = min(max(1, exc.retry_after), MAX_RATE_LIMIT_WAIT)
         wait += random.randint(0, max(1, wait // 5))
-        self.record.limited(current, since)
+        self.stages.record.limited(current, since)
         logger.info("publish step rate limited", extra={"stage": stage, "wait": wait})
         return {"projectId": project.id, "stage": stage, "wait": wait}

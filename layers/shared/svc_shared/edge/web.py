@@ -67,6 +67,11 @@ def json_response(
     )
 
 
+def success(**fields: Any) -> Response:
+    """The platform API's 200 answer: `{"success": true}` with `fields`."""
+    return json_response(200, {"success": True, **fields})
+
+
 def html_response(
     status: int, page: str, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
 ) -> Response:

@@ -361,11 +361,12 @@ class Dispatcher:
             args = tool.input_model.model_validate(arguments)
         except ValidationError as exc:
             return result(id_, failures.tool_error(describe_validation(exc)))
-        not_task = tasks.refused(tool, params, context)
-        if not_task is not None:
-            return error(id_, METHOD_NOT_FOUND, not_task)
-        if tasks.wanted(tool, params, context):
-            return result(id_, tasks.start(tool, context, args, params, self._on_change))
+        if tool.task is not None or "task" in params:  # a task, or a call that asks to be one
+            not_task = tasks.refused(tool, params, context)
+            if not_task is not None:
+                return error(id_, METHOD_NOT_FOUND, not_task)
+            if tasks.wanted(tool, params, context):
+                return result(id_, tasks.start(tool, context, args, params, self._on_change))
         try:
             value = tool.run(context, args)
         except DomainError as exc:
@@ -374,7 +375,7 @@ class Dispatcher:
             return result(id_, failures.answer(exc))
         if not tool.read_only and self._on_change is not None:
             self._on_change(context, tool.name, args, value, None)
-        return result(id_, tasks.call_result(tool, value))
+        return result(id_, tool.result(value))
 
 
 def describe_validation(exc: ValidationError) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +103,13 @@ class Tool:
         granted = scope.split()
         return any(s in granted for s in self.accepted_scopes)
 
+    def result(self, value: Any) -> dict[str, Any]:
+        """The CallToolResult of this tool's value (as text, and as structuredContent when its shape is
+        declared)."""
+        text = json.dumps(value, separators=(",", ":"))
+        structured = {"structuredContent": value} if self.output is not None else {}
+        return {"content": [{"type": "text", "text": text}], "isError": False, **structured}
+
     def definition(self, ui: bool = False, tasks: bool = False) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
         schema.pop("title", None)
@@ -140,10 +148,8 @@ class Registry:
 
     def tool(
         self,
-        name: str,
         title: str,
         description: str,
-        input_model: type[ToolInput] = NoArguments,
         *,
         output: type[BaseModel] | None = None,
         ui_resource: str | None = None,
@@ -151,7 +157,11 @@ class Registry:
         task: TaskSupport | None = None,
         **hints: bool,
     ) -> Callable[[Callable[[ToolContext, Any], Any]], Callable[[ToolContext, Any], Any]]:
+        """Register the decorated function as a tool, named as the function is, whose arguments are the model
+        its second parameter is annotated with."""
+
         def register(run: Callable[[ToolContext, Any], Any]) -> Callable[[ToolContext, Any], Any]:
+            name, input_model = run.__name__, _arguments_model(run)
             if name in self.tools:
                 raise ValueError(f"tool {name} registered twice")
             self.tools[name] = Tool(
@@ -200,3 +210,14 @@ class Registry:
             tools = [tool.definition(ui, tasks) for tool in self.tools.values() if ui or not tool.app_only]
             text = self._listings[cache_key] = json.dumps({"tools": tools, **extra}, separators=(",", ":"))
         return text
+
+
+def _arguments_model(run: Callable[..., Any]) -> type[ToolInput]:
+    """The model a tool function's arguments parameter (its second) is annotated with."""
+    second = run.__code__.co_varnames[1]
+    model = typing.get_type_hints(run)[second]
+    if not (isinstance(model, type) and issubclass(model, ToolInput)):
+        raise TypeError(
+            f"tool {run.__name__}: its arguments parameter must be annotated with a ToolInput model"
+        )
+    return model

@@ -16,7 +16,6 @@ for the publish view's step list. A client that declared neither sees none of it
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -95,17 +94,6 @@ def wanted(tool: Tool, params: dict[str, Any], context: ToolContext) -> bool:
     return context.tasks == EXTENSION_TASKS or isinstance(params.get("task"), dict)
 
 
-def call_result(tool: Tool, value: Any) -> dict[str, Any]:
-    """The CallToolResult of a tool's value (as text, and as structuredContent when its shape is declared)."""
-    reply: dict[str, Any] = {
-        "content": [{"type": "text", "text": json.dumps(value, separators=(",", ":"))}],
-        "isError": False,
-    }
-    if tool.output is not None:
-        reply["structuredContent"] = value
-    return reply
-
-
 def start(
     tool: Tool, context: ToolContext, args: Any, params: dict[str, Any], record: Recorder | None
 ) -> Any:
@@ -174,7 +162,7 @@ def _fields(task: Task, progress: Progress, dialect: str | None) -> dict[str, An
 def _tool_result(registry: Registry, task: Task, progress: Progress) -> dict[str, Any]:
     """What the tool call would have answered, once the task has ended."""
     if progress.status == COMPLETED:
-        return call_result(registry.tools[task.tool], progress.value)
+        return registry.tools[task.tool].result(progress.value)
     if progress.status == CANCELLED:
         return failures.tool_error(say("tasks.cancelled"), "cancelled")
     refusal = progress.refusal or {}

@@ -25,10 +25,9 @@ from svc_shared.oauth.documents import (
 from svc_shared.oauth.errors import OAuthError
 from svc_shared.oauth.messages import (
     MAX_NAME_LENGTH,
-    MAX_REDIRECT_URIS,
     ClientCredentials,
     ClientMetadata,
-    redirect_uri_problem,
+    redirect_uris_problem,
 )
 from svc_shared.oauth.metadata import GRANT_TYPES, SCOPE
 from svc_shared.storage import keys
@@ -91,12 +90,9 @@ def _checked_document(url: str, body: dict[str, Any]) -> dict[str, Any]:
     uris = body.get("redirect_uris")
     if not isinstance(uris, list) or not uris:
         raise refuse(say("oauth.redirect_uris_required"))
-    if len(uris) > MAX_REDIRECT_URIS:
-        raise refuse(say("oauth.too_many_redirect_uris", max_uris=MAX_REDIRECT_URIS))
-    for uri in uris:
-        problem = redirect_uri_problem(uri)
-        if problem is not None:
-            raise refuse(problem)
+    problem = redirect_uris_problem(uris)
+    if problem is not None:
+        raise refuse(problem)
     if body.get("token_endpoint_auth_method", "none") != "none":
         raise refuse(say("client_document.secret_method"))
     grant_types = body.get("grant_types", list(GRANT_TYPES))

@@ -139,6 +139,12 @@ class TokenFamilies:
         }
         return pair, access, refresh
 
+    def _successor_items(self, old: dict[str, Any]) -> tuple[TokenPair, dict[str, Any], dict[str, Any]]:
+        """The pair that follows `old`'s in its family (same client, user, resource and scope)."""
+        return self._token_items(
+            old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
+        )
+
     def _new_family(
         self, family_id: str, client_id: str, user_id: str, resource: str, scope: str
     ) -> TokenPair:
@@ -209,23 +215,22 @@ class TokenFamilies:
 
     def _rotate(self, old: dict[str, Any]) -> TokenPair:
         """Consume an active refresh token: the old pair dies, a new pair is born, in one transaction."""
-        pair, access, refresh = self._token_items(
-            old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
-        )
-        now = int(self.clock.now())
+        pair, access, refresh = self._successor_items(old)
         self.table.transact(
             [
                 self.table.update_action(
                     old["pk"],
                     keys.REFRESH,
-                    set={"status": "rotated", "rotated_at": now, "successor": refresh["pk"]},
+                    set={"status": "rotated", "rotated_at": access["created_at"], "successor": refresh["pk"]},
                     when=attr("status").eq("active"),
                 ),
                 self.table.delete_action(keys.oauth_access(old["access_hash"]), keys.ACCESS),
                 self.table.put_action(access),
                 self.table.put_action(refresh),
                 *self._gate_grant(access),
-                self._family_move(old["family_id"], old["pk"], refresh["pk"], access["pk"], now),
+                self._family_move(
+                    old["family_id"], old["pk"], refresh["pk"], access["pk"], access["created_at"]
+                ),
             ]
         )
         return pair
@@ -244,10 +249,7 @@ class TokenFamilies:
             raise OAuthError("invalid_grant", say("oauth.invalid_refresh"))
         if successor["status"] != "active":
             raise ConditionFailed("a concurrent request superseded the successor")
-        pair, access, refresh = self._token_items(
-            old["family_id"], old["client_id"], old["user_id"], old["resource"], old["scope"]
-        )
-        now = int(self.clock.now())
+        pair, access, refresh = self._successor_items(old)
         self.table.transact(
             [
                 self.table.update_action(
@@ -259,14 +261,16 @@ class TokenFamilies:
                 self.table.update_action(
                     successor_pk,
                     keys.REFRESH,
-                    set={"status": "superseded", "rotated_at": now},
+                    set={"status": "superseded", "rotated_at": access["created_at"]},
                     when=attr("status").eq("active"),
                 ),
                 self.table.delete_action(keys.oauth_access(successor["access_hash"]), keys.ACCESS),
                 self.table.put_action(access),
                 self.table.put_action(refresh),
                 *self._gate_grant(access),
-                self._family_move(old["family_id"], successor_pk, refresh["pk"], access["pk"], now),
+                self._family_move(
+                    old["family_id"], successor_pk, refresh["pk"], access["pk"], access["created_at"]
+                ),
             ]
         )
         return pair

@@ -65,6 +65,14 @@ def redirect_uri_problem(uri: object) -> str | None:
     return None
 
 
+def redirect_uris_problem(uris: list[Any]) -> str | None:
+    """Why a client's list of redirect URIs cannot be registered (None if it can): at most MAX_REDIRECT_URIS,
+    each one as redirect_uri_problem says. For registrations and client metadata documents alike."""
+    if len(uris) > MAX_REDIRECT_URIS:
+        return say("oauth.too_many_redirect_uris", max_uris=MAX_REDIRECT_URIS)
+    return next((p for p in map(redirect_uri_problem, uris) if p is not None), None)
+
+
 def _refuse(message: str, code: str = "") -> PydanticCustomError:
     """A field's own check failed: `message` is the description, `code` the RFC error if not the field's."""
     return PydanticCustomError("oauth", message, {"code": code})
@@ -141,12 +149,9 @@ class ClientMetadata(OAuthMessage):
     def _redirect_uris(cls, uris: list[Any]) -> list[str]:
         if not uris:
             raise _refuse(cls.field_messages["redirect_uris"]())
-        if len(uris) > MAX_REDIRECT_URIS:
-            raise _refuse(say("oauth.too_many_redirect_uris", max_uris=MAX_REDIRECT_URIS))
-        for uri in uris:
-            problem = redirect_uri_problem(uri)
-            if problem is not None:
-                raise _refuse(problem)
+        problem = redirect_uris_problem(uris)
+        if problem is not None:
+            raise _refuse(problem)
         return list(dict.fromkeys(uris))
 
     @field_validator("scope")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
-from svc_shared.providers.http import Provider, ProviderNotFound
+from svc_shared.providers.http import OAuthWebFlow, Provider, ProviderNotFound
 
 REGION = "eu-central-1"
 READY = "ACTIVE_HEALTHY"
@@ -58,20 +58,10 @@ def _project(body: dict[str, Any]) -> DbProject:
     )
 
 
-class DbHostOAuth(Provider):
+class DbHostOAuth(OAuthWebFlow):
     name = "db_host"
-
-    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
-        query = urlencode(
-            {
-                "client_id": client_id,
-                "redirect_uri": redirect_uri,
-                "response_type": "code",
-                "state": state,
-                "scope": "all",
-            }
-        )
-        return f"{self.base_url}/v1/oauth/authorize?{query}"
+    authorize_path = "/v1/oauth/authorize"
+    authorize_asks = {"response_type": "code", "scope": "all"}
 
     def _grant(self, client_id: str, client_secret: str, form: dict[str, str]) -> dict[str, Any]:
         return self.request(

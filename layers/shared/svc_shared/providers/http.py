@@ -10,7 +10,8 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from svc_shared.core.catalogue import say
 from svc_shared.core.errors import DomainError, RateLimited, UpstreamError
@@ -296,3 +297,15 @@ class Provider:
         if status >= 500:
             raise ProviderUnavailable(self.name, f"answered {status}")
         raise ProviderError(self.name, status, message, body)
+
+
+class OAuthWebFlow(Provider):
+    """The OAuth web flow's side of a provider: where a person is sent to authorize the platform (its page at
+    `authorize_path`, with what else this provider asks, `authorize_asks`)."""
+
+    authorize_path: ClassVar[str]
+    authorize_asks: ClassVar[dict[str, str]]
+
+    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
+        query = {"client_id": client_id, "redirect_uri": redirect_uri, "state": state, **self.authorize_asks}
+        return f"{self.base_url}{self.authorize_path}?{urlencode(query)}"

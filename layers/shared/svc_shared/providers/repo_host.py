@@ -6,10 +6,10 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from svc_shared.core.repopath import repo_path, url_path
-from svc_shared.providers.http import Provider, ProviderConflict, ProviderError
+from svc_shared.providers.http import OAuthWebFlow, Provider, ProviderConflict, ProviderError
 
 SCOPES = "repo user:email"
 
@@ -97,22 +97,12 @@ def is_text(content: bytes) -> bool:
     return True
 
 
-class RepoHostOAuth(Provider):
+class RepoHostOAuth(OAuthWebFlow):
     """The OAuth app web flow on the site host (github.com), not the API host."""
 
     name = "repo_host"
-
-    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
-        query = urlencode(
-            {
-                "client_id": client_id,
-                "redirect_uri": redirect_uri,
-                "scope": SCOPES,
-                "state": state,
-                "allow_signup": "true",
-            }
-        )
-        return f"{self.base_url}/login/oauth/authorize?{query}"
+    authorize_path = "/login/oauth/authorize"
+    authorize_asks = {"scope": SCOPES, "allow_signup": "true"}
 
     def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
         body = self.request(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
-from svc_shared.providers.http import HttpPool, Provider
+from svc_shared.providers.http import HttpPool, OAuthWebFlow, Provider
 
 READY_STATES = frozenset({"ready"})
 FAILED_STATES = frozenset({"error"})
@@ -68,20 +68,16 @@ def _site(body: dict[str, Any]) -> Site:
     )
 
 
-class StaticHostOAuth(Provider):
+class StaticHostOAuth(OAuthWebFlow):
     """Authorize on the app host; exchange on the API host (`token_url`)."""
 
     name = "static_host"
+    authorize_path = "/authorize"
+    authorize_asks = {"response_type": "code"}
 
     def __init__(self, base_url: str, token_url: str, *, http: HttpPool | None = None) -> None:
         super().__init__(base_url, http=http)
         self.token_url = token_url
-
-    def authorize_url(self, *, client_id: str, redirect_uri: str, state: str) -> str:
-        query = urlencode(
-            {"client_id": client_id, "response_type": "code", "redirect_uri": redirect_uri, "state": state}
-        )
-        return f"{self.base_url}/authorize?{query}"
 
     def exchange(self, *, client_id: str, client_secret: str, code: str, redirect_uri: str) -> dict[str, Any]:
         return self.request(

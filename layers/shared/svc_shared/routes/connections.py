@@ -28,7 +28,7 @@ def _user_id() -> str:
 def initiate() -> Response:
     provider = check_provider(router.current_event.get_query_string_value("provider"))
     url = services.connections().initiate(_user_id(), provider)
-    return web.json_response(200, {"success": True, "provider": provider, "url": url})
+    return web.success(provider=provider, url=url)
 
 
 @router.get("/api/oauth/callback")
@@ -65,4 +65,4 @@ def check_connections() -> Response:
 def disconnect() -> Response:
     provider = web.parse_body(router, DisconnectRequest).provider
     services.connections().disconnect(_user_id(), provider)
-    return web.json_response(200, {"success": True, "provider": provider})
+    return web.success(provider=provider)

@@ -21,53 +21,32 @@ def _user_id() -> str:
 
 @router.get("/api/integrations/db-host/projects/list")
 def db_projects() -> Response:
-    return web.json_response(
-        200, {"success": True, "projects": services.integrations().list_db_projects(_user_id())}
-    )
+    return web.success(projects=services.integrations().list_db_projects(_user_id()))
 
 
 @router.post("/api/integrations/db-host/link")
 def link_db_project() -> Response:
     body = web.parse_body(router, LinkDbProjectRequest)
     project = services.integrations().link_db_project(_user_id(), body.project_id, body.ref)
-    return web.json_response(200, {"success": True, "projectId": project.id, "ref": project.db_project_ref})
+    return web.success(projectId=project.id, ref=project.db_project_ref)
 
 
 @router.get("/api/repo-host/repos")
 def list_repos() -> Response:
     raw_page = router.current_event.get_query_string_value("page") or "1"
     page = int(raw_page) if raw_page.isdecimal() and 0 < int(raw_page) <= 1000 else 1
-    return web.json_response(
-        200, {"success": True, "repos": services.integrations().list_repos(_user_id(), page)}
-    )
+    return web.success(repos=services.integrations().list_repos(_user_id(), page))
 
 
 @router.post("/api/repo-host/connect-repo")
 def connect_repo() -> Response:
     body = web.parse_body(router, ConnectRepoRequest)
     project = services.integrations().connect_repo(_user_id(), body)
-    return web.json_response(
-        200,
-        {
-            "success": True,
-            "projectId": project.id,
-            "repo": project.repo_host_repo,
-            "branch": project.repo_host_branch,
-        },
-    )
+    return web.success(projectId=project.id, repo=project.repo_host_repo, branch=project.repo_host_branch)
 
 
 @router.post("/api/repo-host/push")
 def push() -> Response:
     body = web.parse_body(router, PushRequest)
     result = services.integrations().push(_user_id(), body)
-    return web.json_response(
-        200,
-        {
-            "success": True,
-            "sha": result.sha,
-            "url": result.url,
-            "files": result.files,
-            "dropped": result.dropped,
-        },
-    )
+    return web.success(sha=result.sha, url=result.url, files=result.files, dropped=result.dropped)

@@ -212,6 +212,13 @@ def services_holder() -> ServicesHolder:
     return _Holder.holder
 
 
+def current() -> Services:
+    """The container's services, wired from the environment on first use (in the holder in use)."""
+    if _Holder.holder.services is None:
+        _Holder.holder.services = Services()
+    return _Holder.holder.services
+
+
 def hold_services_in(holder: ServicesHolder) -> ServicesHolder:
     """Keep the container's Services in `holder` from now on; returns the holder it replaces (to put back).
     The local stack runs every function in one process and gives each one its own Services this way."""

@@ -15,6 +15,7 @@ from svc_shared.core.config import Settings
 from svc_shared.providers.http import HttpPool
 from svc_shared.wiring import baseurl
 from svc_shared.wiring.container import Built, Services, services_holder
+from svc_shared.wiring.container import current as current  # the container's services, `services.current()`
 
 if TYPE_CHECKING:
     from svc_shared.core.metrics import Metrics
@@ -259,14 +260,14 @@ def workbench(s: Services) -> Workbench:
 
 @_service
 def publisher(s: Services) -> Publisher:
-    from svc_shared.domain.publish_stages import Adapters
+    from svc_shared.domain.publish_stages import Adapters, PublishStages
+    from svc_shared.domain.publish_state import PublishRecord
     from svc_shared.domain.publishing import Publisher
 
     settings = s.settings
     crash_points = frozenset(p for p in settings.crash_points.split(",") if p)
-    return Publisher(
-        s.table,
-        projects.of(s),
+    stages = PublishStages(
+        PublishRecord(projects.of(s), s.clock),
         connections.of(s),
         s.envelope,
         s.clock,
@@ -275,6 +276,7 @@ def publisher(s: Services) -> Publisher:
         crash_points=crash_points if settings.env_name != "prod" else frozenset(),
         platform_url=lambda: s.known_base_url,
     )
+    return Publisher(stages)
 
 
 @_service
@@ -338,14 +340,6 @@ def billing_url() -> str:
 def workspace_app_url() -> str:
     """WORKSPACE_APP_URL, or the workspace pages this API serves."""
     return current().settings.workspace_app_url or f"{public_base_url()}/workspace"
-
-
-def current() -> Services:
-    """The container's services, wired from the environment on first use."""
-    holder = services_holder()
-    if holder.services is None:
-        holder.services = Services()
-    return holder.services
 
 
 def wire(

@@ -44,7 +44,6 @@ class Workspaces(Output):
 
 
 @registry.tool(
-    "get_me",
     "Who am I",
     "The authenticated user: id, email, display name, plan (free or paid), default workspace id, and whether "
     "a repo_host account is connected.",
@@ -55,7 +54,6 @@ def get_me(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "list_workspaces",
     "List workspaces",
     "Every workspace you belong to (your personal one first), with your role and the number of projects.",
     output=Workspaces,
@@ -65,10 +63,8 @@ def list_workspaces(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "get_workspace",
     "Get a workspace",
     "One workspace: name, your role, project count and created date. Defaults to your personal workspace.",
-    WorkspaceArguments,
     output=Workspace,
 )
 def get_workspace(ctx: ToolContext, args: WorkspaceArguments) -> dict[str, Any]:

@@ -34,11 +34,9 @@ class UploadUrl(Output):
 
 
 @registry.tool(
-    "get_file_upload_url",
     "Get an upload URL",
     "A presigned PUT URL (valid 1 hour) to upload one asset of at most 10 MB to the project's storage. Send "
     "exactly the given Content-Type and Content-Length headers.",
-    UploadArguments,
     read_only=False,
     idempotent=False,
     output=UploadUrl,

@@ -69,13 +69,11 @@ def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
 
 
 @registry.tool(
-    "send_message",
     "Message the builder",
     "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
     "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
     f"poll get_message. Each message costs {MESSAGE_COST} credits (see get_credits); a balance short of that "
     "refuses it, with nothing sent.",
-    SendMessageArguments,
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -95,10 +93,8 @@ def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]
 
 
 @registry.tool(
-    "get_message",
     "Get a builder message",
     "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
-    MessageArguments,
     open_world=True,
     output=Message,
 )
@@ -107,10 +103,8 @@ def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "list_edits",
     "List edit sessions",
     "The project's AI editing sessions, newest first.",
-    ProjectArguments,
     open_world=True,
     output=EditSessions,
 )

@@ -33,7 +33,6 @@ class Checkout(Output):
 
 
 @registry.tool(
-    "get_credits",
     "Get credits",
     "Your credit balance, your plan and the next renewal date.",
     output=Credits,
@@ -43,11 +42,9 @@ def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "top_up_credits",
     "Top up credits",
     "A hosted checkout URL to buy credits for an amount between $5 and $1000 (100 credits per dollar). Open "
     "it to pay; the credits arrive when the payment completes. No payment data passes through this service.",
-    TopUpArguments,
     read_only=False,
     idempotent=False,
     open_world=True,

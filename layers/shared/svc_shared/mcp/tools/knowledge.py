@@ -45,7 +45,6 @@ class ProjectKnowledgeSaved(Output):
 
 
 @registry.tool(
-    "get_workspace_knowledge",
     "Get workspace knowledge",
     "The builder instructions that apply to every project of your personal workspace.",
     output=WorkspaceKnowledge,
@@ -59,11 +58,9 @@ def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "set_workspace_knowledge",
     "Set workspace knowledge",
     "Save builder instructions for every project of your workspace (at most 10 KB; an empty string "
     "clears them). Project knowledge takes precedence.",
-    KnowledgeArguments,
     read_only=False,
     output=WorkspaceKnowledgeSaved,
 )
@@ -80,10 +77,8 @@ def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[
 
 
 @registry.tool(
-    "get_project_knowledge",
     "Get project knowledge",
     "The builder instructions of one project.",
-    ProjectArguments,
     output=ProjectKnowledge,
 )
 def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
@@ -92,11 +87,9 @@ def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str,
 
 
 @registry.tool(
-    "set_project_knowledge",
     "Set project knowledge",
     "Save builder instructions for one project (at most 10 KB; an empty string clears them). They take "
     "precedence over workspace knowledge.",
-    ProjectKnowledgeArguments,
     read_only=False,
     output=ProjectKnowledgeSaved,
 )

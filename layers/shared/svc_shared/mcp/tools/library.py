@@ -25,7 +25,6 @@ class Templates(Output):
 
 
 @registry.tool(
-    "list_library_projects",
     "List library projects",
     "Projects shared in the public library. Kept for parity with other builders: always an empty list.",
     output=LibraryProjects,
@@ -35,7 +34,6 @@ def list_library_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "list_template_projects",
     "List starter templates",
     "Starter templates: pass a template_id to create_project to start from one.",
     output=Templates,

@@ -90,12 +90,10 @@ class Remix(Output):
 
 
 @registry.tool(
-    "create_project",
     "Create a project",
     "Create a new shop from a natural-language prompt (what is sold, to whom, the tone), optionally starting "
     "from a template of list_template_projects. Needs GitHub and Supabase connected in the workspace. Returns "
     "the project id and the workspace URL; generation starts when the URL is opened.",
-    CreateProjectArguments,
     read_only=False,
     idempotent=False,
     output=CreatedProject,
@@ -120,7 +118,6 @@ def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, 
 
 
 @registry.tool(
-    "list_projects",
     "List projects",
     "Every project you own, newest first, with its status and live URL when deployed.",
     output=Projects,
@@ -135,11 +132,9 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "get_project_status",
     "Get project status",
     "Build status, live URL and last deploy time of one of your projects, or of a project shared with your "
     "workspace, with the commit the live site serves and why the newest build failed, if it did.",
-    ProjectArguments,
     output=ProjectDetails,
     ui_resource=PROJECT_CARD,
 )
@@ -154,10 +149,8 @@ def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, An
 
 
 @registry.tool(
-    "set_project_visibility",
     "Set project visibility",
     "Make a project private or visible to its workspace. public is reserved and stored as private.",
-    VisibilityArguments,
     read_only=False,
     output=Visibility,
 )
@@ -168,11 +161,9 @@ def set_project_visibility(ctx: ToolContext, args: VisibilityArguments) -> dict[
 
 
 @registry.tool(
-    "remix_project",
     "Remix a project",
     "Start a new project from an existing project's brief (name, vertical, description) with a prefilled "
     "prompt. The repository and assets are not copied.",
-    ProjectArguments,
     read_only=False,
     idempotent=False,
     output=Remix,

@@ -113,11 +113,9 @@ def follow_deploy(ctx: ToolContext, task: Task, project: Project | None) -> Prog
 
 
 @registry.tool(
-    "resume_publish",
     "Publish or retry publishing",
     "Start the publish sequence of one of your projects, or resume a stopped one from the stage where it "
     "stopped (the Retry of the publish view). Owner only, paid plan only.",
-    ProjectArguments,
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -133,12 +131,10 @@ def resume_publish(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "deploy_project",
     "Deploy a project",
     "Start a new build and deploy of a published project on its static host. The Free plan includes 3 deploys "
     "per 30 days (the first deploy at publish is not counted). Returns the deployment id and the workspace URL "
     "where the build streams.",
-    ProjectArguments,
     read_only=False,
     idempotent=False,
     open_world=True,

@@ -71,11 +71,9 @@ class Diff(Output):
 
 
 @registry.tool(
-    "list_files",
     "List repository files",
     "Every file of the project's repository at a ref (default HEAD). Repositories over 100,000 entries "
     "are refused.",
-    RefArguments,
     open_world=True,
     output=Files,
 )
@@ -84,10 +82,8 @@ def list_files(ctx: ToolContext, args: RefArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "read_file",
     "Read a file",
     "One file of the project's repository at a ref (default HEAD). Files over 1 MB are refused.",
-    ReadFileArguments,
     open_world=True,
     output=FileContent,
 )
@@ -96,11 +92,9 @@ def read_file(ctx: ToolContext, args: ReadFileArguments) -> dict[str, Any]:
 
 
 @registry.tool(
-    "get_diff",
     "Diff two refs",
     "Unified diff between two refs of the project's repository; a file's patch over 256 KB is truncated "
     "with a marker.",
-    DiffArguments,
     open_world=True,
     output=Diff,
 )
