@@ -141,6 +141,7 @@ POSTS = Editor(
     adjust=_slug,
     unique="slug",
     aside="_post_actions.html",
+    removal="Its comments are deleted with it.",
 ).declare()
 
 
