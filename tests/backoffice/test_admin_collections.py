@@ -48,7 +48,7 @@ def test_a_category_is_renamed_and_deleted_its_products_kept(as_role, db):
     assert (now["name"], now["slug"]) == ("Face care", face["slug"])  # the storefront's address stays
     empty = submit(editor, "/products/categories", path, {f"name_{face['id']}": " "})
     assert empty.status == 400 and f'id="name_{face["id"]}-error"' in empty.body
-    assert submit(editor, "/products/categories", f"{path}/delete", {}).status == 303
+    assert submit(editor, "/products/categories", f"{path}/delete", {"understood": "on"}).status == 303
     assert catalog.list_categories(db) == [] and catalog.get_product(db, cream["id"])["category_id"] is None
 
 
