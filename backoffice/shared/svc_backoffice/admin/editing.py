@@ -243,6 +243,28 @@ class Editor:
             return self.render(record, values, 400, errors=found.fields, form_error=found.form)
         return see_other(f"{self.path}/{record['id']}", notice=notice)
 
+    def listed(
+        self,
+        rows: list[Row],
+        columns: tuple[tuple[str, Callable[[Row], str]], ...],
+        *,
+        title: str,
+        empty: str,
+        intro: str = "",
+    ) -> Response:
+        """The list of these records (records.html): a row each, its first column linking to the form."""
+        return page(
+            "records.html",
+            nav=self.nav,
+            tab=self.tab,
+            title=title,
+            editor=self,
+            headings=[heading for heading, _ in columns],
+            rows=[(row["id"], [cell(row) for _, cell in columns]) for row in rows],
+            empty=empty,
+            intro=intro,
+        )
+
     def declare(self) -> Editor:
         """Declare the pages on the admin router (new, then the record's, so `new` is not read as an id)."""
         if self.create is not None:
