@@ -15,6 +15,7 @@ from svc_backoffice.admin import (  # noqa: F401 - each screen's module declares
     home,
     images,
     locations,
+    order_entry,
     orders,
     people,
     products,
