@@ -51,6 +51,7 @@ def test_an_editor_creates_an_order_by_hand_for_a_customer(as_role, db):
     assert f"{NEW}?email=ana%40example.com" in customer_page.body
     form = get(editor, f"{NEW}?email=ana%40example.com")
     assert 'value="ana@example.com"' in form.body and "Post" in text(form)
+    assert '<input id="sku0" name="sku0" type="text" value=""' in form.body and 'maxlength="64"' in form.body
     fields = {
         "email": "ANA@example.com",
         "sku0": "can-1",  # SKUs match as typed, without regard to case
