@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from adminhelpers import error_beside, forms, get, own_token, post, refused_by_role, submit, text
 
-from svc_backoffice.domain import blog, commerce, integrations, payments, shipping
+from svc_backoffice.domain import blog, catalog, commerce, integrations, payments, shipping
+from svc_backoffice.domain.models.catalog import ProductCreate, ProductListQuery
 from svc_backoffice.domain.models.commerce import (
     CarrierCreate,
     CouponCreate,
@@ -48,6 +49,13 @@ KINDS = {
         "/settings/integrations",
         lambda db, staff: integrations.create_integration(db, IntegrationCreate(kind="mailer")),
         lambda db: len(integrations.list_integrations(db)),
+    ),
+    "product": (
+        "editor",
+        "/products",
+        "/products",
+        lambda db, staff: catalog.create_product(db, ProductCreate(title="Old candle")),
+        lambda db: len(catalog.list_products(db, ProductListQuery.model_validate({}))["items"]),
     ),
     "provider": (
         "admin",
