@@ -48,7 +48,7 @@ def test_a_category_is_renamed_and_deleted_its_products_kept(as_role, db):
     assert (now["name"], now["slug"]) == ("Face care", face["slug"])  # the storefront's address stays
     empty = submit(editor, "/products/categories", path, {f"name_{face['id']}": " "})
     assert empty.status == 400 and f'id="name_{face["id"]}-error"' in empty.body
-    assert submit(editor, "/products/categories", f"{path}/delete", {}).status == 303
+    assert submit(editor, "/products/categories", f"{path}/delete", {"understood": "on"}).status == 303
     assert catalog.list_categories(db) == [] and catalog.get_product(db, cream["id"])["category_id"] is None
 
 
@@ -81,7 +81,9 @@ def test_a_collection_is_created_renamed_and_its_products_arranged(as_role, db):
     fields = {"title": "Gifts for her", "description": "Chosen with care.", "published": "on"}
     assert submit(editor, page_path, page_path, fields).status == 303
     assert catalog.get_collection(db, collection_id)["title"] == "Gifts for her"
-    assert submit(editor, page_path, f"{page_path}/delete", {}).status == 303
+    asked = submit(editor, page_path, f"{page_path}/delete", {})
+    assert "Delete the collection Gifts for her?" in text(asked) and "Its products stay." in text(asked)
+    assert submit(editor, page_path, f"{page_path}/delete", {"understood": "on"}).status == 303
     assert catalog.list_collections(db) == [] and len(catalog.list_products(db, _all())["items"]) == 3
 
 

@@ -133,7 +133,10 @@ def test_an_admin_adds_an_integration_and_its_secret_stays_sealed(as_role, db):
         {"kind": "Bad Kind", "status": "on"},
     )
     assert bad.status == 400 and error_beside(bad, "kind") and error_beside(bad, "status")
-    assert submit(admin, path, f"{path}/delete", {}).location == "/settings/integrations?notice=removed"
+    assert (
+        submit(admin, path, f"{path}/delete", {"understood": "on"}).location
+        == "/settings/integrations?notice=removed"
+    )
     assert integrations.list_integrations(db) == []
 
 

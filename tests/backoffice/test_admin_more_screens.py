@@ -65,7 +65,9 @@ def test_a_viewer_sees_discounts_without_controls(as_role, db):
 def test_posts_are_written_published_and_moved_back_to_draft(as_role, db):
     editor = as_role("editor")
     assert (
-        submit(editor, "/content", "/content/posts/new", {"title": "Autumn care", "excerpt": "Tips"}).status
+        submit(
+            editor, "/content/posts/new", "/content/posts/new", {"title": "Autumn care", "excerpt": "Tips"}
+        ).status
         == 303
     )
     post_id = blog.list_posts(db, _all())["items"][0]["id"]

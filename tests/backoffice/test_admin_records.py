@@ -357,7 +357,7 @@ def test_an_admin_sets_up_a_zone_with_a_method_and_a_carrier(as_role, db):
         False,
     )
     assert "Not offered" in text(get(admin, home))
-    assert submit(admin, path, f"{path}/delete", {}).location == f"{home}?notice=removed"
+    assert submit(admin, path, f"{path}/delete", {"understood": "on"}).location == f"{home}?notice=removed"
     assert shipping.list_methods(db) == []
 
 

@@ -1,84 +1,154 @@
-"""Product categories: the list in display order, a new category, renaming and deleting one (its products
-keep no category), and moving one up or down (the order the storefront shows them in), through the
-catalog's domain functions behind the API routes' roles."""
+"""Categories in display order, product categories and blog categories alike (`Ordered` declares one kind's
+pages once): the list, a new category, renaming one (its slug, in the storefront's addresses, stays),
+deleting one after asking (its products or posts stay, without a category), and moving one up or down with a
+button per row (works from the keyboard, without script), through the domain's functions behind the API
+routes' roles."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from aws_lambda_powertools.event_handler import Response
+from pydantic import BaseModel
 
 from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import form, page, router, see_other
-from svc_backoffice.core.errors import Conflict
-from svc_backoffice.data.db import database
-from svc_backoffice.domain import catalog
+from svc_backoffice.admin.removal import confirmed
+from svc_backoffice.core.errors import Conflict, NotFound
+from svc_backoffice.data.db import Database, Row, database
+from svc_backoffice.domain import blog, catalog
 from svc_backoffice.domain.models.catalog import CategoryCreate, CategoryUpdate
+from svc_backoffice.domain.models.content import BlogCategoryCreate, BlogCategoryUpdate
 from svc_backoffice.edge.requests import path_id
 
 
-def _categories(status: int = 200, **context: object) -> Response:
-    return page(
-        "categories.html",
-        status,
-        nav="products",
-        title="Categories",
-        categories=catalog.list_categories(database()),
-        **{"values": {}, "errors": {}, **context},
-    )
+@dataclass(frozen=True)
+class Ordered:
+    """One kind of category: its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
+    `POST <api>/reorder`), the domain's functions, and what its rows hold (`count` of `items`)."""
 
+    path: str
+    api: str
+    nav: str
+    title: str
+    items: str  # what a category groups: "product", "post"
+    count: str  # the row's column counting them
+    listed: Callable[[Database], list[Row]]
+    create: Callable[[Database, Any], Row]
+    update: Callable[[Database, str, Any], Row]
+    delete: Callable[[Database, str], None]
+    reorder: Callable[[Database, list[Any]], None]
+    create_model: type[BaseModel]
+    update_model: type[BaseModel]
+    back: tuple[str, str]  # the link beside the title: (path, words)
 
-@router.page("GET", "/products/categories")
-def category_list() -> Response:
-    return _categories()
+    def render(self, status: int = 200, **context: object) -> Response:
+        return page(
+            "categories.html",
+            status,
+            nav=self.nav,
+            title=self.title,
+            kind=self,
+            categories=self.listed(database()),
+            **{"values": {}, "errors": {}, **context},
+        )
 
+    def create_one(self) -> Response:
+        fields = form()
+        position = len(self.listed(database()))
+        try:
+            body = validated(
+                self.create_model, {"name": fields.get("name", "").strip(), "position": position}
+            )
+            with database().transaction():
+                self.create(database(), body)
+        except FormInvalid as exc:
+            return self.render(400, values=fields, errors=exc.fields)
+        except Conflict as exc:
+            return self.render(409, values=fields, errors={"name": exc.message})
+        return see_other(self.path, notice="created")
 
-@router.page("POST", "/products/categories", api="POST /api/categories")
-def create_category() -> Response:
-    fields = form()
-    position = len(catalog.list_categories(database()))
-    try:
-        body = validated(CategoryCreate, {"name": fields.get("name", "").strip(), "position": position})
-        with database().transaction():
-            catalog.create_category(database(), body)
-    except FormInvalid as exc:
-        return _categories(400, values=fields, errors=exc.fields)
-    except Conflict as exc:
-        return _categories(409, values=fields, errors={"name": exc.message})
-    return see_other("/products/categories", notice="created")
-
-
-@router.page("POST", "/products/categories/<id>/move", api="POST /api/categories/reorder")
-def move_category(id: str) -> Response:
-    """Swap the category with its neighbour above (`up`) or below, and store the whole order."""
-    moved = path_id(id)
-    ids = [str(c["id"]) for c in catalog.list_categories(database())]
-    if moved in ids:
+    def move(self, id: str) -> Response:
+        """Swap the category with its neighbour above (`up`) or below, and store the whole order."""
+        moved = path_id(id)
+        ids = [str(c["id"]) for c in self.listed(database())]
+        if moved not in ids:
+            raise NotFound()
         at = ids.index(moved)
         other = at - 1 if form().get("to") == "up" else at + 1
         if 0 <= other < len(ids):
             ids[at], ids[other] = ids[other], ids[at]
-            catalog.reorder_categories(database(), ids)
-    return see_other("/products/categories", notice="saved")
+            self.reorder(database(), ids)
+        return see_other(self.path, notice="saved")
+
+    def rename(self, id: str) -> Response:
+        category_id = path_id(id)
+        name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
+        typed = form().get(name_field, "")
+        try:
+            body = validated(self.update_model, {"name": typed.strip()}, {"name": name_field})
+            with database().transaction():
+                self.update(database(), category_id, body)
+        except FormInvalid as exc:
+            return self.render(400, values={name_field: typed}, errors=exc.fields)
+        except Conflict as exc:
+            return self.render(409, values={name_field: typed}, errors={name_field: exc.message})
+        return see_other(self.path, notice="saved")
+
+    def remove(self, id: str) -> Response:
+        category_id = path_id(id)
+        found = next((c for c in self.listed(database()) if str(c["id"]) == category_id), None)
+        if found is None:
+            raise NotFound()
+        return confirmed(
+            lambda: self.delete(database(), category_id),
+            what=f"the category {found['name']}",
+            back=self.path,
+            nav=self.nav,
+            consequence=f"Its {self.items}s stay, without a category.",
+        )
+
+    def declare(self) -> Ordered:
+        router.page("GET", self.path, api=f"GET {self.api}")(self.render)
+        router.page("POST", self.path, api=f"POST {self.api}")(self.create_one)
+        router.page("POST", f"{self.path}/<id>/move", api=f"POST {self.api}/reorder")(self.move)
+        router.page("POST", f"{self.path}/<id>/delete", api=f"DELETE {self.api}/[id]")(self.remove)
+        router.page("POST", f"{self.path}/<id>", api=f"PATCH {self.api}/[id]")(self.rename)
+        return self
 
 
-@router.page("POST", "/products/categories/<id>", api="PATCH /api/categories/[id]")
-def rename_category(id: str) -> Response:
-    """A new name (the slug, in the storefront's addresses, stays: links to the category keep working)."""
-    category_id = path_id(id)
-    fields = form()
-    name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
-    typed = fields.get(name_field, "")
-    try:
-        body = validated(CategoryUpdate, {"name": typed.strip()}, {"name": name_field})
-        with database().transaction():
-            catalog.update_category(database(), category_id, body)
-    except FormInvalid as exc:
-        return _categories(400, values={name_field: typed}, errors=exc.fields)
-    except Conflict as exc:
-        return _categories(409, values={name_field: typed}, errors={name_field: exc.message})
-    return see_other("/products/categories", notice="saved")
+PRODUCT_CATEGORIES = Ordered(
+    path="/products/categories",
+    api="/api/categories",
+    nav="products",
+    title="Categories",
+    items="product",
+    count="product_count",
+    listed=catalog.list_categories,
+    create=catalog.create_category,
+    update=catalog.update_category,
+    delete=catalog.delete_category,
+    reorder=catalog.reorder_categories,
+    create_model=CategoryCreate,
+    update_model=CategoryUpdate,
+    back=("/products", "All products"),
+).declare()
 
-
-@router.page("POST", "/products/categories/<id>/delete", api="DELETE /api/categories/[id]")
-def delete_category(id: str) -> Response:
-    catalog.delete_category(database(), path_id(id))
-    return see_other("/products/categories", notice="removed")
+BLOG_CATEGORIES = Ordered(
+    path="/content/categories",
+    api="/api/blog/categories",
+    nav="content",
+    title="Blog categories",
+    items="post",
+    count="post_count",
+    listed=blog.list_categories,
+    create=blog.create_category,
+    update=blog.update_category,
+    delete=blog.delete_category,
+    reorder=blog.reorder_categories,
+    create_model=BlogCategoryCreate,
+    update_model=BlogCategoryUpdate,
+    back=("/content", "All posts"),
+).declare()

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import current_query, form, form_lists, page, router, see_other
+from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import catalog
@@ -114,8 +115,14 @@ def update_collection(id: str) -> Response:
 
 @router.page("POST", "/products/collections/<id>/delete", api="DELETE /api/collections/[id]")
 def delete_collection(id: str) -> Response:
-    catalog.delete_collection(database(), path_id(id))
-    return see_other("/products/collections", notice="removed")
+    collection = catalog.get_collection(database(), path_id(id))
+    return confirmed(
+        lambda: catalog.delete_collection(database(), str(collection["id"])),
+        what=f"the collection {collection['title']}",
+        back="/products/collections",
+        nav="products",
+        consequence="Its products stay.",
+    )
 
 
 @router.page("POST", "/products/collections/<id>/products", api=REORDER)

@@ -1,5 +1,6 @@
 """Content: blog posts (one form to write and edit a post's text, address, summary, category, tags, cover and
-search listing; publish now, schedule, back to draft, delete), their categories, and comments moderated in bulk (approve, spam, delete) with a partial result said in words, as the API's 207."""
+search listing; publish now, schedule, back to draft, delete), their categories (arranged on their own page,
+categories.py), and comments moderated in bulk (approve, spam, delete) with a partial result said in words, as the API's 207."""
 
 from __future__ import annotations
 
@@ -22,11 +23,9 @@ from svc_backoffice.admin.pages import (
     store_row,
 )
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.core.errors import Conflict
 from svc_backoffice.data.db import Database, Row, database
 from svc_backoffice.domain import blog
 from svc_backoffice.domain.models.content import (
-    BlogCategoryCreate,
     BlogCommentBulk,
     BlogCommentListQuery,
     BlogPostCreate,
@@ -141,6 +140,7 @@ POSTS = Editor(
     adjust=_slug,
     unique="slug",
     aside="_post_actions.html",
+    removal="Its comments are deleted with it.",
 ).declare()
 
 
@@ -170,22 +170,6 @@ def schedule(id: str) -> Response:
         return POSTS.render(post, POSTS.values(post), 400, schedule_error=problem)
     blog.schedule_post(database(), str(post["id"]), body)
     return see_other(f"/content/posts/{post['id']}", notice="saved")
-
-
-@router.page("POST", "/content/categories", api="POST /api/blog/categories")
-def create_category() -> Response:
-    fields = form()
-    try:
-        body = validated(
-            BlogCategoryCreate, {"name": fields.get("name", "").strip()}, {"name": "category_name"}
-        )
-        with database().transaction():
-            blog.create_category(database(), body)
-    except FormInvalid as exc:
-        return _content(400, values=fields, errors=exc.fields)
-    except Conflict as exc:
-        return _content(409, values=fields, errors={"category_name": exc.message})
-    return see_other("/content", notice="created")
 
 
 @router.page("POST", "/content/comments", api="POST /api/blog/comments/bulk")

@@ -104,4 +104,5 @@ COUPONS = Editor(
     },
     unique="code",
     aside="_coupon_stats.html",
+    removal="Orders that used it keep their discount; customers can no longer use it.",
 ).declare()

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
 from svc_backoffice.admin.pages import current_query, form, page, router, see_other, store_row
+from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import Database, Row, database
@@ -157,6 +158,7 @@ class Editor:
     inside: str | None = None  # a template of more fields inside the form
     aside: str | None = None  # a template shown beside the form
     back: str = ""  # where the record's list is (the path itself when empty)
+    removal: str = ""  # what deleting the record takes with it or leaves, said before it is deleted
 
     @property
     def fields(self) -> tuple[Field, ...]:
@@ -241,6 +243,28 @@ class Editor:
             return self.render(record, values, 400, errors=found.fields, form_error=found.form)
         return see_other(f"{self.path}/{record['id']}", notice=notice)
 
+    def listed(
+        self,
+        rows: list[Row],
+        columns: tuple[tuple[str, Callable[[Row], str]], ...],
+        *,
+        title: str,
+        empty: str,
+        intro: str = "",
+    ) -> Response:
+        """The list of these records (records.html): a row each, its first column linking to the form."""
+        return page(
+            "records.html",
+            nav=self.nav,
+            tab=self.tab,
+            title=title,
+            editor=self,
+            headings=[heading for heading, _ in columns],
+            rows=[(row["id"], [cell(row) for _, cell in columns]) for row in rows],
+            empty=empty,
+            intro=intro,
+        )
+
     def declare(self) -> Editor:
         """Declare the pages on the admin router (new, then the record's, so `new` is not read as an id)."""
         if self.create is not None:
@@ -259,6 +283,14 @@ class Editor:
         return self
 
     def _remove(self, id: str) -> Response:
-        assert self.delete is not None
-        self.delete(database(), path_id(id))
-        return see_other(self.back or self.path, notice="removed")
+        delete = self.delete
+        assert delete is not None
+        record = self.read(database(), path_id(id))
+        return confirmed(
+            lambda: delete(database(), str(record["id"])),
+            what=f"the {self.noun} {self.title(record)}",
+            back=self.back or self.path,
+            nav=self.nav,
+            tab=self.tab,
+            consequence=self.removal,
+        )

@@ -89,10 +89,18 @@ def validated(
                 continue
             key = ".".join(loc)
             name = (names or {}).get(key) or (names or {}).get(loc[0]) or loc[0]
-            fields.setdefault(name, _plain(err["msg"]))
+            fields.setdefault(name, _said(err["type"], loc[-1], err["msg"]))
     if fields or general:
         raise FormInvalid(fields, general[0] if general else None)
     return result
+
+
+def _said(kind: str, field: str, message: str) -> str:
+    """A validation error in words: a pattern a person cannot read (an email's, a slug's) becomes a sentence
+    (the field's hint says the form it takes)."""
+    if kind == "string_pattern_mismatch":
+        return say("admin.email") if "email" in field else say("admin.pattern")
+    return _plain(message)
 
 
 def _plain(message: str) -> str:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
 from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
+from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
@@ -225,8 +226,14 @@ def update_product(id: str) -> Response:
 
 @router.page("POST", "/products/<id>/delete", api="DELETE /api/products/[id]")
 def delete_product(id: str) -> Response:
-    catalog.delete_product(database(), path_id(id))
-    return see_other("/products", notice="removed")
+    product = catalog.get_product(database(), path_id(id))
+    return confirmed(
+        lambda: catalog.delete_product(database(), str(product["id"])),
+        what=str(product["title"]),
+        back="/products",
+        nav="products",
+        consequence="Its images and stock are deleted with it; orders keep their lines.",
+    )
 
 
 @router.page("POST", "/products/<id>/stock", api="POST /api/inventory/adjust")

@@ -7,12 +7,15 @@ from collections.abc import Iterable
 from aws_lambda_powertools.event_handler.router import Router
 
 from svc_backoffice.admin import (  # noqa: F401 - each screen's module declares its pages
+    attributes,
     categories,
     collections,
     content,
     discounts,
     home,
     images,
+    locations,
+    order_entry,
     orders,
     people,
     products,

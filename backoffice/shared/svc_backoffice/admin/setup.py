@@ -103,6 +103,7 @@ PROVIDERS = Editor(
     update_model=PaymentProviderUpdate,
     title=lambda provider: str(provider["display_name"]),
     defaults=lambda: {"kind": "wallet-a"},
+    removal="Customers can no longer pay with it, and its webhook secret is forgotten.",
     unique="kind",
 ).declare()
 
@@ -191,6 +192,7 @@ INTEGRATION_FORM = Editor(
     update_model=IntegrationUpdate,
     title=lambda item: str(item["kind"]),
     defaults=lambda: {"status": "disconnected"},
+    removal="Its secret and settings are forgotten.",
     unique="kind",
 ).declare()
 

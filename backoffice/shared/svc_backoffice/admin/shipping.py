@@ -68,7 +68,7 @@ def _editor(table: Any, create_model: type[BaseModel], update_model: type[BaseMo
         create_model=create_model,
         update_model=update_model,
         **given,
-    ).declare()
+    )
 
 
 ZONES = _editor(
@@ -91,6 +91,7 @@ ZONES = _editor(
         ),
     ),
     adjust=_countries,
+    removal="Its shipping methods are deleted with it.",
     defaults=lambda: {"position": "0"},
     unique="name",
 ).declare()
@@ -126,6 +127,7 @@ METHODS = _editor(
     ),
     defaults=lambda: {"kind": "flat", "active": "on", "price": "0.00", "position": "0"},
     beside={"validation.method_days": "max_days", "validation.method_free": "price"},
+    removal="Checkout no longer offers it.",
     unique="name",
 ).declare()
 
@@ -160,5 +162,6 @@ CARRIERS = _editor(
         ),
     ),
     defaults=lambda: {"active": "on"},
+    removal="Its shipping methods stay, without a carrier.",
     unique="code",
 ).declare()

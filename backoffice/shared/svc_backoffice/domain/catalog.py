@@ -147,6 +147,16 @@ def update_product(db: Database, product_id: str, body: ProductUpdate) -> Row:
     return get_product(db, product_id)
 
 
+def products_by_sku(db: Database, skus: list[str]) -> dict[str, str]:
+    """Product ids by SKU as typed (SKUs match without regard to case, as their unique index does)."""
+    rows = db.all(
+        "SELECT lower(sku) AS key, id::text AS id FROM products WHERE lower(sku) = ANY(%s::text[])",
+        ([s.lower() for s in skus],),
+    )
+    found = {row["key"]: row["id"] for row in rows}
+    return {sku: found[sku.lower()] for sku in skus if sku.lower() in found}
+
+
 def delete_product(db: Database, product_id: str) -> None:
     delete_row(db, "products", product_id)
 

@@ -93,6 +93,12 @@ def _coupon_discount(db: Database, code: str, subtotal: int, shipping: int) -> t
     return coupon, 0, 0  # free_shipping
 
 
+def customer_id_by_email(db: Database, email: str) -> str | None:
+    """The customer with this email (emails match without regard to case, as their unique index does)."""
+    row = db.one("SELECT id::text AS id FROM customers WHERE lower(email) = lower(%s)", (email,))
+    return str(row["id"]) if row else None
+
+
 def create_order(db: Database, body: OrderCreate, staff: Staff | None = None) -> Row:
     """The order, its lines priced from the catalog, its coupon and shipping; its tracked products' stock is
     taken by order_take_stock() in the same transaction (409 when there is not enough)."""

@@ -30,6 +30,11 @@ def list_locations(db: Database) -> list[Row]:
     return db.all(f"SELECT {LOCATION_COLUMNS} FROM stock_locations ORDER BY is_default DESC, name")  # noqa: S608
 
 
+def get_location(db: Database, location_id: str) -> Row:
+    """One stock location by id (NotFound when none)."""
+    return db.found(f"SELECT {LOCATION_COLUMNS} FROM stock_locations WHERE id = %s", (location_id,))  # noqa: S608
+
+
 def _clear_default(db: Database, changes: dict[str, Any]) -> None:
     # One default location: a new default replaces the old one.
     if changes.get("is_default"):
