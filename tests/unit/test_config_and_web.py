@@ -121,6 +121,7 @@ EXPECTED_STATUS = {
     "Unauthenticated": 401,
     "Forbidden": 403,
     "PaymentRequired": 402,
+    "CreditsShort": 402,
     "PayloadTooLarge": 413,
     "RateLimited": 429,
     "UpstreamError": 502,

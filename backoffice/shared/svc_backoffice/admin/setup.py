@@ -112,7 +112,7 @@ def _gsc() -> dict[str, Any]:
     """The search-console card: whether this backoffice can connect one, its state, and what the provider's
     return (`?gsc=connected` or `?gsc=error&reason=...`) says."""
     configured = bool(get_settings().gsc_client_id)
-    state = integrations.gsc_status(database(), get_settings()) if configured else None
+    state = integrations.gsc_status(database()) if configured else None
     return {"configured": configured, "state": state, **_returned("gsc")}
 
 
@@ -147,7 +147,7 @@ def connect_search_console() -> Response:
     staff = current_staff()
     assert staff is not None
     try:
-        started = integrations.gsc_connect(database(), get_settings(), staff)
+        started = integrations.gsc_connect(database(), staff)
     except integrations.GscNotConfigured as exc:
         return _integrations(422, said=exc.message, failed=True)
     return Response(
@@ -157,7 +157,7 @@ def connect_search_console() -> Response:
 
 @router.page("POST", f"{INTEGRATIONS}/gsc/disconnect", api="POST /api/gsc/disconnect")
 def disconnect_search_console() -> Response:
-    integrations.gsc_disconnect(database(), get_settings())
+    integrations.gsc_disconnect(database())
     return see_other(INTEGRATIONS, notice="disconnected")
 
 
