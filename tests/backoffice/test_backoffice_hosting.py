@@ -426,6 +426,25 @@ def test_a_shop_is_refused_when_built_wrong(handoff_key):
     assert "conninfo" not in repr(Shop(**good)) and "postgresql" not in repr(Shop(**good))
 
 
+def test_a_shop_asked_of_each_session_is_the_shop_it_was_built():
+    """The platform attaches who may still be signed in to the Shop it built, per request: a copy with that
+    question alone, the keys, URLs and paths as they were, and the built Shop left without it."""
+    shop = Shop(
+        id="p_x",
+        base_url="https://api.example.com/shops/p_x",
+        conninfo="postgresql://u@h/d",
+        session_key=b"k" * 32,
+        field_key=b"f" * 32,
+        handoff_public_keys=("pem",),
+    )
+    assert shop.base_path == "/shops/p_x"
+    asked = shop.with_access(lambda account_id, epoch: "owner" if epoch == 0 else None)
+    assert asked.account_access is not None and shop.account_access is None
+    assert (asked.account_access("a", 0), asked.account_access("a", 1)) == ("owner", None)
+    assert asked == shop  # every field but the question (which equality leaves out)
+    assert (asked.base_path, asked.secure, asked.absent) == ("/shops/p_x", True, False)
+
+
 def test_a_shop_database_behind_the_code_is_brought_up_to_date_when_first_served(hosted, handoff_key):
     """A platform upgrade that adds a migration rolls across shops as each is next served: the database of a
     shop published with an older template gets the migrations it lacks, once per warm instance."""

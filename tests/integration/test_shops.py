@@ -190,6 +190,8 @@ def hosting(monkeypatch):
 
 def test_the_backoffice_gets_the_path_below_the_shop_and_the_shop(shops_env, demo_user, api, hosting):
     project = publish_record(a_project(demo_user))
+    # As a shop is served once its owner has opened it: a hand-off key exists, so a warm instance keeps it.
+    services.handoffs().sign_in_url(demo_user, project.id)
     answer = api.post(
         f"/shops/{project.id}/api/products",
         params={"expand": "variants"},

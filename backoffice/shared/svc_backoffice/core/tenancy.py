@@ -6,6 +6,7 @@ field-sealing key, the paths the backoffice emits) read it from here. Imports no
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
@@ -58,6 +59,13 @@ class Shop:
                 raise ValueError(f"shop {self.id}: {name} must be an absolute http(s) URL")
         if isinstance(self.handoff_public_keys, str):
             raise ValueError(f"shop {self.id}: handoff_public_keys is a tuple of PEM strings")
+
+    def with_access(self, access: Callable[[str, int], str | None]) -> Shop:
+        """This shop asking `access` of each session: a copy with only that field changed, not checked again
+        (the platform attaches it per request to a Shop it checked when it built it)."""
+        shop = copy.copy(self)  # the fields as they are, without __init__ and its checks
+        object.__setattr__(shop, "account_access", access)
+        return shop
 
     @cached_property
     def base_path(self) -> str:

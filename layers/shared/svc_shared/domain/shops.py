@@ -8,9 +8,9 @@ warm request does no KMS or Secrets Manager call."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -97,24 +97,20 @@ class Shops:
                     if len(self._cache) >= MAX_CACHED:
                         self._cache = {k: v for k, v in self._cache.items() if now - v[0] < CACHE_SECONDS}
                     self._cache[project_id] = (now, shop)
-        return dataclasses.replace(shop, account_access=self._access(project))
+        return shop.with_access(partial(self._access, project))  # the project as read for this request
 
-    def _access(self, project: Project) -> Callable[[str, int], str | None]:
+    def _access(self, project: Project, account_id: str, epoch: int) -> str | None:
         """What the backoffice asks of a session on each request: the hand-off role the account would get now
         (Handoffs.sign_in_url's rule), or None when the account is gone or its sessions were ended since
         (a password change, "Sign out everywhere", deletion)."""
-
-        def access(account_id: str, epoch: int) -> str | None:
-            try:
-                user = self._accounts.get_user(account_id)
-            except NotFound:
-                return None
-            if user.session_epoch != epoch:
-                return None
-            seen_as = self._projects.visible_to(user, project, self._accounts)
-            return ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
-
-        return access
+        try:
+            user = self._accounts.get_user(account_id)
+        except NotFound:
+            return None
+        if user.session_epoch != epoch:
+            return None
+        seen_as = self._projects.visible_to(user, project, self._accounts)
+        return ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
 
     def absent(self, project_id: str, base_url: str) -> Shop:
         """The shop at `base_url` of a project that is unknown or not published: its sign-in pages answer as a
