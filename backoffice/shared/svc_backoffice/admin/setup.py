@@ -57,12 +57,20 @@ def _returned(name: str) -> dict[str, Any]:
     """What a provider's return to this page says (`?card=connected`, `?gsc=error&reason=...`), in words."""
     query = current_query()
     result = query.get(name, "")
+    connected, failed = RETURNS[name]
     said = None
     if result == "connected":
-        said = say(f"admin.{name}_connected")
+        said = say(connected)
     elif result == "error":
-        said = say(f"admin.{name}_failed", reason=query.get("reason", "")[:100] or "no reason given")
+        said = say(failed, reason=query.get("reason", "")[:100] or "no reason given")
     return {"said": said, "failed": result == "error"}
+
+
+# What each provider's return says: connected, or failed with its reason.
+RETURNS = {
+    "card": ("admin.card_connected", "admin.card_failed"),
+    "gsc": ("admin.gsc_connected", "admin.gsc_failed"),
+}
 
 
 PROVIDERS = Editor(
