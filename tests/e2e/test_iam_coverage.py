@@ -190,6 +190,18 @@ def _journey(stack, gateway):
     answer = mcp(gateway, refreshed.json()["access_token"], "tools/list")
     assert answer.status_code == 401, answer.text
 
+    with signed_in(gateway, "demo@svc.local", "demo-password-123") as demo:
+        # The shop's admin starts the search console and the card provider's connections: the hosted
+        # backoffice reads the operator's secrets (GscClientSecretArn, CheckoutSecretKeyArn) to build them.
+        open_backoffice(demo, stack.services["sign-in"].split(" ")[0])
+        for path, field in (
+            ("/api/gsc/connect", "authorize_url"),
+            ("/api/payments/providers/card/connect", "url"),
+        ):
+            started = demo.post(f"{stack.services['backoffice']}{path}", json={})
+            assert started.status_code == 200, (path, started.text)
+            assert started.json()[field].startswith(stack.services["sandbox"]), started.text
+
     # The operator rotates the hand-off keys twice (`svc handoff-keys rotate`): until the newest key is a
     # minute old the platform signs with the one before it, a key the command line made and sealed, which the
     # accounts function unseals with its own role (the first key it made itself, at the journeys' first
@@ -204,16 +216,6 @@ def _journey(stack, gateway):
             assert handoff.status_code == 303, handoff.text
             kid = _signing_kid(handoff.headers["location"])
         assert kid in made, (kid, made)
-        # The shop's admin starts the search console and the card provider's connections: the hosted
-        # backoffice reads the operator's secrets (GscClientSecretArn, CheckoutSecretKeyArn) to build them.
-        open_backoffice(demo, stack.services["sign-in"].split(" ")[0])
-        for path, field in (
-            ("/api/gsc/connect", "authorize_url"),
-            ("/api/payments/providers/card/connect", "url"),
-        ):
-            started = demo.post(f"{stack.services['backoffice']}{path}", json={})
-            assert started.status_code == 200, (path, started.text)
-            assert started.json()[field].startswith(stack.services["sandbox"]), started.text
 
     _access_ends(stack, gateway, token, project_id)
 
