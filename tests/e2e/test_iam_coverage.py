@@ -202,10 +202,10 @@ def _journey(stack, gateway):
             assert started.status_code == 200, (path, started.text)
             assert started.json()[field].startswith(stack.services["sandbox"]), started.text
 
-    # The operator rotates the hand-off keys twice (`svc handoff-keys rotate`): until the newest key is a
-    # minute old the platform signs with the one before it, a key the command line made and sealed, which the
-    # accounts function unseals with its own role (the first key it made itself, at the journeys' first
-    # sign-in). Its keyring is cached for a minute: the sign-ins go on until one is signed with that key.
+    # The operator rotates the hand-off keys twice (`svc handoff-keys rotate`): once the newest key is a
+    # minute old the platform signs with it, a key the command line made and sealed, which the accounts
+    # function unseals with its own role (the first key it made itself, at the journeys' first sign-in). Its
+    # keyring is cached for a minute: the sign-ins go on until one is signed with that key.
     made = [json.loads(cli_ok(stack, "handoff-keys", "rotate"))["rotated"] for _ in range(2)]
     with signed_in(gateway, "demo@svc.local", "demo-password-123") as demo:
         deadline, kid = time.monotonic() + 150, None

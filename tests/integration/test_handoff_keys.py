@@ -154,6 +154,28 @@ def test_a_rotated_key_verifies_during_the_grace_period_and_not_after(clock, dem
     assert [k["kid"] for k in services.handoff_keys().listing()][1:] == [new.kid]
 
 
+def test_two_rotations_in_a_row_never_sign_with_a_key_a_shop_may_not_know_yet(clock, demo_user):
+    """A shop keeps the platform's key set for CACHE_SECONDS: after two rotations within that time, hand-offs
+    stay signed with the key every shop knows until the newest is that old (then with the newest), never with
+    the first new key, which a shop that read its key set just before the rotations would refuse."""
+    project = published_project(demo_user)
+    audience = project.extra["backoffice_url"]
+    first = token_of(services.handoffs().sign_in_url(demo_user, project.id))  # the platform's first key
+    first_kid = jwt.get_unverified_header(first)["kid"]
+    clock.advance(CACHE_SECONDS + 1)
+    known = services.handoff_keys().public_keys()  # what a shop read just before the rotations
+    services.handoff_keys().rotate()
+    newest = services.handoff_keys().rotate()
+    for _ in range(2):
+        held = token_of(services.handoffs().sign_in_url(demo_user, project.id))
+        assert jwt.get_unverified_header(held)["kid"] == first_kid
+        assert accepted(held, known, audience)
+        clock.advance(CACHE_SECONDS / 2)
+    clock.advance(1)
+    later = token_of(services.handoffs().sign_in_url(demo_user, project.id))
+    assert jwt.get_unverified_header(later)["kid"] == newest.kid
+
+
 def test_the_grace_period_is_a_setting(clock, demo_user, monkeypatch):
     monkeypatch.setenv("HANDOFF_KEY_GRACE_SECONDS", "600")
     services.wire(clock=clock)

@@ -92,11 +92,13 @@ class Keyring:
         return [self.keys[self.current], *sorted(retired, key=_newest_first)]
 
     def signing(self, now: float, grace: int) -> HandoffKey:
-        """The current key once every verifier has had time to learn it; its predecessor until then."""
+        """The newest key every verifier has had time to learn (its key set is cached for CACHE_SECONDS): the
+        current one once it is that old, else the latest retired one that is, so two rotations in a row never
+        sign with a key a shop may not know yet; when none is that old, the current key's predecessor (or the
+        current key, the only one)."""
         keys = self.verifying(now, grace)
-        if keys[0].created_at + CACHE_SECONDS > now and len(keys) > 1:
-            return keys[1]
-        return keys[0]
+        fallback = keys[1] if len(keys) > 1 else keys[0]
+        return next((key for key in keys if key.created_at + CACHE_SECONDS <= now), fallback)
 
 
 def _newest_first(key: HandoffKey) -> tuple[float, int]:
