@@ -39,6 +39,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory, tls_authority: TestAuthority
             # The SDK client with client_metadata_url and the conformance suite's document scenario serve
             # their client metadata documents on loopback, which the local stack fetches only when asked.
             "CIMD_ALLOW_LOOPBACK": "true",
+            # Every Chromium test signs its people in from 127.0.0.1, one machine as an office is: far more
+            # sign-ins from that address in 15 minutes than the per-address limit (30) lets through. The limit
+            # itself is tested in tests/integration; the httpx clients here each sign in from an address of
+            # their own.
+            "LOGIN_IP_MAX_ATTEMPTS": "2000",
         },
     )
     try:
