@@ -184,3 +184,21 @@ def test_logger_never_writes_secret_extras(capsys):
     assert "a@b.c" in out
     assert "hunter2-secret" not in out
     assert logging.getLogger("redaction-test").filters
+
+
+def test_the_backoffices_log_never_writes_secret_extras_either():
+    import io
+
+    from svc_backoffice.core.logs import logger as backoffice_logger
+
+    written = io.StringIO()  # its own handler holds the stdout of its first import: read a second one
+    handler = logging.StreamHandler(written)
+    handler.setFormatter(backoffice_logger.registered_formatter)
+    backoffice_logger._logger.addHandler(handler)
+    try:
+        backoffice_logger.info("webhook received", extra={"provider": "card", "signature": "t=1,v1=deadbeef"})
+    finally:
+        backoffice_logger._logger.removeHandler(handler)
+    out = written.getvalue()
+    assert '"provider":"card"' in out
+    assert "deadbeef" not in out and REDACTED in out

@@ -74,9 +74,9 @@ def test_the_mcp_handler_loads_its_admission_pipeline_and_tools() -> None:
 def test_the_shops_handler_loads_the_backoffice_only_when_a_shop_is_served() -> None:
     loaded = _loaded_by("shops")
     assert "svc_shared.routes.shops" in loaded
-    # Of the backoffice, only its lowest floor (the log formatter every function's log uses); its routers,
+    # Of the backoffice, only its lowest floor (the log every function logs with); its routers,
     # models and database pool load with the first shop served.
     backoffice = [m for m in loaded if m.split(".")[0] == "svc_backoffice"]
-    assert "svc_backoffice.core.logformat" in backoffice
+    assert "svc_backoffice.core.logs" in backoffice
     assert [m for m in backoffice if m != "svc_backoffice" and not m.startswith("svc_backoffice.core")] == []
     assert "svc_shared.domain.shops" not in loaded  # loaded with the Shops service, on the first request

@@ -182,7 +182,7 @@ def test_the_platform_uses_only_the_backoffices_lowest_floor() -> None:
         for target in targets
         if _layer(target) == "svc_backoffice"
     }
-    assert "svc_shared.core.logs imports svc_backoffice.core.logformat" in used
+    assert "svc_shared.core.logs imports svc_backoffice.core.logs" in used
     wrong = sorted(edge for edge in used if [*edge.split(" imports ")[1].split("."), ""][1] != "core")
     assert wrong == []
 
