@@ -219,6 +219,12 @@ def http_status(reply: dict[str, Any]) -> int:
 Handler = Callable[[dict[str, Any], Any, ToolContext], dict[str, Any]]
 
 
+def declared_in(params: dict[str, Any], context: ToolContext) -> ToolContext:
+    """The context of a stateless request: MCP Apps and tasks as the request itself declares them."""
+    dialect = EXTENSION_TASKS if tasks.request_offers_tasks(params) else context.tasks
+    return dataclasses.replace(context, ui=context.ui or apps.request_offers_ui(params), tasks=dialect)
+
+
 class Dispatcher:
     def __init__(self, registry: Registry, on_change: CallRecorder | None = None) -> None:
         self._registry = registry
@@ -252,10 +258,8 @@ class Dispatcher:
             return message.reply
         method = message.method
         methods = self._stateless_methods if stateless else self._methods
-        if stateless and not context.ui and apps.request_offers_ui(message.arguments):
-            context = dataclasses.replace(context, ui=True)
-        if stateless and tasks.request_offers_tasks(message.arguments):
-            context = dataclasses.replace(context, tasks=EXTENSION_TASKS)
+        if stateless:  # 2026-07-28: a request declares what its client supports
+            context = declared_in(message.arguments, context)
         try:
             reply = self._method(methods, method, message.arguments, message.id, context)
         except Exception:
@@ -322,8 +326,8 @@ class Dispatcher:
         return result(id_, {})
 
     def _list_tools(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
-        listing = self._registry.listing(ui=context.ui, tasks=context.tasks == HANDSHAKE_TASKS)
-        return result(id_, Encoded(listing))
+        # A session of the handshake era declares 2025-11-25's tasks (HANDSHAKE_TASKS) or none.
+        return result(id_, Encoded(self._registry.listing(ui=context.ui, tasks=bool(context.tasks))))
 
     def _list_tools_cacheable(self, params: dict[str, Any], id_: Any, context: ToolContext) -> dict[str, Any]:
         hints = {"resultType": "complete", "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}

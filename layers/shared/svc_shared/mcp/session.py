@@ -71,10 +71,8 @@ def of_initialize(params: dict[str, Any]) -> Declared:
 def session_headers(messages: list[Any], user_id: str) -> dict[str, str]:
     """The Mcp-Session-Id to answer an `initialize` that declared the extension or tasks with."""
     for message in messages:
-        params = getattr(message, "arguments", None)
-        if getattr(message, "method", None) != "initialize" or not isinstance(params, dict):
-            continue
-        flags = of_initialize(params)
-        if flags != Declared():
-            return {SESSION_HEADER: session_id(user_id, flags)}
+        if getattr(message, "method", None) == "initialize":  # a Message, whose arguments are a dict
+            flags = of_initialize(message.arguments)
+            if flags != Declared():
+                return {SESSION_HEADER: session_id(user_id, flags)}
     return {}
