@@ -8,7 +8,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import catalog
@@ -24,6 +24,7 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 ATTRIBUTES = Editor(
+    records=Records.of(catalog.ATTRIBUTES, AttributeCreate, AttributeUpdate),
     path="/products/attributes",
     api="/api/attributes",
     noun="attribute",
@@ -51,12 +52,6 @@ ATTRIBUTES = Editor(
             ),
         ),
     ),
-    read=catalog.ATTRIBUTES.read,
-    create=catalog.create_attribute,
-    update=catalog.update_attribute,
-    delete=catalog.delete_attribute,
-    create_model=AttributeCreate,
-    update_model=AttributeUpdate,
     adjust=_slug,
     defaults=lambda: {"kind": "text", "position": "0"},
     unique="slug",

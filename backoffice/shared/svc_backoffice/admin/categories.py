@@ -21,28 +21,31 @@ from svc_backoffice.data.db import Database, Row, database
 from svc_backoffice.domain import blog, catalog
 from svc_backoffice.domain.models.catalog import CategoryCreate, CategoryUpdate
 from svc_backoffice.domain.models.content import BlogCategoryCreate, BlogCategoryUpdate
+from svc_backoffice.domain.rows import Table
 from svc_backoffice.edge.requests import path_id
 
 
 @dataclass(frozen=True)
 class Ordered:
-    """One kind of category: its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
-    `POST <api>/reorder`), the domain's functions, and what its rows hold (`count` of `items`)."""
+    """One kind of category: the domain's `table`, the request models creating and renaming one, its list and
+    its reorder; its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
+    `POST <api>/reorder`), and what a category groups (`items`)."""
 
+    table: Table[Any, Any]
+    models: tuple[type[BaseModel], type[BaseModel]]  # (create, update)
+    listed: Callable[[Database], list[Row]]
+    reorder: Callable[[Database, list[Any]], None]
     path: str
     api: str
     nav: str
     title: str
     items: str  # what a category groups: "product", "post"
-    count: str  # the row's column counting them
-    listed: Callable[[Database], list[Row]]
-    create: Callable[[Database, Any], Row]
-    update: Callable[[Database, str, Any], Row]
-    delete: Callable[[Database, str], None]
-    reorder: Callable[[Database, list[Any]], None]
-    create_model: type[BaseModel]
-    update_model: type[BaseModel]
     back: tuple[str, str]  # the link beside the title: (path, words)
+
+    @property
+    def count(self) -> str:
+        """The row's column counting its items (`product_count`)."""
+        return f"{self.items}_count"
 
     def render(self, status: int = 200, **context: object) -> Response:
         return page(
@@ -59,11 +62,9 @@ class Ordered:
         fields = form()
         position = len(self.listed(database()))
         try:
-            body = validated(
-                self.create_model, {"name": fields.get("name", "").strip(), "position": position}
-            )
+            body = validated(self.models[0], {"name": fields.get("name", "").strip(), "position": position})
             with database().transaction():
-                self.create(database(), body)
+                self.table.create(database(), body)
         except FormInvalid as exc:
             return self.render(400, values=fields, errors=exc.fields)
         except Conflict as exc:
@@ -88,9 +89,9 @@ class Ordered:
         name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
         typed = form().get(name_field, "")
         try:
-            body = validated(self.update_model, {"name": typed.strip()}, {"name": name_field})
+            body = validated(self.models[1], {"name": typed.strip()}, {"name": name_field})
             with database().transaction():
-                self.update(database(), category_id, body)
+                self.table.update(database(), category_id, body)
         except FormInvalid as exc:
             return self.render(400, values={name_field: typed}, errors=exc.fields)
         except Conflict as exc:
@@ -103,7 +104,7 @@ class Ordered:
         if found is None:
             raise NotFound()
         return confirmed(
-            lambda: self.delete(database(), category_id),
+            lambda: self.table.delete(database(), category_id),
             what=f"the category {found['name']}",
             back=self.path,
             nav=self.nav,
@@ -120,35 +121,27 @@ class Ordered:
 
 
 PRODUCT_CATEGORIES = Ordered(
+    table=catalog.CATEGORIES,
+    models=(CategoryCreate, CategoryUpdate),
+    listed=catalog.list_categories,
+    reorder=catalog.reorder_categories,
     path="/products/categories",
     api="/api/categories",
     nav="products",
     title="Categories",
     items="product",
-    count="product_count",
-    listed=catalog.list_categories,
-    create=catalog.create_category,
-    update=catalog.update_category,
-    delete=catalog.delete_category,
-    reorder=catalog.reorder_categories,
-    create_model=CategoryCreate,
-    update_model=CategoryUpdate,
     back=("/products", "All products"),
 ).declare()
 
 BLOG_CATEGORIES = Ordered(
+    table=blog.CATEGORIES,
+    models=(BlogCategoryCreate, BlogCategoryUpdate),
+    listed=blog.list_categories,
+    reorder=blog.reorder_categories,
     path="/content/categories",
     api="/api/blog/categories",
     nav="content",
     title="Blog categories",
     items="post",
-    count="post_count",
-    listed=blog.list_categories,
-    create=blog.create_category,
-    update=blog.update_category,
-    delete=blog.delete_category,
-    reorder=blog.reorder_categories,
-    create_model=BlogCategoryCreate,
-    update_model=BlogCategoryUpdate,
     back=("/content", "All posts"),
 ).declare()

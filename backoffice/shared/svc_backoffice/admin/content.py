@@ -10,7 +10,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import (
     current_query,
@@ -93,6 +93,13 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 POSTS = Editor(
+    records=Records(
+        (BlogPostCreate, BlogPostUpdate),
+        read=blog.get_post,
+        update=blog.update_post,
+        create=_written,
+        delete=blog.delete_post,
+    ),
     path="/content/posts",
     api="/api/blog/posts",
     noun="post",
@@ -131,12 +138,6 @@ POSTS = Editor(
             ),
         ),
     ),
-    read=blog.get_post,
-    create=_written,
-    update=blog.update_post,
-    delete=blog.delete_post,
-    create_model=BlogPostCreate,
-    update_model=BlogPostUpdate,
     adjust=_slug,
     unique="slug",
     aside="_post_actions.html",

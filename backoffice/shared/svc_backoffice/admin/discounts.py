@@ -8,7 +8,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.forms import cents, whole
 from svc_backoffice.admin.pages import page, router, see_other, store_row
 from svc_backoffice.data.db import Row, database
@@ -55,6 +55,7 @@ def _value_shown(coupon: Row, values: dict[str, str]) -> None:
 
 
 COUPONS = Editor(
+    records=Records.of(commerce.COUPONS, CouponCreate, CouponUpdate),
     path="/discounts",
     api="/api/coupons",
     noun="discount code",
@@ -84,12 +85,6 @@ COUPONS = Editor(
             ),
         ),
     ),
-    read=commerce.get_coupon,
-    create=commerce.create_coupon,
-    update=commerce.update_coupon,
-    delete=commerce.delete_coupon,
-    create_model=CouponCreate,
-    update_model=CouponUpdate,
     title=lambda coupon: str(coupon["code"]),
     adjust=_value,
     values_of=_value_shown,

@@ -26,6 +26,7 @@ from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import Database, Row, database
+from svc_backoffice.domain.rows import Table
 from svc_backoffice.edge.requests import path_id
 
 Options = tuple[tuple[str, str], ...]
@@ -129,23 +130,36 @@ def shown(f: Field, value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Editor:
-    """A kind of record and its form. `read`, `create`, `update`, `delete` are the domain's functions (no
-    create or delete when the API has none); `adjust(fields, data, errors)` reads what the fields cannot
-    say alone (and names the form fields of the model paths it fills); `beside` puts a model-wide rule's
-    message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
+class Records:
+    """How the domain keeps one kind of record: the request models a create and an update take, and its
+    functions to read, update, create and delete one by id (no create or delete when the API has none).
+    `Records.of` takes the four from a domain `Table`."""
 
+    models: tuple[type[BaseModel] | None, type[BaseModel]]  # (create, update)
+    read: Callable[[Database, str], Row]
+    update: Callable[[Database, str, Any], Row]
+    create: Callable[[Database, Any], Row] | None = None
+    delete: Callable[[Database, str], None] | None = None
+
+    @classmethod
+    def of(
+        cls, table: Table[Any, Any], create_model: type[BaseModel], update_model: type[BaseModel]
+    ) -> Records:
+        return cls((create_model, update_model), table.read, table.update, table.create, table.delete)
+
+
+@dataclass(frozen=True)
+class Editor:
+    """A kind of record (`records`, the domain's) and its form. `adjust(fields, data, errors)` reads what
+    the fields cannot say alone (and names the form fields of the model paths it fills); `beside` puts a
+    model-wide rule's message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
+
+    records: Records
     path: str
     api: str
     noun: str
     nav: str
     sections: tuple[tuple[str, tuple[Field, ...]], ...]
-    read: Callable[[Database, str], Row]
-    update: Callable[[Database, str, Any], Row]
-    create_model: type[BaseModel] | None
-    update_model: type[BaseModel]
-    create: Callable[[Database, Any], Row] | None = None
-    delete: Callable[[Database, str], None] | None = None
     title: Callable[[Row], str] = lambda row: str(row.get("name") or row.get("title") or "")
     adjust: Callable[[dict[str, str], dict[str, Any], dict[str, str]], Mapping[str, str] | None] | None = None
     values_of: Callable[[Row, dict[str, str]], None] | None = None
@@ -193,7 +207,8 @@ class Editor:
         names = {f.model: f.name for f in self.fields}
         if self.adjust:
             names.update(self.adjust(fields, data, errors) or {})
-        model = self.update_model if record is not None else self.create_model
+        create_model, update_model = self.records.models
+        model = update_model if record is not None else create_model
         assert model is not None
         try:
             return validated(model, data, names, errors)
@@ -212,7 +227,7 @@ class Editor:
             "errors": {},
             "form_error": None,
             "writes": f"PATCH {self.api}/[id]" if record else f"POST {self.api}",
-            "removes": f"DELETE {self.api}/[id]" if record and self.delete else None,
+            "removes": f"DELETE {self.api}/[id]" if record and self.records.delete else None,
             "options": {
                 f.name: f.options(database()) if callable(f.options) else f.options
                 for f in self.fields
@@ -231,11 +246,11 @@ class Editor:
             body = self.body(fields, record)
             with db.transaction():
                 if record is None:
-                    assert self.create is not None
-                    record = self.create(db, body)
+                    assert self.records.create is not None
+                    record = self.records.create(db, body)
                     notice = "created"
                 else:
-                    self.update(db, str(record["id"]), body)
+                    self.records.update(db, str(record["id"]), body)
                     notice = "saved"
         except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
             found = refused(exc, self.unique if isinstance(exc, Conflict) else None)
@@ -267,25 +282,25 @@ class Editor:
 
     def declare(self) -> Editor:
         """Declare the pages on the admin router (new, then the record's, so `new` is not read as an id)."""
-        if self.create is not None:
+        if self.records.create is not None:
             router.page("GET", f"{self.path}/new", api=f"POST {self.api}")(
                 lambda: self.render(None, {**self.defaults(), **current_query()})
             )
             router.page("POST", f"{self.path}/new", api=f"POST {self.api}")(lambda: self.save(None))
         router.page("GET", f"{self.path}/<id>{self.suffix}", api=f"GET {self.api}")(
-            lambda id: self.render(record := self.read(database(), path_id(id)), self.values(record))
+            lambda id: self.render(record := self.records.read(database(), path_id(id)), self.values(record))
         )
         router.page("POST", f"{self.path}/<id>{self.suffix}", api=f"PATCH {self.api}/[id]")(
-            lambda id: self.save(self.read(database(), path_id(id)))
+            lambda id: self.save(self.records.read(database(), path_id(id)))
         )
-        if self.delete is not None:
+        if self.records.delete is not None:
             router.page("POST", f"{self.path}/<id>/delete", api=f"DELETE {self.api}/[id]")(self._remove)
         return self
 
     def _remove(self, id: str) -> Response:
-        delete = self.delete
+        delete = self.records.delete
         assert delete is not None
-        record = self.read(database(), path_id(id))
+        record = self.records.read(database(), path_id(id))
         return confirmed(
             lambda: delete(database(), str(record["id"])),
             what=f"the {self.noun} {self.title(record)}",

@@ -8,7 +8,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
@@ -21,6 +21,7 @@ def _code(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 LOCATIONS = Editor(
+    records=Records.of(store.LOCATIONS, LocationCreate, LocationUpdate),
     path="/settings/locations",
     api="/api/inventory/locations",
     noun="stock location",
@@ -38,12 +39,6 @@ LOCATIONS = Editor(
             ),
         ),
     ),
-    read=store.get_location,
-    create=store.create_location,
-    update=store.update_location,
-    delete=store.delete_location,
-    create_model=LocationCreate,
-    update_model=LocationUpdate,
     adjust=_code,
     defaults=lambda: {"active": "on"},
     unique="code",

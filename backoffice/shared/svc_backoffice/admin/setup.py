@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.pages import current_query, current_staff, page, router, see_other
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.config import get_settings
@@ -74,6 +74,13 @@ RETURNS = {
 
 
 PROVIDERS = Editor(
+    records=Records(
+        (PaymentProviderCreate, PaymentProviderUpdate),
+        read=payments.get_provider,
+        update=payments.update_provider,
+        create=payments.create_provider,
+        delete=payments.delete_provider,
+    ),
     path=f"{PAYMENTS}/providers",
     api="/api/payments/providers",
     noun="payment provider",
@@ -103,12 +110,6 @@ PROVIDERS = Editor(
         ),
         ("Public settings", (Field("public_config", "One a line, like name = value", "lines"),)),
     ),
-    read=payments.get_provider,
-    create=payments.create_provider,
-    update=payments.update_provider,
-    delete=payments.delete_provider,
-    create_model=PaymentProviderCreate,
-    update_model=PaymentProviderUpdate,
     title=lambda provider: str(provider["display_name"]),
     defaults=lambda: {"kind": "wallet-a"},
     removal="Customers can no longer pay with it, and its webhook secret is forgotten.",
@@ -170,6 +171,13 @@ def disconnect_search_console() -> Response:
 
 
 INTEGRATION_FORM = Editor(
+    records=Records(
+        (IntegrationCreate, IntegrationUpdate),
+        read=integrations.get_integration,
+        update=integrations.update_integration,
+        create=integrations.create_integration,
+        delete=integrations.delete_integration,
+    ),
     path=INTEGRATIONS,
     api="/api/integrations",
     noun="integration",
@@ -192,12 +200,6 @@ INTEGRATION_FORM = Editor(
         ),
         ("Settings", (Field("config", "One a line, like name = value", "lines"),)),
     ),
-    read=integrations.get_integration,
-    create=integrations.create_integration,
-    update=integrations.update_integration,
-    delete=integrations.delete_integration,
-    create_model=IntegrationCreate,
-    update_model=IntegrationUpdate,
     title=lambda item: str(item["kind"]),
     defaults=lambda: {"status": "disconnected"},
     removal="Its secret and settings are forgotten.",

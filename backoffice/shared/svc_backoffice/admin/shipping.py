@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
-from pydantic import BaseModel
 
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.pages import page, router
 from svc_backoffice.data.db import Database, database
 from svc_backoffice.domain import shipping
@@ -55,26 +54,13 @@ def _carriers(db: Database) -> tuple[tuple[str, str], ...]:
     return (("", "No carrier"), *((str(c["id"]), c["name"]) for c in shipping.list_carriers(db)))
 
 
-def _editor(table: Any, create_model: type[BaseModel], update_model: type[BaseModel], **given: Any) -> Editor:
-    """A shipping record's form on the Shipping tab, over its table's read, create, update and delete."""
-    return Editor(
-        nav="settings",
-        tab="shipping",
-        back=HOME,
-        read=table.read,
-        create=table.create,
-        update=table.update,
-        delete=table.delete,
-        create_model=create_model,
-        update_model=update_model,
-        **given,
-    )
+def _editor(**given: Any) -> Editor:
+    """A shipping record's form, on the Shipping tab."""
+    return Editor(nav="settings", tab="shipping", back=HOME, **given)
 
 
 ZONES = _editor(
-    shipping.ZONES,
-    ShippingZoneCreate,
-    ShippingZoneUpdate,
+    records=Records.of(shipping.ZONES, ShippingZoneCreate, ShippingZoneUpdate),
     path=f"{HOME}/zones",
     api="/api/shipping/zones",
     noun="shipping zone",
@@ -97,9 +83,7 @@ ZONES = _editor(
 ).declare()
 
 METHODS = _editor(
-    shipping.METHODS,
-    ShippingMethodCreate,
-    ShippingMethodUpdate,
+    records=Records.of(shipping.METHODS, ShippingMethodCreate, ShippingMethodUpdate),
     path=f"{HOME}/methods",
     api="/api/shipping/methods",
     noun="shipping method",
@@ -132,9 +116,7 @@ METHODS = _editor(
 ).declare()
 
 CARRIERS = _editor(
-    shipping.CARRIERS,
-    CarrierCreate,
-    CarrierUpdate,
+    records=Records.of(shipping.CARRIERS, CarrierCreate, CarrierUpdate),
     path=f"{HOME}/carriers",
     api="/api/shipping/carriers",
     noun="carrier",
