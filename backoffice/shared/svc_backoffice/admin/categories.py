@@ -13,7 +13,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
 
-from svc_backoffice.admin.forms import FormInvalid, validated
+from svc_backoffice.admin.forms import FormInvalid, written
 from svc_backoffice.admin.pages import form, page, router, see_other
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
@@ -62,9 +62,11 @@ class Ordered:
         fields = form()
         position = len(self.listed(database()))
         try:
-            body = validated(self.models[0], {"name": fields.get("name", "").strip(), "position": position})
-            with database().transaction():
-                self.table.create(database(), body)
+            written(
+                self.models[0],
+                {"name": fields.get("name", "").strip(), "position": position},
+                self.table.create,
+            )
         except FormInvalid as exc:
             return self.render(400, values=fields, errors=exc.fields)
         except Conflict as exc:
@@ -89,9 +91,12 @@ class Ordered:
         name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
         typed = form().get(name_field, "")
         try:
-            body = validated(self.models[1], {"name": typed.strip()}, {"name": name_field})
-            with database().transaction():
-                self.table.update(database(), category_id, body)
+            written(
+                self.models[1],
+                {"name": typed.strip()},
+                lambda db, body: self.table.update(db, category_id, body),
+                {"name": name_field},
+            )
         except FormInvalid as exc:
             return self.render(400, values={name_field: typed}, errors=exc.fields)
         except Conflict as exc:

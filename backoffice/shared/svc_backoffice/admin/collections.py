@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.forms import FormInvalid, validated
+from svc_backoffice.admin.forms import FormInvalid, written
 from svc_backoffice.admin.pages import current_query, form, form_lists, page, router, see_other
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
@@ -45,9 +45,7 @@ def create_collection() -> Response:
     fields = form()
     data = {"title": fields.get("title", "").strip(), "published": fields.get("published") == "on"}
     try:
-        body = validated(CollectionCreate, data)
-        with database().transaction():
-            created = catalog.create_collection(database(), body)
+        created = written(CollectionCreate, data, catalog.create_collection)
     except FormInvalid as exc:
         return _list(400, values=fields, errors=exc.fields)
     except Conflict as exc:
@@ -105,9 +103,7 @@ def update_collection(id: str) -> Response:
         "published": fields.get("published") == "on",
     }
     try:
-        body = validated(CollectionUpdate, data)
-        with database().transaction():
-            catalog.update_collection(database(), collection_id, body)
+        written(CollectionUpdate, data, lambda db, body: catalog.update_collection(db, collection_id, body))
     except FormInvalid as exc:
         return _collection(collection_id, 400, values=fields, errors=exc.fields)
     return see_other(f"/products/collections/{collection_id}", notice="saved")

@@ -9,7 +9,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.forms import FormInvalid, refused, validated
+from svc_backoffice.admin.forms import FormInvalid, refused, written
 from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import InvalidInput, Unprocessable
@@ -98,9 +98,11 @@ def move_order(id: str) -> Response:
     staff = current_staff()
     assert staff is not None
     try:
-        body = validated(OrderTransition, {"to": fields.get("to", ""), "note": fields.get("note") or None})
-        with database().transaction():
-            commerce.transition_order(database(), order_id, body, staff)
+        written(
+            OrderTransition,
+            {"to": fields.get("to", ""), "note": fields.get("note") or None},
+            lambda db, body: commerce.transition_order(db, order_id, body, staff),
+        )
     except FormInvalid as exc:
         return _order_page(order_id, 400, problem=exc.fields.get("to") or exc.form)
     except (InvalidInput, Unprocessable) as exc:
@@ -114,9 +116,11 @@ def set_tracking(id: str) -> Response:
     fields = form()
     number = fields.get("tracking_number", "").strip() or None
     try:
-        body = validated(OrderUpdate, {"tracking_number": number})
-        with database().transaction():
-            commerce.update_order(database(), order_id, body)
+        written(
+            OrderUpdate,
+            {"tracking_number": number},
+            lambda db, body: commerce.update_order(db, order_id, body),
+        )
     except FormInvalid as exc:
         return _order_page(order_id, 400, errors=exc.fields, values=fields)
     return see_other(f"/orders/{order_id}", notice="tracking_saved")
@@ -129,11 +133,12 @@ def add_note(id: str) -> Response:
     staff = current_staff()
     assert staff is not None
     try:
-        body = validated(
-            OrderNoteCreate, {"body": fields.get("body", ""), "internal": True}, {"body": "note"}
+        written(
+            OrderNoteCreate,
+            {"body": fields.get("body", ""), "internal": True},
+            lambda db, body: commerce.add_order_note(db, order_id, body, staff),
+            {"body": "note"},
         )
-        with database().transaction():
-            commerce.add_order_note(database(), order_id, body, staff)
     except FormInvalid as exc:
         return _order_page(order_id, 400, errors=exc.fields, values=fields)
     return see_other(f"/orders/{order_id}", notice="note_added")

@@ -7,7 +7,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole
+from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole, written
 from svc_backoffice.admin.pages import current_staff, form, page, router, see_other
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
@@ -55,9 +55,7 @@ def save_store_settings() -> Response:
         data["contact_email"] = data["contact_email"] or None
         data["currency"] = data["currency"].upper()
         given = {k: v for k, v in data.items() if v is not None or k == "contact_email"}
-        body = validated(SettingsUpdate, given, earlier=errors)
-        with database().transaction():
-            store.update_settings(database(), body)
+        written(SettingsUpdate, given, store.update_settings, earlier=errors)
     except (FormInvalid, InvalidInput, Unprocessable) as exc:
         found = refused(exc)
         return page(
@@ -97,17 +95,16 @@ def invite() -> Response:
     actor = current_staff()
     assert actor is not None
     try:
-        body = validated(
+        written(
             StaffCreate,
             {
                 "email": fields.get("invite_email", "").strip(),
                 "name": fields.get("invite_name", "").strip(),
                 "role": fields.get("invite_role", ""),
             },
+            lambda db, body: store.add_staff(db, actor, body),
             {"email": "invite_email", "name": "invite_name", "role": "invite_role"},
         )
-        with database().transaction():
-            store.add_staff(database(), actor, body)
     except FormInvalid as exc:
         return _staff_page(400, errors=exc.fields, values=fields, form_error=exc.form)
     except Conflict as exc:
