@@ -14,12 +14,12 @@ from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import (
     current_query,
-    current_staff,
     form,
     form_lists,
     page,
     router,
     see_other,
+    signed_in,
     store_row,
 )
 from svc_backoffice.core.catalogue import say
@@ -81,8 +81,7 @@ def _categories(db: Database) -> tuple[tuple[str, str], ...]:
 
 
 def _written(db: Database, body: BlogPostCreate) -> Row:
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     return blog.create_post(db, body, staff.id)
 
 

@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
 from svc_backoffice.admin.forms import FormInvalid, refused, written
-from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
+from svc_backoffice.admin.pages import current_query, form, page, router, see_other, signed_in
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
@@ -95,8 +95,7 @@ def order_detail(id: str) -> Response:
 def move_order(id: str) -> Response:
     order_id = path_id(id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         written(
             OrderTransition,
@@ -130,8 +129,7 @@ def set_tracking(id: str) -> Response:
 def add_note(id: str) -> Response:
     order_id = path_id(id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         written(
             OrderNoteCreate,

@@ -156,6 +156,13 @@ def current_staff() -> auth.Staff | None:
     return staff if isinstance(staff, auth.Staff) else None
 
 
+def signed_in() -> auth.Staff:
+    """The member making the request: a page behind a role always has one."""
+    staff = current_staff()
+    assert staff is not None
+    return staff
+
+
 def current_query() -> dict[str, str]:
     return dict(router.current_event.query_string_parameters or {})
 

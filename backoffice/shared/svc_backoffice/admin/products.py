@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, whole, words, written
-from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
+from svc_backoffice.admin.pages import current_query, form, page, router, see_other, signed_in
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
@@ -243,8 +243,7 @@ def adjust_stock(id: str) -> Response:
     product_id = path_id(id)
     product = catalog.get_product(database(), product_id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         data, errors = converted(fields, {"delta": ("delta", whole)})
         written(

@@ -8,7 +8,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole, written
-from svc_backoffice.admin.pages import current_staff, form, page, router, see_other
+from svc_backoffice.admin.pages import form, page, router, see_other, signed_in
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
@@ -92,8 +92,7 @@ def staff_list() -> Response:
 @router.page("POST", "/settings/staff", api="POST /api/staff")
 def invite() -> Response:
     fields = form()
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     try:
         written(
             StaffCreate,
@@ -114,8 +113,7 @@ def invite() -> Response:
 
 @router.page("POST", "/settings/staff/<id>/role", api="PATCH /api/staff")
 def change_role(id: str) -> Response:
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     try:
         body = validated(StaffUpdate, {"id": path_id(id), "role": form().get("role", "")})
     except FormInvalid as exc:
@@ -126,7 +124,6 @@ def change_role(id: str) -> Response:
 
 @router.page("POST", "/settings/staff/<id>/remove", api="DELETE /api/staff")
 def remove(id: str) -> Response:
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     store.remove_staff(database(), actor, StaffDelete(id=path_id(id)))  # type: ignore[arg-type]
     return see_other("/settings/staff", notice="removed")

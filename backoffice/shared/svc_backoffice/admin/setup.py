@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.editing import Editor, Field, Records
-from svc_backoffice.admin.pages import current_query, current_staff, page, router, see_other
+from svc_backoffice.admin.pages import current_query, page, router, see_other, signed_in
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.config import get_settings
 from svc_backoffice.data.db import database
@@ -153,8 +153,7 @@ def integration_settings() -> Response:
 @router.page("POST", f"{INTEGRATIONS}/gsc/connect", api="POST /api/gsc/connect")
 def connect_search_console() -> Response:
     """To the provider's consent page; it sends the browser back to /api/gsc/callback, then here."""
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         started = integrations.gsc_connect(database(), staff)
     except integrations.GscNotConfigured as exc:
