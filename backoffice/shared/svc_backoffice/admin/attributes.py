@@ -8,11 +8,10 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.editing import Editor, Field, Records
+from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import catalog
-from svc_backoffice.domain.models.catalog import AttributeCreate, AttributeUpdate
 
 KINDS = (("text", "Text"), ("number", "Number"), ("boolean", "Yes or no"), ("select", "A choice"))
 
@@ -24,7 +23,7 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 ATTRIBUTES = Editor(
-    records=Records.of(catalog.ATTRIBUTES, AttributeCreate, AttributeUpdate),
+    records=catalog.ATTRIBUTES,
     path="/products/attributes",
     api="/api/attributes",
     noun="attribute",

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
-from pydantic import BaseModel
 
 from svc_backoffice.admin.forms import FormInvalid, written
 from svc_backoffice.admin.pages import form, page, router, see_other
@@ -19,20 +18,17 @@ from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
 from svc_backoffice.data.db import Database, Row, database
 from svc_backoffice.domain import blog, catalog
-from svc_backoffice.domain.models.catalog import CategoryCreate, CategoryUpdate
-from svc_backoffice.domain.models.content import BlogCategoryCreate, BlogCategoryUpdate
 from svc_backoffice.domain.rows import Table
 from svc_backoffice.edge.requests import path_id
 
 
 @dataclass(frozen=True)
 class Ordered:
-    """One kind of category: the domain's `table`, the request models creating and renaming one, its list and
-    its reorder; its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
+    """One kind of category: the domain's `table` (with the request models creating and renaming one), its
+    list and its reorder; its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
     `POST <api>/reorder`), and what a category groups (`items`)."""
 
     table: Table[Any, Any]
-    models: tuple[type[BaseModel], type[BaseModel]]  # (create, update)
     listed: Callable[[Database], list[Row]]
     reorder: Callable[[Database, list[Any]], None]
     path: str
@@ -63,7 +59,7 @@ class Ordered:
         position = len(self.listed(database()))
         try:
             written(
-                self.models[0],
+                self.table.create_model,
                 {"name": fields.get("name", "").strip(), "position": position},
                 self.table.create,
             )
@@ -92,7 +88,7 @@ class Ordered:
         typed = form().get(name_field, "")
         try:
             written(
-                self.models[1],
+                self.table.update_model,
                 {"name": typed.strip()},
                 lambda db, body: self.table.update(db, category_id, body),
                 {"name": name_field},
@@ -127,7 +123,6 @@ class Ordered:
 
 PRODUCT_CATEGORIES = Ordered(
     table=catalog.CATEGORIES,
-    models=(CategoryCreate, CategoryUpdate),
     listed=catalog.list_categories,
     reorder=catalog.reorder_categories,
     path="/products/categories",
@@ -140,7 +135,6 @@ PRODUCT_CATEGORIES = Ordered(
 
 BLOG_CATEGORIES = Ordered(
     table=blog.CATEGORIES,
-    models=(BlogCategoryCreate, BlogCategoryUpdate),
     listed=blog.list_categories,
     reorder=blog.reorder_categories,
     path="/content/categories",

@@ -93,7 +93,8 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 POSTS = Editor(
     records=Records(
-        (BlogPostCreate, BlogPostUpdate),
+        BlogPostCreate,
+        BlogPostUpdate,
         read=blog.get_post,
         update=blog.update_post,
         create=_written,

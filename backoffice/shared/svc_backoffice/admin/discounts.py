@@ -8,12 +8,11 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field, Records
+from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.forms import cents, whole
 from svc_backoffice.admin.pages import page, router, see_other, store_row
 from svc_backoffice.data.db import Row, database
 from svc_backoffice.domain import commerce
-from svc_backoffice.domain.models.commerce import CouponCreate, CouponUpdate
 from svc_backoffice.edge.requests import path_id
 
 KINDS = (("percent", "Percentage off"), ("fixed", "Amount off"), ("free_shipping", "Free shipping"))
@@ -55,7 +54,7 @@ def _value_shown(coupon: Row, values: dict[str, str]) -> None:
 
 
 COUPONS = Editor(
-    records=Records.of(commerce.COUPONS, CouponCreate, CouponUpdate),
+    records=commerce.COUPONS,
     path="/discounts",
     api="/api/coupons",
     noun="discount code",

@@ -131,30 +131,25 @@ def shown(f: Field, value: Any) -> str:
 
 @dataclass(frozen=True)
 class Records:
-    """How the domain keeps one kind of record: the request models a create and an update take, and its
-    functions to read, update, create and delete one by id (no create or delete when the API has none).
-    `Records.of` takes the four from a domain `Table`."""
+    """A kind of record the domain keeps with functions of its own rather than as a `Table`, told the same way:
+    the request models a create and an update take, and the functions reading, updating, creating and
+    deleting one by id (no create or delete when the API has none)."""
 
-    models: tuple[type[BaseModel] | None, type[BaseModel]]  # (create, update)
+    create_model: type[BaseModel] | None
+    update_model: type[BaseModel]
     read: Callable[[Database, str], Row]
     update: Callable[[Database, str, Any], Row]
     create: Callable[[Database, Any], Row] | None = None
     delete: Callable[[Database, str], None] | None = None
 
-    @classmethod
-    def of(
-        cls, table: Table[Any, Any], create_model: type[BaseModel], update_model: type[BaseModel]
-    ) -> Records:
-        return cls((create_model, update_model), table.read, table.update, table.create, table.delete)
-
 
 @dataclass(frozen=True)
 class Editor:
-    """A kind of record (`records`, the domain's) and its form. `adjust(fields, data, errors)` reads what
+    """A kind of record (`records`: the domain's `Table`, or its `Records`) and its form. `adjust(fields, data, errors)` reads what
     the fields cannot say alone (and names the form fields of the model paths it fills); `beside` puts a
     model-wide rule's message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
 
-    records: Records
+    records: Table[Any, Any] | Records
     path: str
     api: str
     noun: str
@@ -207,8 +202,7 @@ class Editor:
         names = {f.model: f.name for f in self.fields}
         if self.adjust:
             names.update(self.adjust(fields, data, errors) or {})
-        create_model, update_model = self.records.models
-        model = update_model if record is not None else create_model
+        model = self.records.update_model if record is not None else self.records.create_model
         assert model is not None
         try:
             return validated(model, data, names, errors)

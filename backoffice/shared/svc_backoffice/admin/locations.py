@@ -8,11 +8,10 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.editing import Editor, Field, Records
+from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
-from svc_backoffice.domain.models.catalog import LocationCreate, LocationUpdate
 
 
 def _code(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) -> None:
@@ -21,7 +20,7 @@ def _code(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 LOCATIONS = Editor(
-    records=Records.of(store.LOCATIONS, LocationCreate, LocationUpdate),
+    records=store.LOCATIONS,
     path="/settings/locations",
     api="/api/inventory/locations",
     noun="stock location",

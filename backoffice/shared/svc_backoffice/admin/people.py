@@ -78,7 +78,8 @@ def _address_values(customer: Row, values: dict[str, str]) -> None:
 
 CUSTOMERS = Editor(
     records=Records(
-        (CustomerCreate, CustomerUpdate),
+        CustomerCreate,
+        CustomerUpdate,
         read=commerce.get_customer,
         update=commerce.update_customer,
         create=commerce.create_customer,

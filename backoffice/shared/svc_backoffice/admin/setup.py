@@ -75,7 +75,8 @@ RETURNS = {
 
 PROVIDERS = Editor(
     records=Records(
-        (PaymentProviderCreate, PaymentProviderUpdate),
+        PaymentProviderCreate,
+        PaymentProviderUpdate,
         read=payments.get_provider,
         update=payments.update_provider,
         create=payments.create_provider,
@@ -171,7 +172,8 @@ def disconnect_search_console() -> Response:
 
 INTEGRATION_FORM = Editor(
     records=Records(
-        (IntegrationCreate, IntegrationUpdate),
+        IntegrationCreate,
+        IntegrationUpdate,
         read=integrations.get_integration,
         update=integrations.update_integration,
         create=integrations.create_integration,

@@ -8,18 +8,10 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.editing import Editor, Field, Records
+from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import page, router
 from svc_backoffice.data.db import Database, database
 from svc_backoffice.domain import shipping
-from svc_backoffice.domain.models.commerce import (
-    CarrierCreate,
-    CarrierUpdate,
-    ShippingMethodCreate,
-    ShippingMethodUpdate,
-    ShippingZoneCreate,
-    ShippingZoneUpdate,
-)
 
 HOME = "/settings/shipping"
 METHOD_KINDS = (("flat", "Flat rate"), ("free", "Free"), ("weight", "By weight"), ("pickup", "Pickup"))
@@ -60,7 +52,7 @@ def _editor(**given: Any) -> Editor:
 
 
 ZONES = _editor(
-    records=Records.of(shipping.ZONES, ShippingZoneCreate, ShippingZoneUpdate),
+    records=shipping.ZONES,
     path=f"{HOME}/zones",
     api="/api/shipping/zones",
     noun="shipping zone",
@@ -83,7 +75,7 @@ ZONES = _editor(
 ).declare()
 
 METHODS = _editor(
-    records=Records.of(shipping.METHODS, ShippingMethodCreate, ShippingMethodUpdate),
+    records=shipping.METHODS,
     path=f"{HOME}/methods",
     api="/api/shipping/methods",
     noun="shipping method",
@@ -116,7 +108,7 @@ METHODS = _editor(
 ).declare()
 
 CARRIERS = _editor(
-    records=Records.of(shipping.CARRIERS, CarrierCreate, CarrierUpdate),
+    records=shipping.CARRIERS,
     path=f"{HOME}/carriers",
     api="/api/shipping/carriers",
     noun="carrier",

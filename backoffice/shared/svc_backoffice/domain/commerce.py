@@ -269,7 +269,7 @@ def list_coupons(db: Database) -> list[Row]:
     return db.all(f"SELECT {COUPON_COLUMNS} FROM coupons ORDER BY code")  # noqa: S608
 
 
-COUPONS: Table[CouponCreate, CouponUpdate] = Table("coupons", COUPON_COLUMNS)
+COUPONS = Table("coupons", COUPON_COLUMNS, CouponCreate, CouponUpdate)
 get_coupon, create_coupon = COUPONS.read, COUPONS.create
 update_coupon, delete_coupon = COUPONS.update, COUPONS.delete
 

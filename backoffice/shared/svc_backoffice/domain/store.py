@@ -47,7 +47,7 @@ def _clear_default(db: Database, becomes_default: bool | None) -> None:
         db.all("UPDATE stock_locations SET is_default = false WHERE is_default")
 
 
-LOCATIONS = Locations("stock_locations", LOCATION_COLUMNS)
+LOCATIONS = Locations("stock_locations", LOCATION_COLUMNS, LocationCreate, LocationUpdate)
 get_location, create_location = LOCATIONS.read, LOCATIONS.create
 update_location, delete_location = LOCATIONS.update, LOCATIONS.delete
 
