@@ -27,7 +27,6 @@ ATTRIBUTES = Editor(
     path="/products/attributes",
     api="/api/attributes",
     noun="attribute",
-    nav="products",
     sections=(
         (
             "",

@@ -13,7 +13,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin.forms import FormInvalid, written
-from svc_backoffice.admin.pages import form, page, router, see_other
+from svc_backoffice.admin.pages import form, nav_of, page, router, see_other
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
 from svc_backoffice.data.db import Database, Row, database
@@ -33,10 +33,13 @@ class Ordered:
     reorder: Callable[[Database, list[Any]], None]
     path: str
     api: str
-    nav: str
     title: str
     items: str  # what a category groups: "product", "post"
     back: tuple[str, str]  # the link beside the title: (path, words)
+
+    @property
+    def nav(self) -> str:
+        return nav_of(self.path)
 
     @property
     def count(self) -> str:
@@ -127,7 +130,6 @@ PRODUCT_CATEGORIES = Ordered(
     reorder=catalog.reorder_categories,
     path="/products/categories",
     api="/api/categories",
-    nav="products",
     title="Categories",
     items="product",
     back=("/products", "All products"),
@@ -139,7 +141,6 @@ BLOG_CATEGORIES = Ordered(
     reorder=blog.reorder_categories,
     path="/content/categories",
     api="/api/blog/categories",
-    nav="content",
     title="Blog categories",
     items="post",
     back=("/content", "All posts"),

@@ -103,7 +103,6 @@ POSTS = Editor(
     path="/content/posts",
     api="/api/blog/posts",
     noun="post",
-    nav="content",
     back="/content",
     sections=(
         (

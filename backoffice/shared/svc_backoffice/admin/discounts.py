@@ -58,7 +58,6 @@ COUPONS = Editor(
     path="/discounts",
     api="/api/coupons",
     noun="discount code",
-    nav="discounts",
     sections=(
         (
             "Code",

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
-from svc_backoffice.admin.pages import current_query, form, page, router, see_other, store_row
+from svc_backoffice.admin.pages import current_query, form, nav_of, page, router, see_other, store_row, tab_of
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
@@ -145,15 +145,15 @@ class Records:
 
 @dataclass(frozen=True)
 class Editor:
-    """A kind of record (`records`: the domain's `Table`, or its `Records`) and its form. `adjust(fields, data, errors)` reads what
-    the fields cannot say alone (and names the form fields of the model paths it fills); `beside` puts a
+    """A kind of record (`records`: the domain's `Table`, or its `Records`) and its form, its pages under
+    `path` (in the navigation's section and settings tab the path names). `adjust(fields, data, errors)` reads
+    what the fields cannot say alone (and names the form fields of the model paths it fills); `beside` puts a
     model-wide rule's message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
 
     records: Table[Any, Any] | Records
     path: str
     api: str
     noun: str
-    nav: str
     sections: tuple[tuple[str, tuple[Field, ...]], ...]
     title: Callable[[Row], str] = lambda row: str(row.get("name") or row.get("title") or "")
     adjust: Callable[[dict[str, str], dict[str, Any], dict[str, str]], Mapping[str, str] | None] | None = None
@@ -162,12 +162,19 @@ class Editor:
     defaults: Callable[[], dict[str, str]] = dict
     beside: Mapping[str, str] = field(default_factory=dict)
     unique: str | None = None
-    tab: str = ""  # the settings tab the record belongs to, if any
     suffix: str = ""  # after the id in the form's address (a customer's form is /customers/<id>/edit)
     inside: str | None = None  # a template of more fields inside the form
     aside: str | None = None  # a template shown beside the form
     back: str = ""  # where the record's list is (the path itself when empty)
     removal: str = ""  # what deleting the record takes with it or leaves, said before it is deleted
+
+    @property
+    def nav(self) -> str:
+        return nav_of(self.path)
+
+    @property
+    def tab(self) -> str:
+        return tab_of(self.path)
 
     @property
     def fields(self) -> tuple[Field, ...]:

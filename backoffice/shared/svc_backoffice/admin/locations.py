@@ -24,8 +24,6 @@ LOCATIONS = Editor(
     path="/settings/locations",
     api="/api/inventory/locations",
     noun="stock location",
-    nav="settings",
-    tab="locations",
     sections=(
         (
             "",

@@ -156,6 +156,17 @@ def current_staff() -> auth.Staff | None:
     return staff if isinstance(staff, auth.Staff) else None
 
 
+def nav_of(path: str) -> str:
+    """The section of the navigation a page is in: its path's first part (/settings/locations: settings)."""
+    return path.split("/")[1]
+
+
+def tab_of(path: str) -> str:
+    """The settings tab a page is on (/settings/<tab>/...), or none."""
+    parts = path.split("/")
+    return parts[2] if parts[1] == "settings" and len(parts) > 2 else ""
+
+
 def signed_in() -> auth.Staff:
     """The member making the request: a page behind a role always has one."""
     staff = current_staff()

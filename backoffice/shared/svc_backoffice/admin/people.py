@@ -88,7 +88,6 @@ CUSTOMERS = Editor(
     suffix="/edit",
     api="/api/customers",
     noun="customer",
-    nav="customers",
     sections=(
         (
             "Contact",

@@ -85,8 +85,6 @@ PROVIDERS = Editor(
     path=f"{PAYMENTS}/providers",
     api="/api/payments/providers",
     noun="payment provider",
-    nav="settings",
-    tab="payments",
     back=PAYMENTS,
     sections=(
         (
@@ -182,8 +180,6 @@ INTEGRATION_FORM = Editor(
     path=INTEGRATIONS,
     api="/api/integrations",
     noun="integration",
-    nav="settings",
-    tab="integrations",
     sections=(
         (
             "",

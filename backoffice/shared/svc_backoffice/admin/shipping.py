@@ -46,16 +46,12 @@ def _carriers(db: Database) -> tuple[tuple[str, str], ...]:
     return (("", "No carrier"), *((str(c["id"]), c["name"]) for c in shipping.list_carriers(db)))
 
 
-def _editor(**given: Any) -> Editor:
-    """A shipping record's form, on the Shipping tab."""
-    return Editor(nav="settings", tab="shipping", back=HOME, **given)
-
-
-ZONES = _editor(
+ZONES = Editor(
     records=shipping.ZONES,
     path=f"{HOME}/zones",
     api="/api/shipping/zones",
     noun="shipping zone",
+    back=HOME,
     sections=(
         (
             "",
@@ -74,11 +70,12 @@ ZONES = _editor(
     unique="name",
 ).declare()
 
-METHODS = _editor(
+METHODS = Editor(
     records=shipping.METHODS,
     path=f"{HOME}/methods",
     api="/api/shipping/methods",
     noun="shipping method",
+    back=HOME,
     sections=(
         (
             "",
@@ -107,11 +104,12 @@ METHODS = _editor(
     unique="name",
 ).declare()
 
-CARRIERS = _editor(
+CARRIERS = Editor(
     records=shipping.CARRIERS,
     path=f"{HOME}/carriers",
     api="/api/shipping/carriers",
     noun="carrier",
+    back=HOME,
     sections=(
         (
             "",
