@@ -54,7 +54,7 @@ class Ordered:
             title=self.title,
             kind=self,
             categories=self.listed(database()),
-            **{"values": {}, "errors": {}, **context},
+            **context,
         )
 
     def create_one(self) -> Response:

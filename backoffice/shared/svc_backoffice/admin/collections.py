@@ -31,7 +31,7 @@ def _list(status: int = 200, **context: Any) -> Response:
         nav="products",
         title="Collections",
         collections=catalog.list_collections(database()),
-        **{"values": {}, "errors": {}, **context},
+        **context,
     )
 
 
@@ -84,7 +84,7 @@ def _collection(collection_id: str, status: int = 200, **context: Any) -> Respon
         collection=collection,
         typed=typed,
         found=found,
-        **{"values": values, "errors": {}, **context},
+        **{"values": values, **context},
     )
 
 

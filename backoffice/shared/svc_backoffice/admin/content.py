@@ -60,7 +60,7 @@ def _content(status: int = 200, **context: Any) -> Response:
         categories=blog.list_categories(db),
         comments=comments,
         comments_status=comments_status,
-        **{"values": {}, "errors": {}, "form_error": None, "result": None, **context},
+        **{"result": None, **context},
     )
 
 

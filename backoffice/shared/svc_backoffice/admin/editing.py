@@ -225,8 +225,6 @@ class Editor:
             "editor": self,
             "record": record,
             "values": values,
-            "errors": {},
-            "form_error": None,
             "writes": f"PATCH {self.api}/[id]" if record else f"POST {self.api}",
             "removes": f"DELETE {self.api}/[id]" if record and self.records.delete else None,
             "options": {

@@ -82,7 +82,7 @@ def _order_page(order_id: str, status: int = 200, **context: Any) -> Response:
         order=order,
         next_statuses=next_statuses(order["status"]),
         actions=ACTIONS,
-        **{"errors": {}, "values": {}, **context},
+        **context,
     )
 
 

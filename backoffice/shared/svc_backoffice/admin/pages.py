@@ -99,7 +99,8 @@ def store_row() -> dict[str, Any]:
 
 
 def page(template: str, status: int = 200, **context: Any) -> Response:
-    """A page of the admin layout with what every page needs besides its own context."""
+    """A page of the admin layout with what every page needs besides its own context (a form's `values`,
+    `errors` and `form_error`, none unless given)."""
     staff: auth.Staff | None = context.pop("staff", None) or current_staff()
     settings = context.pop("store", None) or store_row()
     currency, locale, zone = settings["currency"], settings["locale"], settings["timezone"]
@@ -116,7 +117,7 @@ def page(template: str, status: int = 200, **context: Any) -> Response:
         when=lambda value: render.when(value, zone, locale),
         notice=NOTICES.get(notice_key) if notice_key else None,
         workspace=workspace_url(),
-        **{"nav": "", "title": "", **context},
+        **{"nav": "", "title": "", "values": {}, "errors": {}, "form_error": None, **context},
     )
     return html(status, body)
 

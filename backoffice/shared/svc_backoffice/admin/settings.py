@@ -40,7 +40,6 @@ def store_settings() -> Response:
         tab="store",
         title="Settings",
         values=_store_values(settings),
-        errors={},
     )
 
 
@@ -80,7 +79,7 @@ def _staff_page(status: int = 200, **context: Any) -> Response:
         title="Staff",
         members=store.list_staff(database()),
         roles=ROLES,
-        **{"errors": {}, "values": {"invite_role": "viewer"}, "form_error": None, **context},
+        **{"values": {"invite_role": "viewer"}, **context},
     )
 
 
