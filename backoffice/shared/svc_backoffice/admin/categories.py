@@ -111,7 +111,6 @@ class Ordered:
             lambda: self.table.delete(database(), category_id),
             what=f"the category {found['name']}",
             back=self.path,
-            nav=self.nav,
             consequence=f"Its {self.items}s stay, without a category.",
         )
 

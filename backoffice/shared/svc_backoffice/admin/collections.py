@@ -116,7 +116,6 @@ def delete_collection(id: str) -> Response:
         lambda: catalog.delete_collection(database(), str(collection["id"])),
         what=f"the collection {collection['title']}",
         back="/products/collections",
-        nav="products",
         consequence="Its products stay.",
     )
 

@@ -304,7 +304,5 @@ class Editor:
             lambda: delete(database(), str(record["id"])),
             what=f"the {self.noun} {self.title(record)}",
             back=self.back or self.path,
-            nav=self.nav,
-            tab=self.tab,
             consequence=self.removal,
         )

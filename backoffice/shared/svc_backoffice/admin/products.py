@@ -233,7 +233,6 @@ def delete_product(id: str) -> Response:
         lambda: catalog.delete_product(database(), str(product["id"])),
         what=str(product["title"]),
         back="/products",
-        nav="products",
         consequence="Its images and stock are deleted with it; orders keep their lines.",
     )
 
