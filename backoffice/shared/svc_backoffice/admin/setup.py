@@ -12,14 +12,13 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field, Records
+from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import current_query, page, router, see_other, signed_in
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.config import get_settings
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import integrations, payments, store
-from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
-from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate, SearchQuery
+from svc_backoffice.domain.models.content import SearchQuery
 
 PAYMENTS, INTEGRATIONS = "/settings/payments", "/settings/integrations"
 PROVIDER_KINDS = (
@@ -74,14 +73,7 @@ RETURNS = {
 
 
 PROVIDERS = Editor(
-    records=Records(
-        PaymentProviderCreate,
-        PaymentProviderUpdate,
-        read=payments.get_provider,
-        update=payments.update_provider,
-        create=payments.create_provider,
-        delete=payments.delete_provider,
-    ),
+    records=payments.PROVIDERS,
     path=f"{PAYMENTS}/providers",
     api="/api/payments/providers",
     noun="payment provider",
@@ -169,14 +161,7 @@ def disconnect_search_console() -> Response:
 
 
 INTEGRATION_FORM = Editor(
-    records=Records(
-        IntegrationCreate,
-        IntegrationUpdate,
-        read=integrations.get_integration,
-        update=integrations.update_integration,
-        create=integrations.create_integration,
-        delete=integrations.delete_integration,
-    ),
+    records=integrations.INTEGRATIONS,
     path=INTEGRATIONS,
     api="/api/integrations",
     noun="integration",
