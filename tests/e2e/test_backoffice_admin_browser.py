@@ -59,6 +59,22 @@ def shop(chromium, stack) -> Iterator[dict]:
         context.close()
 
 
+def adding(page, url: str, link: str) -> None:
+    """Opens the list at `url` and follows its `link` to an empty form."""
+    page.goto(url)
+    page.get_by_role("link", name=link).first.click()
+
+
+def submitted(page, fields: dict[str, str], lands: str | None = None, button: str = "Save") -> None:
+    """Types each of `fields` (by id) into the page's form, presses its first `button`, then waits to land on
+    `lands` (a URL pattern) when given."""
+    for name, value in fields.items():
+        page.fill(f"#{name}", value)
+    page.get_by_role("button", name=button).first.click()
+    if lands:
+        page.wait_for_url(lands)
+
+
 def csp_violations(page) -> list[str]:
     found: list[str] = []
     page.on(
@@ -257,10 +273,7 @@ def test_a_viewer_sees_the_same_pages_with_no_control_and_a_forged_post_is_refus
     try:
         page = context.new_page()
         page.goto(f"{gateway}/backoffice/sso?project={project}")
-        page.fill("#email", VIEWER)
-        page.fill("#password", "admin-viewer-pass-1")
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{base}/**")
+        submitted(page, {"email": VIEWER, "password": "admin-viewer-pass-1"}, f"{base}/**", button="Sign in")
         assert page.locator("#role").inner_text() == "viewer"
         page.goto(f"{base}/products")
         assert page.get_by_role("link", name="Add product").count() == 0
@@ -298,45 +311,32 @@ def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the
     violations = csp_violations(page)
 
     # A customer added with an address, then edited; a mistake is said beside its field.
-    page.goto(f"{base}/customers")
-    page.get_by_role("link", name="Add customer").first.click()
-    page.fill("#customer_email", "lea@example")
-    page.fill("#first_name", "Léa")
-    page.fill("#last_name", "Martin")
-    page.fill("#addr0_line1", "12 quai des Tanneurs")
-    page.fill("#addr0_postal_code", "67000")
-    page.fill("#addr0_city", "Strasbourg")
-    page.fill("#addr0_country", "fr")
-    page.get_by_role("button", name="Save").first.click()
+    adding(page, f"{base}/customers", "Add customer")
+    lea = {"customer_email": "lea@example", "first_name": "Léa", "last_name": "Martin"}
+    home = {"addr0_line1": "12 quai des Tanneurs", "addr0_postal_code": "67000", "addr0_city": "Strasbourg"}
+    submitted(page, {**lea, **home, "addr0_country": "fr"})
     assert page.locator("#customer_email-error").is_visible()
-    page.fill("#customer_email", "lea@example.com")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/customers/*?notice=created")
+    submitted(page, {"customer_email": "lea@example.com"}, f"{base}/customers/*?notice=created")
     assert "12 quai des Tanneurs" in page.inner_text("main")
     page.get_by_role("link", name="Edit customer").click()
     page.fill("#last_name", "Martin-Weber")
     page.check("#accepts_marketing")
     shot(page, "backoffice-customer-form")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/customers/*?notice=saved")
+    submitted(page, {}, f"{base}/customers/*?notice=saved")
     assert page.locator("h1").inner_text() == "Léa Martin-Weber"
     assert "Accepts email" in page.inner_text("main")
 
     # A discount code created, then edited: an amount off, a minimum order and an end date.
-    page.goto(f"{base}/discounts")
-    page.get_by_role("link", name="Create discount").first.click()
-    page.fill("#code", "welcome10")
+    adding(page, f"{base}/discounts", "Create discount")
     page.select_option("#kind", "percent")
-    page.fill("#value", "10")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/discounts/*?notice=created")
+    submitted(page, {"code": "welcome10", "value": "10"}, f"{base}/discounts/*?notice=created")
     assert page.locator("h1").inner_text() == "WELCOME10"
     page.select_option("#kind", "fixed")
-    page.fill("#value", "5,50")
-    page.fill("#min_subtotal", "30")
-    page.fill("#ends_at", "2099-12-31T23:59")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/discounts/*?notice=saved")
+    submitted(
+        page,
+        {"value": "5,50", "min_subtotal": "30", "ends_at": "2099-12-31T23:59"},
+        f"{base}/discounts/*?notice=saved",
+    )
     assert page.locator("#value").input_value() == "5.50"
     assert "Live" in page.inner_text("#figures")
     shot(page, "backoffice-discount")
@@ -344,41 +344,25 @@ def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the
     assert "€5.50 off over €30.00" in page.inner_text("table")
 
     # A shipping zone with a method, the method's price then changed.
-    page.goto(f"{base}/settings/shipping")
-    page.get_by_role("link", name="Add zone").first.click()
-    page.fill("#name", "France")
-    page.fill("#countries", "fr")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/settings/shipping/zones/*?notice=created")
-    page.goto(f"{base}/settings/shipping")
-    page.get_by_role("link", name="Add method").first.click()
-    page.fill("#name", "Colissimo home")
-    page.fill("#price", "4.90")
-    page.fill("#min_days", "3")
-    page.fill("#max_days", "2")
-    page.get_by_role("button", name="Save").first.click()
+    adding(page, f"{base}/settings/shipping", "Add zone")
+    submitted(page, {"name": "France", "countries": "fr"}, f"{base}/settings/shipping/zones/*?notice=created")
+    adding(page, f"{base}/settings/shipping", "Add method")
+    submitted(page, {"name": "Colissimo home", "price": "4.90", "min_days": "3", "max_days": "2"})
     assert "at least" in page.inner_text("#max_days-error")
-    page.fill("#max_days", "4")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/settings/shipping/methods/*?notice=created")
-    page.fill("#price", "5.90")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/settings/shipping/methods/*?notice=saved")
+    submitted(page, {"max_days": "4"}, f"{base}/settings/shipping/methods/*?notice=created")
+    submitted(page, {"price": "5.90"}, f"{base}/settings/shipping/methods/*?notice=saved")
     page.goto(f"{base}/settings/shipping")
     listed = page.inner_text("main")
     assert "Colissimo home" in listed and "€5.90" in listed and "3\u20134 days" in listed
     shot(page, "backoffice-shipping")
 
     # A post written, then published from its page.
-    page.goto(f"{base}/content")
-    page.get_by_role("link", name="Write a post").first.click()
-    page.fill("#title", "Caring for dry skin in winter")
-    page.fill("#excerpt", "Five habits for the cold months.")
-    page.fill("#body", "Cold air dries the skin.\n\nA balm at night helps.")
-    page.fill("#tags", "winter, skin")
-    page.fill("#seo_title", "Dry skin in winter")
-    page.get_by_role("button", name="Save").first.click()
-    page.wait_for_url(f"{base}/content/posts/*?notice=created")
+    adding(page, f"{base}/content", "Write a post")
+    post = {"title": "Caring for dry skin in winter", "excerpt": "Five habits for the cold months."}
+    text = {"body": "Cold air dries the skin.\n\nA balm at night helps.", "tags": "winter, skin"}
+    submitted(
+        page, {**post, **text, "seo_title": "Dry skin in winter"}, f"{base}/content/posts/*?notice=created"
+    )
     assert page.locator("#slug").input_value() == "caring-for-dry-skin-in-winter"
     page.get_by_role("button", name="Publish now").click()
     page.wait_for_url(f"{base}/content/posts/*?notice=saved")
@@ -402,9 +386,9 @@ def test_the_owner_edits_customers_discounts_shipping_and_posts_and_connects_the
     assert page.inner_text("#card-secret-state").startswith("Set"), page.url
     assert page.locator("#webhook_secret").input_value() == ""
     secret = "whsec_" + "b4ckoff1ce" * 3
-    page.fill("#webhook_secret", secret)
-    page.get_by_role("button", name="Save secret").click()
-    page.wait_for_url(f"{base}/settings/payments/providers/*?notice=saved")
+    submitted(
+        page, {"webhook_secret": secret}, f"{base}/settings/payments/providers/*?notice=saved", "Save secret"
+    )
     page.goto(f"{base}/settings/payments")
     assert "Set" in page.inner_text("#card-secret-state") and secret not in page.content()
     shot(page, "backoffice-payments")

@@ -12,7 +12,6 @@ from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import catalog
-from svc_backoffice.domain.models.catalog import AttributeCreate, AttributeUpdate
 
 KINDS = (("text", "Text"), ("number", "Number"), ("boolean", "Yes or no"), ("select", "A choice"))
 
@@ -24,10 +23,10 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 ATTRIBUTES = Editor(
+    records=catalog.ATTRIBUTES,
     path="/products/attributes",
     api="/api/attributes",
     noun="attribute",
-    nav="products",
     sections=(
         (
             "",
@@ -51,12 +50,6 @@ ATTRIBUTES = Editor(
             ),
         ),
     ),
-    read=catalog.ATTRIBUTES.read,
-    create=catalog.create_attribute,
-    update=catalog.update_attribute,
-    delete=catalog.delete_attribute,
-    create_model=AttributeCreate,
-    update_model=AttributeUpdate,
     adjust=_slug,
     defaults=lambda: {"kind": "text", "position": "0"},
     unique="slug",

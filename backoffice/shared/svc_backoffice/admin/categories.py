@@ -11,38 +11,40 @@ from dataclasses import dataclass
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
-from pydantic import BaseModel
 
-from svc_backoffice.admin.forms import FormInvalid, validated
-from svc_backoffice.admin.pages import form, page, router, see_other
+from svc_backoffice.admin.forms import FormInvalid, written
+from svc_backoffice.admin.pages import form, nav_of, page, router, see_other
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
 from svc_backoffice.data.db import Database, Row, database
 from svc_backoffice.domain import blog, catalog
-from svc_backoffice.domain.models.catalog import CategoryCreate, CategoryUpdate
-from svc_backoffice.domain.models.content import BlogCategoryCreate, BlogCategoryUpdate
+from svc_backoffice.domain.rows import Table
 from svc_backoffice.edge.requests import path_id
 
 
 @dataclass(frozen=True)
 class Ordered:
-    """One kind of category: its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
-    `POST <api>/reorder`), the domain's functions, and what its rows hold (`count` of `items`)."""
+    """One kind of category: the domain's `table` (with the request models creating and renaming one), its
+    list and its reorder; its page `path`, its API (`POST <api>`, `PATCH <api>/[id]`, `DELETE <api>/[id]`,
+    `POST <api>/reorder`), and what a category groups (`items`)."""
 
+    table: Table[Any, Any]
+    listed: Callable[[Database], list[Row]]
+    reorder: Callable[[Database, list[Any]], None]
     path: str
     api: str
-    nav: str
     title: str
     items: str  # what a category groups: "product", "post"
-    count: str  # the row's column counting them
-    listed: Callable[[Database], list[Row]]
-    create: Callable[[Database, Any], Row]
-    update: Callable[[Database, str, Any], Row]
-    delete: Callable[[Database, str], None]
-    reorder: Callable[[Database, list[Any]], None]
-    create_model: type[BaseModel]
-    update_model: type[BaseModel]
     back: tuple[str, str]  # the link beside the title: (path, words)
+
+    @property
+    def nav(self) -> str:
+        return nav_of(self.path)
+
+    @property
+    def count(self) -> str:
+        """The row's column counting its items (`product_count`)."""
+        return f"{self.items}_count"
 
     def render(self, status: int = 200, **context: object) -> Response:
         return page(
@@ -52,18 +54,18 @@ class Ordered:
             title=self.title,
             kind=self,
             categories=self.listed(database()),
-            **{"values": {}, "errors": {}, **context},
+            **context,
         )
 
     def create_one(self) -> Response:
         fields = form()
         position = len(self.listed(database()))
         try:
-            body = validated(
-                self.create_model, {"name": fields.get("name", "").strip(), "position": position}
+            written(
+                self.table.create_model,
+                {"name": fields.get("name", "").strip(), "position": position},
+                self.table.create,
             )
-            with database().transaction():
-                self.create(database(), body)
         except FormInvalid as exc:
             return self.render(400, values=fields, errors=exc.fields)
         except Conflict as exc:
@@ -88,9 +90,12 @@ class Ordered:
         name_field = f"name_{category_id}"  # each row's own field, so an error shows beside the right one
         typed = form().get(name_field, "")
         try:
-            body = validated(self.update_model, {"name": typed.strip()}, {"name": name_field})
-            with database().transaction():
-                self.update(database(), category_id, body)
+            written(
+                self.table.update_model,
+                {"name": typed.strip()},
+                lambda db, body: self.table.update(db, category_id, body),
+                {"name": name_field},
+            )
         except FormInvalid as exc:
             return self.render(400, values={name_field: typed}, errors=exc.fields)
         except Conflict as exc:
@@ -103,10 +108,9 @@ class Ordered:
         if found is None:
             raise NotFound()
         return confirmed(
-            lambda: self.delete(database(), category_id),
+            lambda: self.table.delete(database(), category_id),
             what=f"the category {found['name']}",
             back=self.path,
-            nav=self.nav,
             consequence=f"Its {self.items}s stay, without a category.",
         )
 
@@ -120,35 +124,23 @@ class Ordered:
 
 
 PRODUCT_CATEGORIES = Ordered(
+    table=catalog.CATEGORIES,
+    listed=catalog.list_categories,
+    reorder=catalog.reorder_categories,
     path="/products/categories",
     api="/api/categories",
-    nav="products",
     title="Categories",
     items="product",
-    count="product_count",
-    listed=catalog.list_categories,
-    create=catalog.create_category,
-    update=catalog.update_category,
-    delete=catalog.delete_category,
-    reorder=catalog.reorder_categories,
-    create_model=CategoryCreate,
-    update_model=CategoryUpdate,
     back=("/products", "All products"),
 ).declare()
 
 BLOG_CATEGORIES = Ordered(
+    table=blog.CATEGORIES,
+    listed=blog.list_categories,
+    reorder=blog.reorder_categories,
     path="/content/categories",
     api="/api/blog/categories",
-    nav="content",
     title="Blog categories",
     items="post",
-    count="post_count",
-    listed=blog.list_categories,
-    create=blog.create_category,
-    update=blog.update_category,
-    delete=blog.delete_category,
-    reorder=blog.reorder_categories,
-    create_model=BlogCategoryCreate,
-    update_model=BlogCategoryUpdate,
     back=("/content", "All posts"),
 ).declare()

@@ -11,7 +11,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.forms import FormInvalid, validated
+from svc_backoffice.admin.forms import FormInvalid, written
 from svc_backoffice.admin.pages import current_query, form, form_lists, page, router, see_other
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.errors import Conflict, NotFound
@@ -31,7 +31,7 @@ def _list(status: int = 200, **context: Any) -> Response:
         nav="products",
         title="Collections",
         collections=catalog.list_collections(database()),
-        **{"values": {}, "errors": {}, **context},
+        **context,
     )
 
 
@@ -45,9 +45,7 @@ def create_collection() -> Response:
     fields = form()
     data = {"title": fields.get("title", "").strip(), "published": fields.get("published") == "on"}
     try:
-        body = validated(CollectionCreate, data)
-        with database().transaction():
-            created = catalog.create_collection(database(), body)
+        created = written(CollectionCreate, data, catalog.create_collection)
     except FormInvalid as exc:
         return _list(400, values=fields, errors=exc.fields)
     except Conflict as exc:
@@ -86,7 +84,7 @@ def _collection(collection_id: str, status: int = 200, **context: Any) -> Respon
         collection=collection,
         typed=typed,
         found=found,
-        **{"values": values, "errors": {}, **context},
+        **{"values": values, **context},
     )
 
 
@@ -105,9 +103,7 @@ def update_collection(id: str) -> Response:
         "published": fields.get("published") == "on",
     }
     try:
-        body = validated(CollectionUpdate, data)
-        with database().transaction():
-            catalog.update_collection(database(), collection_id, body)
+        written(CollectionUpdate, data, lambda db, body: catalog.update_collection(db, collection_id, body))
     except FormInvalid as exc:
         return _collection(collection_id, 400, values=fields, errors=exc.fields)
     return see_other(f"/products/collections/{collection_id}", notice="saved")
@@ -120,7 +116,6 @@ def delete_collection(id: str) -> Response:
         lambda: catalog.delete_collection(database(), str(collection["id"])),
         what=f"the collection {collection['title']}",
         back="/products/collections",
-        nav="products",
         consequence="Its products stay.",
     )
 

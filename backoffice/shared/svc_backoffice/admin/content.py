@@ -10,16 +10,16 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.forms import FormInvalid, validated
 from svc_backoffice.admin.pages import (
     current_query,
-    current_staff,
     form,
     form_lists,
     page,
     router,
     see_other,
+    signed_in,
     store_row,
 )
 from svc_backoffice.core.catalogue import say
@@ -60,7 +60,7 @@ def _content(status: int = 200, **context: Any) -> Response:
         categories=blog.list_categories(db),
         comments=comments,
         comments_status=comments_status,
-        **{"values": {}, "errors": {}, "form_error": None, "result": None, **context},
+        **{"result": None, **context},
     )
 
 
@@ -81,8 +81,7 @@ def _categories(db: Database) -> tuple[tuple[str, str], ...]:
 
 
 def _written(db: Database, body: BlogPostCreate) -> Row:
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     return blog.create_post(db, body, staff.id)
 
 
@@ -93,10 +92,17 @@ def _slug(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 POSTS = Editor(
+    records=Records(
+        BlogPostCreate,
+        BlogPostUpdate,
+        read=blog.get_post,
+        update=blog.update_post,
+        create=_written,
+        delete=blog.delete_post,
+    ),
     path="/content/posts",
     api="/api/blog/posts",
     noun="post",
-    nav="content",
     back="/content",
     sections=(
         (
@@ -131,12 +137,6 @@ POSTS = Editor(
             ),
         ),
     ),
-    read=blog.get_post,
-    create=_written,
-    update=blog.update_post,
-    delete=blog.delete_post,
-    create_model=BlogPostCreate,
-    update_model=BlogPostUpdate,
     adjust=_slug,
     unique="slug",
     aside="_post_actions.html",

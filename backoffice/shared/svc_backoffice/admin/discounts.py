@@ -13,7 +13,6 @@ from svc_backoffice.admin.forms import cents, whole
 from svc_backoffice.admin.pages import page, router, see_other, store_row
 from svc_backoffice.data.db import Row, database
 from svc_backoffice.domain import commerce
-from svc_backoffice.domain.models.commerce import CouponCreate, CouponUpdate
 from svc_backoffice.edge.requests import path_id
 
 KINDS = (("percent", "Percentage off"), ("fixed", "Amount off"), ("free_shipping", "Free shipping"))
@@ -55,10 +54,10 @@ def _value_shown(coupon: Row, values: dict[str, str]) -> None:
 
 
 COUPONS = Editor(
+    records=commerce.COUPONS,
     path="/discounts",
     api="/api/coupons",
     noun="discount code",
-    nav="discounts",
     sections=(
         (
             "Code",
@@ -84,12 +83,6 @@ COUPONS = Editor(
             ),
         ),
     ),
-    read=commerce.get_coupon,
-    create=commerce.create_coupon,
-    update=commerce.update_coupon,
-    delete=commerce.delete_coupon,
-    create_model=CouponCreate,
-    update_model=CouponUpdate,
     title=lambda coupon: str(coupon["code"]),
     adjust=_value,
     values_of=_value_shown,

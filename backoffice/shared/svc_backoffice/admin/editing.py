@@ -21,11 +21,12 @@ from pydantic import BaseModel
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
-from svc_backoffice.admin.pages import current_query, form, page, router, see_other, store_row
+from svc_backoffice.admin.pages import current_query, form, nav_of, page, router, see_other, store_row, tab_of
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import Database, Row, database
+from svc_backoffice.domain.rows import Table
 from svc_backoffice.edge.requests import path_id
 
 Options = tuple[tuple[str, str], ...]
@@ -129,23 +130,31 @@ def shown(f: Field, value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Editor:
-    """A kind of record and its form. `read`, `create`, `update`, `delete` are the domain's functions (no
-    create or delete when the API has none); `adjust(fields, data, errors)` reads what the fields cannot
-    say alone (and names the form fields of the model paths it fills); `beside` puts a model-wide rule's
-    message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
+class Records:
+    """A kind of record the domain keeps with functions of its own rather than as a `Table`, told the same way:
+    the request models a create and an update take, and the functions reading, updating, creating and
+    deleting one by id (no create or delete when the API has none)."""
 
+    create_model: type[BaseModel] | None
+    update_model: type[BaseModel]
+    read: Callable[[Database, str], Row]
+    update: Callable[[Database, str, Any], Row]
+    create: Callable[[Database, Any], Row] | None = None
+    delete: Callable[[Database, str], None] | None = None
+
+
+@dataclass(frozen=True)
+class Editor:
+    """A kind of record (`records`: the domain's `Table`, or its `Records`) and its form, its pages under
+    `path` (in the navigation's section and settings tab the path names). `adjust(fields, data, errors)` reads
+    what the fields cannot say alone (and names the form fields of the model paths it fills); `beside` puts a
+    model-wide rule's message next to the field it concerns; a duplicate (409) is shown beside `unique`."""
+
+    records: Table[Any, Any] | Records
     path: str
     api: str
     noun: str
-    nav: str
     sections: tuple[tuple[str, tuple[Field, ...]], ...]
-    read: Callable[[Database, str], Row]
-    update: Callable[[Database, str, Any], Row]
-    create_model: type[BaseModel] | None
-    update_model: type[BaseModel]
-    create: Callable[[Database, Any], Row] | None = None
-    delete: Callable[[Database, str], None] | None = None
     title: Callable[[Row], str] = lambda row: str(row.get("name") or row.get("title") or "")
     adjust: Callable[[dict[str, str], dict[str, Any], dict[str, str]], Mapping[str, str] | None] | None = None
     values_of: Callable[[Row, dict[str, str]], None] | None = None
@@ -153,12 +162,19 @@ class Editor:
     defaults: Callable[[], dict[str, str]] = dict
     beside: Mapping[str, str] = field(default_factory=dict)
     unique: str | None = None
-    tab: str = ""  # the settings tab the record belongs to, if any
     suffix: str = ""  # after the id in the form's address (a customer's form is /customers/<id>/edit)
     inside: str | None = None  # a template of more fields inside the form
     aside: str | None = None  # a template shown beside the form
     back: str = ""  # where the record's list is (the path itself when empty)
     removal: str = ""  # what deleting the record takes with it or leaves, said before it is deleted
+
+    @property
+    def nav(self) -> str:
+        return nav_of(self.path)
+
+    @property
+    def tab(self) -> str:
+        return tab_of(self.path)
 
     @property
     def fields(self) -> tuple[Field, ...]:
@@ -193,7 +209,7 @@ class Editor:
         names = {f.model: f.name for f in self.fields}
         if self.adjust:
             names.update(self.adjust(fields, data, errors) or {})
-        model = self.update_model if record is not None else self.create_model
+        model = self.records.update_model if record is not None else self.records.create_model
         assert model is not None
         try:
             return validated(model, data, names, errors)
@@ -209,10 +225,8 @@ class Editor:
             "editor": self,
             "record": record,
             "values": values,
-            "errors": {},
-            "form_error": None,
             "writes": f"PATCH {self.api}/[id]" if record else f"POST {self.api}",
-            "removes": f"DELETE {self.api}/[id]" if record and self.delete else None,
+            "removes": f"DELETE {self.api}/[id]" if record and self.records.delete else None,
             "options": {
                 f.name: f.options(database()) if callable(f.options) else f.options
                 for f in self.fields
@@ -231,11 +245,11 @@ class Editor:
             body = self.body(fields, record)
             with db.transaction():
                 if record is None:
-                    assert self.create is not None
-                    record = self.create(db, body)
+                    assert self.records.create is not None
+                    record = self.records.create(db, body)
                     notice = "created"
                 else:
-                    self.update(db, str(record["id"]), body)
+                    self.records.update(db, str(record["id"]), body)
                     notice = "saved"
         except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
             found = refused(exc, self.unique if isinstance(exc, Conflict) else None)
@@ -267,30 +281,28 @@ class Editor:
 
     def declare(self) -> Editor:
         """Declare the pages on the admin router (new, then the record's, so `new` is not read as an id)."""
-        if self.create is not None:
+        if self.records.create is not None:
             router.page("GET", f"{self.path}/new", api=f"POST {self.api}")(
                 lambda: self.render(None, {**self.defaults(), **current_query()})
             )
             router.page("POST", f"{self.path}/new", api=f"POST {self.api}")(lambda: self.save(None))
         router.page("GET", f"{self.path}/<id>{self.suffix}", api=f"GET {self.api}")(
-            lambda id: self.render(record := self.read(database(), path_id(id)), self.values(record))
+            lambda id: self.render(record := self.records.read(database(), path_id(id)), self.values(record))
         )
         router.page("POST", f"{self.path}/<id>{self.suffix}", api=f"PATCH {self.api}/[id]")(
-            lambda id: self.save(self.read(database(), path_id(id)))
+            lambda id: self.save(self.records.read(database(), path_id(id)))
         )
-        if self.delete is not None:
+        if self.records.delete is not None:
             router.page("POST", f"{self.path}/<id>/delete", api=f"DELETE {self.api}/[id]")(self._remove)
         return self
 
     def _remove(self, id: str) -> Response:
-        delete = self.delete
+        delete = self.records.delete
         assert delete is not None
-        record = self.read(database(), path_id(id))
+        record = self.records.read(database(), path_id(id))
         return confirmed(
             lambda: delete(database(), str(record["id"])),
             what=f"the {self.noun} {self.title(record)}",
             back=self.back or self.path,
-            nav=self.nav,
-            tab=self.tab,
             consequence=self.removal,
         )

@@ -1,18 +1,21 @@
 """From a posted form to a request model: money typed as a person types it (19.50, 19,50) to cents, whole
-numbers, lists typed with commas, and the model's validation errors placed next to the fields they concern."""
+numbers, lists typed with commas, and the model's validation errors placed next to the fields they concern;
+a valid request written in one transaction (`written`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
+from svc_backoffice.data.db import Database, database
 
+T = TypeVar("T")
 MONEY = re.compile(r"^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$")
 
 
@@ -93,6 +96,21 @@ def validated(
     if fields or general:
         raise FormInvalid(fields, general[0] if general else None)
     return result
+
+
+def written(
+    model: type[BaseModel],
+    data: dict[str, Any],
+    write: Callable[[Database, Any], T],
+    names: Mapping[str, str] | None = None,
+    earlier: Mapping[str, str] | None = None,
+) -> T:
+    """`data` as `model` (FormInvalid as `validated` raises it, nothing written), then `write(db, body)` in one
+    transaction; what `write` returns."""
+    body = validated(model, data, names, earlier)
+    db = database()
+    with db.transaction():
+        return write(db, body)
 
 
 def _said(kind: str, field: str, message: str) -> str:

@@ -12,7 +12,6 @@ from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import router
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
-from svc_backoffice.domain.models.catalog import LocationCreate, LocationUpdate
 
 
 def _code(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) -> None:
@@ -21,11 +20,10 @@ def _code(fields: dict[str, str], data: dict[str, Any], errors: dict[str, str]) 
 
 
 LOCATIONS = Editor(
+    records=store.LOCATIONS,
     path="/settings/locations",
     api="/api/inventory/locations",
     noun="stock location",
-    nav="settings",
-    tab="locations",
     sections=(
         (
             "",
@@ -38,12 +36,6 @@ LOCATIONS = Editor(
             ),
         ),
     ),
-    read=store.get_location,
-    create=store.create_location,
-    update=store.update_location,
-    delete=store.delete_location,
-    create_model=LocationCreate,
-    update_model=LocationUpdate,
     adjust=_code,
     defaults=lambda: {"active": "on"},
     unique="code",

@@ -46,7 +46,7 @@ def _form(values: dict[str, str], status: int = 200, **context: Any) -> Response
         address=ADDRESS,
         methods=methods,
         values=values,
-        **{"errors": {}, "form_error": None, **context},
+        **context,
     )
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.forms import FormInvalid, refused, validated
-from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
+from svc_backoffice.admin.forms import FormInvalid, refused, written
+from svc_backoffice.admin.pages import current_query, form, page, router, see_other, signed_in
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
@@ -82,7 +82,7 @@ def _order_page(order_id: str, status: int = 200, **context: Any) -> Response:
         order=order,
         next_statuses=next_statuses(order["status"]),
         actions=ACTIONS,
-        **{"errors": {}, "values": {}, **context},
+        **context,
     )
 
 
@@ -95,12 +95,13 @@ def order_detail(id: str) -> Response:
 def move_order(id: str) -> Response:
     order_id = path_id(id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
-        body = validated(OrderTransition, {"to": fields.get("to", ""), "note": fields.get("note") or None})
-        with database().transaction():
-            commerce.transition_order(database(), order_id, body, staff)
+        written(
+            OrderTransition,
+            {"to": fields.get("to", ""), "note": fields.get("note") or None},
+            lambda db, body: commerce.transition_order(db, order_id, body, staff),
+        )
     except FormInvalid as exc:
         return _order_page(order_id, 400, problem=exc.fields.get("to") or exc.form)
     except (InvalidInput, Unprocessable) as exc:
@@ -114,9 +115,11 @@ def set_tracking(id: str) -> Response:
     fields = form()
     number = fields.get("tracking_number", "").strip() or None
     try:
-        body = validated(OrderUpdate, {"tracking_number": number})
-        with database().transaction():
-            commerce.update_order(database(), order_id, body)
+        written(
+            OrderUpdate,
+            {"tracking_number": number},
+            lambda db, body: commerce.update_order(db, order_id, body),
+        )
     except FormInvalid as exc:
         return _order_page(order_id, 400, errors=exc.fields, values=fields)
     return see_other(f"/orders/{order_id}", notice="tracking_saved")
@@ -126,14 +129,14 @@ def set_tracking(id: str) -> Response:
 def add_note(id: str) -> Response:
     order_id = path_id(id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
-        body = validated(
-            OrderNoteCreate, {"body": fields.get("body", ""), "internal": True}, {"body": "note"}
+        written(
+            OrderNoteCreate,
+            {"body": fields.get("body", ""), "internal": True},
+            lambda db, body: commerce.add_order_note(db, order_id, body, staff),
+            {"body": "note"},
         )
-        with database().transaction():
-            commerce.add_order_note(database(), order_id, body, staff)
     except FormInvalid as exc:
         return _order_page(order_id, 400, errors=exc.fields, values=fields)
     return see_other(f"/orders/{order_id}", notice="note_added")

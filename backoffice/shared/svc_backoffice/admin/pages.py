@@ -99,7 +99,8 @@ def store_row() -> dict[str, Any]:
 
 
 def page(template: str, status: int = 200, **context: Any) -> Response:
-    """A page of the admin layout with what every page needs besides its own context."""
+    """A page of the admin layout with what every page needs besides its own context (a form's `values`,
+    `errors` and `form_error`, none unless given)."""
     staff: auth.Staff | None = context.pop("staff", None) or current_staff()
     settings = context.pop("store", None) or store_row()
     currency, locale, zone = settings["currency"], settings["locale"], settings["timezone"]
@@ -116,7 +117,7 @@ def page(template: str, status: int = 200, **context: Any) -> Response:
         when=lambda value: render.when(value, zone, locale),
         notice=NOTICES.get(notice_key) if notice_key else None,
         workspace=workspace_url(),
-        **{"nav": "", "title": "", **context},
+        **{"nav": "", "title": "", "values": {}, "errors": {}, "form_error": None, **context},
     )
     return html(status, body)
 
@@ -154,6 +155,24 @@ def not_found_page() -> Response:
 def current_staff() -> auth.Staff | None:
     staff = router.context.get("staff")
     return staff if isinstance(staff, auth.Staff) else None
+
+
+def nav_of(path: str) -> str:
+    """The section of the navigation a page is in: its path's first part (/settings/locations: settings)."""
+    return path.split("/")[1]
+
+
+def tab_of(path: str) -> str:
+    """The settings tab a page is on (/settings/<tab>/...), or none."""
+    parts = path.split("/")
+    return parts[2] if parts[1] == "settings" and len(parts) > 2 else ""
+
+
+def signed_in() -> auth.Staff:
+    """The member making the request: a page behind a role always has one."""
+    staff = current_staff()
+    assert staff is not None
+    return staff
 
 
 def current_query() -> dict[str, str]:

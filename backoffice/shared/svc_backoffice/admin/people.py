@@ -8,7 +8,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
-from svc_backoffice.admin.editing import Editor, Field
+from svc_backoffice.admin.editing import Editor, Field, Records
 from svc_backoffice.admin.pages import current_query, page, router
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.data.db import Row, database
@@ -77,11 +77,17 @@ def _address_values(customer: Row, values: dict[str, str]) -> None:
 
 
 CUSTOMERS = Editor(
+    records=Records(
+        CustomerCreate,
+        CustomerUpdate,
+        read=commerce.get_customer,
+        update=commerce.update_customer,
+        create=commerce.create_customer,
+    ),
     path="/customers",
     suffix="/edit",
     api="/api/customers",
     noun="customer",
-    nav="customers",
     sections=(
         (
             "Contact",
@@ -96,11 +102,6 @@ CUSTOMERS = Editor(
         ),
         ("Note", (Field("note", "Note (only staff see it)", "long", attrs='maxlength="5000"'),)),
     ),
-    read=commerce.get_customer,
-    create=commerce.create_customer,
-    update=commerce.update_customer,
-    create_model=CustomerCreate,
-    update_model=CustomerUpdate,
     title=lambda customer: f"Edit {_name(customer)}",
     adjust=_addresses,
     values_of=_address_values,

@@ -10,8 +10,8 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import ValidationError
 
 from svc_backoffice.admin import render
-from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, validated, whole, words
-from svc_backoffice.admin.pages import current_query, current_staff, form, page, router, see_other
+from svc_backoffice.admin.forms import FormInvalid, cents, converted, refused, whole, words, written
+from svc_backoffice.admin.pages import current_query, form, page, router, see_other, signed_in
 from svc_backoffice.admin.removal import confirmed
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
@@ -194,9 +194,7 @@ def create_product() -> Response:
     fields = form()
     try:
         data, errors = _data(fields)
-        body = validated(ProductCreate, data, _names(data), errors)
-        with database().transaction():
-            created = catalog.create_product(database(), body)
+        created = written(ProductCreate, data, catalog.create_product, _names(data), errors)
     except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
         return page("product.html", 400, title="Add product", **form_context(None, fields, refused(exc)))
     return see_other(f"/products/{created['id']}", notice="created")
@@ -215,9 +213,13 @@ def update_product(id: str) -> Response:
     fields = form()
     try:
         data, errors = _data(fields)
-        body = validated(ProductUpdate, data, _names(data), errors)
-        with database().transaction():
-            catalog.update_product(database(), product_id, body)
+        written(
+            ProductUpdate,
+            data,
+            lambda db, body: catalog.update_product(db, product_id, body),
+            _names(data),
+            errors,
+        )
     except (FormInvalid, InvalidInput, Conflict, Unprocessable) as exc:
         context = form_context(product, fields, refused(exc))
         return page("product.html", 400, title=product["title"], **context)
@@ -231,7 +233,6 @@ def delete_product(id: str) -> Response:
         lambda: catalog.delete_product(database(), str(product["id"])),
         what=str(product["title"]),
         back="/products",
-        nav="products",
         consequence="Its images and stock are deleted with it; orders keep their lines.",
     )
 
@@ -241,11 +242,10 @@ def adjust_stock(id: str) -> Response:
     product_id = path_id(id)
     product = catalog.get_product(database(), product_id)
     fields = form()
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         data, errors = converted(fields, {"delta": ("delta", whole)})
-        body = validated(
+        written(
             InventoryAdjust,
             {
                 "product_id": product_id,
@@ -253,11 +253,10 @@ def adjust_stock(id: str) -> Response:
                 "delta": data.get("delta") or 0,
                 "reason": fields.get("reason", ""),
             },
+            lambda db, body: store.adjust_inventory(db, body, staff),
             {"location_id": "location"},
             errors,
         )
-        with database().transaction():
-            store.adjust_inventory(database(), body, staff)
     except (FormInvalid, InvalidInput, Unprocessable) as exc:
         context = form_context(product, values_of(product), None)
         problem = refused(exc, "delta")

@@ -9,17 +9,15 @@ from collections.abc import Callable
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.pages import form, local_path, page, router, see_other
+from svc_backoffice.admin.pages import form, local_path, nav_of, page, router, see_other, tab_of
 from svc_backoffice.core.catalogue import say
 
 UNDERSTOOD = "understood"
 
 
-def confirmed(
-    remove: Callable[[], object], *, what: str, back: str, nav: str, tab: str = "", consequence: str = ""
-) -> Response:
-    """Delete with `remove` once the person ticked "I understand" on the page this answers otherwise; then
-    back to `back` (the list) saying it was removed."""
+def confirmed(remove: Callable[[], object], *, what: str, back: str, consequence: str = "") -> Response:
+    """Delete with `remove` once the person ticked "I understand" on the page this answers otherwise (in the
+    navigation's section and settings tab of `back`, the list); then back to the list saying it was removed."""
     ticked = form().get(UNDERSTOOD) == "on"
     if ticked:
         remove()
@@ -28,8 +26,8 @@ def confirmed(
     return page(
         "confirm.html",
         400 if asked else 200,
-        nav=nav,
-        tab=tab,
+        nav=nav_of(back),
+        tab=tab_of(back),
         title=f"Delete {what}?",
         consequence=consequence,
         action=local_path(router.current_event.path),

@@ -7,8 +7,8 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole
-from svc_backoffice.admin.pages import current_staff, form, page, router, see_other
+from svc_backoffice.admin.forms import FormInvalid, converted, refused, validated, whole, written
+from svc_backoffice.admin.pages import form, page, router, see_other, signed_in
 from svc_backoffice.core.errors import Conflict, InvalidInput, Unprocessable
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import store
@@ -40,7 +40,6 @@ def store_settings() -> Response:
         tab="store",
         title="Settings",
         values=_store_values(settings),
-        errors={},
     )
 
 
@@ -55,9 +54,7 @@ def save_store_settings() -> Response:
         data["contact_email"] = data["contact_email"] or None
         data["currency"] = data["currency"].upper()
         given = {k: v for k, v in data.items() if v is not None or k == "contact_email"}
-        body = validated(SettingsUpdate, given, earlier=errors)
-        with database().transaction():
-            store.update_settings(database(), body)
+        written(SettingsUpdate, given, store.update_settings, earlier=errors)
     except (FormInvalid, InvalidInput, Unprocessable) as exc:
         found = refused(exc)
         return page(
@@ -82,7 +79,7 @@ def _staff_page(status: int = 200, **context: Any) -> Response:
         title="Staff",
         members=store.list_staff(database()),
         roles=ROLES,
-        **{"errors": {}, "values": {"invite_role": "viewer"}, "form_error": None, **context},
+        **{"values": {"invite_role": "viewer"}, **context},
     )
 
 
@@ -94,20 +91,18 @@ def staff_list() -> Response:
 @router.page("POST", "/settings/staff", api="POST /api/staff")
 def invite() -> Response:
     fields = form()
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     try:
-        body = validated(
+        written(
             StaffCreate,
             {
                 "email": fields.get("invite_email", "").strip(),
                 "name": fields.get("invite_name", "").strip(),
                 "role": fields.get("invite_role", ""),
             },
+            lambda db, body: store.add_staff(db, actor, body),
             {"email": "invite_email", "name": "invite_name", "role": "invite_role"},
         )
-        with database().transaction():
-            store.add_staff(database(), actor, body)
     except FormInvalid as exc:
         return _staff_page(400, errors=exc.fields, values=fields, form_error=exc.form)
     except Conflict as exc:
@@ -117,8 +112,7 @@ def invite() -> Response:
 
 @router.page("POST", "/settings/staff/<id>/role", api="PATCH /api/staff")
 def change_role(id: str) -> Response:
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     try:
         body = validated(StaffUpdate, {"id": path_id(id), "role": form().get("role", "")})
     except FormInvalid as exc:
@@ -129,7 +123,6 @@ def change_role(id: str) -> Response:
 
 @router.page("POST", "/settings/staff/<id>/remove", api="DELETE /api/staff")
 def remove(id: str) -> Response:
-    actor = current_staff()
-    assert actor is not None
+    actor = signed_in()
     store.remove_staff(database(), actor, StaffDelete(id=path_id(id)))  # type: ignore[arg-type]
     return see_other("/settings/staff", notice="removed")

@@ -13,13 +13,12 @@ from pydantic import ValidationError
 
 from svc_backoffice.admin import render
 from svc_backoffice.admin.editing import Editor, Field
-from svc_backoffice.admin.pages import current_query, current_staff, page, router, see_other
+from svc_backoffice.admin.pages import current_query, page, router, see_other, signed_in
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.core.config import get_settings
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import integrations, payments, store
-from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
-from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate, SearchQuery
+from svc_backoffice.domain.models.content import SearchQuery
 
 PAYMENTS, INTEGRATIONS = "/settings/payments", "/settings/integrations"
 PROVIDER_KINDS = (
@@ -74,11 +73,10 @@ RETURNS = {
 
 
 PROVIDERS = Editor(
+    records=payments.PROVIDERS,
     path=f"{PAYMENTS}/providers",
     api="/api/payments/providers",
     noun="payment provider",
-    nav="settings",
-    tab="payments",
     back=PAYMENTS,
     sections=(
         (
@@ -103,12 +101,6 @@ PROVIDERS = Editor(
         ),
         ("Public settings", (Field("public_config", "One a line, like name = value", "lines"),)),
     ),
-    read=payments.get_provider,
-    create=payments.create_provider,
-    update=payments.update_provider,
-    delete=payments.delete_provider,
-    create_model=PaymentProviderCreate,
-    update_model=PaymentProviderUpdate,
     title=lambda provider: str(provider["display_name"]),
     defaults=lambda: {"kind": "wallet-a"},
     removal="Customers can no longer pay with it, and its webhook secret is forgotten.",
@@ -152,8 +144,7 @@ def integration_settings() -> Response:
 @router.page("POST", f"{INTEGRATIONS}/gsc/connect", api="POST /api/gsc/connect")
 def connect_search_console() -> Response:
     """To the provider's consent page; it sends the browser back to /api/gsc/callback, then here."""
-    staff = current_staff()
-    assert staff is not None
+    staff = signed_in()
     try:
         started = integrations.gsc_connect(database(), staff)
     except integrations.GscNotConfigured as exc:
@@ -170,11 +161,10 @@ def disconnect_search_console() -> Response:
 
 
 INTEGRATION_FORM = Editor(
+    records=integrations.INTEGRATIONS,
     path=INTEGRATIONS,
     api="/api/integrations",
     noun="integration",
-    nav="settings",
-    tab="integrations",
     sections=(
         (
             "",
@@ -192,12 +182,6 @@ INTEGRATION_FORM = Editor(
         ),
         ("Settings", (Field("config", "One a line, like name = value", "lines"),)),
     ),
-    read=integrations.get_integration,
-    create=integrations.create_integration,
-    update=integrations.update_integration,
-    delete=integrations.delete_integration,
-    create_model=IntegrationCreate,
-    update_model=IntegrationUpdate,
     title=lambda item: str(item["kind"]),
     defaults=lambda: {"status": "disconnected"},
     removal="Its secret and settings are forgotten.",

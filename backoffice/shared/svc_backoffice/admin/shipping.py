@@ -7,20 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
-from pydantic import BaseModel
 
 from svc_backoffice.admin.editing import Editor, Field
 from svc_backoffice.admin.pages import page, router
 from svc_backoffice.data.db import Database, database
 from svc_backoffice.domain import shipping
-from svc_backoffice.domain.models.commerce import (
-    CarrierCreate,
-    CarrierUpdate,
-    ShippingMethodCreate,
-    ShippingMethodUpdate,
-    ShippingZoneCreate,
-    ShippingZoneUpdate,
-)
 
 HOME = "/settings/shipping"
 METHOD_KINDS = (("flat", "Flat rate"), ("free", "Free"), ("weight", "By weight"), ("pickup", "Pickup"))
@@ -55,29 +46,12 @@ def _carriers(db: Database) -> tuple[tuple[str, str], ...]:
     return (("", "No carrier"), *((str(c["id"]), c["name"]) for c in shipping.list_carriers(db)))
 
 
-def _editor(table: Any, create_model: type[BaseModel], update_model: type[BaseModel], **given: Any) -> Editor:
-    """A shipping record's form on the Shipping tab, over its table's read, create, update and delete."""
-    return Editor(
-        nav="settings",
-        tab="shipping",
-        back=HOME,
-        read=table.read,
-        create=table.create,
-        update=table.update,
-        delete=table.delete,
-        create_model=create_model,
-        update_model=update_model,
-        **given,
-    )
-
-
-ZONES = _editor(
-    shipping.ZONES,
-    ShippingZoneCreate,
-    ShippingZoneUpdate,
+ZONES = Editor(
+    records=shipping.ZONES,
     path=f"{HOME}/zones",
     api="/api/shipping/zones",
     noun="shipping zone",
+    back=HOME,
     sections=(
         (
             "",
@@ -96,13 +70,12 @@ ZONES = _editor(
     unique="name",
 ).declare()
 
-METHODS = _editor(
-    shipping.METHODS,
-    ShippingMethodCreate,
-    ShippingMethodUpdate,
+METHODS = Editor(
+    records=shipping.METHODS,
     path=f"{HOME}/methods",
     api="/api/shipping/methods",
     noun="shipping method",
+    back=HOME,
     sections=(
         (
             "",
@@ -131,13 +104,12 @@ METHODS = _editor(
     unique="name",
 ).declare()
 
-CARRIERS = _editor(
-    shipping.CARRIERS,
-    CarrierCreate,
-    CarrierUpdate,
+CARRIERS = Editor(
+    records=shipping.CARRIERS,
     path=f"{HOME}/carriers",
     api="/api/shipping/carriers",
     noun="carrier",
+    back=HOME,
     sections=(
         (
             "",

@@ -146,9 +146,7 @@ def list_categories(db: Database) -> list[Row]:
     )
 
 
-CATEGORIES: Table[BlogCategoryCreate, BlogCategoryUpdate] = Table(
-    "blog_categories", CATEGORY_COLUMNS, "category"
-)
+CATEGORIES = Table("blog_categories", CATEGORY_COLUMNS, BlogCategoryCreate, BlogCategoryUpdate, "category")
 create_category, update_category, delete_category = CATEGORIES.create, CATEGORIES.update, CATEGORIES.delete
 
 

@@ -177,7 +177,7 @@ def category_choices(db: Database) -> list[Row]:
     return db.all("SELECT id, name FROM categories ORDER BY position, name")
 
 
-CATEGORIES: Table[CategoryCreate, CategoryUpdate] = Table("categories", CATEGORY_COLUMNS, "category")
+CATEGORIES = Table("categories", CATEGORY_COLUMNS, CategoryCreate, CategoryUpdate, "category")
 create_category, update_category, delete_category = CATEGORIES.create, CATEGORIES.update, CATEGORIES.delete
 
 
@@ -193,7 +193,7 @@ def list_attributes(db: Database) -> list[Row]:
     return db.all(f"SELECT {ATTRIBUTE_COLUMNS} FROM attributes ORDER BY position, name")  # noqa: S608
 
 
-ATTRIBUTES: Table[AttributeCreate, AttributeUpdate] = Table("attributes", ATTRIBUTE_COLUMNS, "attribute")
+ATTRIBUTES = Table("attributes", ATTRIBUTE_COLUMNS, AttributeCreate, AttributeUpdate, "attribute")
 create_attribute, update_attribute, delete_attribute = ATTRIBUTES.create, ATTRIBUTES.update, ATTRIBUTES.delete
 
 

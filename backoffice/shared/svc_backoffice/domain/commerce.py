@@ -25,7 +25,7 @@ from svc_backoffice.domain.models.commerce import (
     OrderTransition,
     OrderUpdate,
 )
-from svc_backoffice.domain.rows import delete_row, insert_row, page_of, update_row, where_equal
+from svc_backoffice.domain.rows import Table, insert_row, page_of, update_row, where_equal
 from svc_backoffice.domain.store import _like
 
 
@@ -269,21 +269,9 @@ def list_coupons(db: Database) -> list[Row]:
     return db.all(f"SELECT {COUPON_COLUMNS} FROM coupons ORDER BY code")  # noqa: S608
 
 
-def get_coupon(db: Database, coupon_id: str) -> Row:
-    row = db.found(f"SELECT {COUPON_COLUMNS} FROM coupons WHERE id = %s", (coupon_id,))  # noqa: S608
-    return row
-
-
-def create_coupon(db: Database, body: CouponCreate) -> Row:
-    return insert_row(db, "coupons", body.model_dump(), COUPON_COLUMNS)
-
-
-def update_coupon(db: Database, coupon_id: str, body: CouponUpdate) -> Row:
-    return update_row(db, "coupons", coupon_id, body.model_dump(exclude_unset=True), COUPON_COLUMNS)
-
-
-def delete_coupon(db: Database, coupon_id: str) -> None:
-    delete_row(db, "coupons", coupon_id)
+COUPONS = Table("coupons", COUPON_COLUMNS, CouponCreate, CouponUpdate)
+get_coupon, create_coupon = COUPONS.read, COUPONS.create
+update_coupon, delete_coupon = COUPONS.update, COUPONS.delete
 
 
 COUPON_STATS = (

@@ -26,7 +26,7 @@ from svc_backoffice.core.logs import logger
 from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate
-from svc_backoffice.domain.rows import delete_row
+from svc_backoffice.domain.rows import Table
 
 COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set, connected_at, created_at, updated_at"
 
@@ -39,42 +39,41 @@ def list_integrations(db: Database) -> list[Row]:
     return db.all(f"SELECT {COLUMNS} FROM integrations ORDER BY kind")  # noqa: S608
 
 
-def get_integration(db: Database, integration_id: str) -> Row:
-    return db.found(f"SELECT {COLUMNS} FROM integrations WHERE id = %s", (integration_id,))  # noqa: S608
+class Integrations(Table[IntegrationCreate, IntegrationUpdate]):
+    """Connection records: the secret sealed at rest and write-only; a connected one says since when."""
 
-
-def create_integration(db: Database, body: IntegrationCreate) -> Row:
-    sealed = sealing.seal_given(body.secret, _purpose(body.kind))
-    row = db.one(
-        "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
-        "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
-        f"RETURNING {COLUMNS}",
-        (body.kind, body.status, Jsonb(body.config), sealed, body.status),
-    )
-    assert row is not None
-    return row
-
-
-def update_integration(db: Database, integration_id: str, body: IntegrationUpdate) -> Row:
-    changes = sealing.sealed_changes(
-        db, "integrations", integration_id, body, write_only="secret", json_field="config"
-    )
-    sets = [f"{name} = %({name})s" for name in changes] or ["id = id"]
-    if "status" in changes:
-        # The schema asks a connected integration for its connected_at; any other status clears it.
-        sets.append(
-            "connected_at = CASE WHEN %(status)s = 'connected' THEN coalesce(connected_at, now()) END"
+    def create(self, db: Database, body: IntegrationCreate) -> Row:
+        sealed = sealing.seal_given(body.secret, _purpose(body.kind))
+        row = db.one(
+            "INSERT INTO integrations (kind, status, config, secret_encrypted, connected_at) "  # noqa: S608
+            "VALUES (%s, %s, %s, %s, CASE WHEN %s = 'connected' THEN now() END) "
+            f"RETURNING {COLUMNS}",
+            (body.kind, body.status, Jsonb(body.config), sealed, body.status),
         )
-    row = db.one(
-        f"UPDATE integrations SET {', '.join(sets)} WHERE id = %(id)s RETURNING {COLUMNS}",  # noqa: S608
-        {**changes, "id": integration_id},
-    )
-    assert row is not None
-    return row
+        assert row is not None
+        return row
+
+    def update(self, db: Database, row_id: str, body: IntegrationUpdate) -> Row:
+        changes = sealing.sealed_changes(
+            db, "integrations", row_id, body, write_only="secret", json_field="config"
+        )
+        sets = [f"{name} = %({name})s" for name in changes] or ["id = id"]
+        if "status" in changes:
+            # The schema asks a connected integration for its connected_at; any other status clears it.
+            sets.append(
+                "connected_at = CASE WHEN %(status)s = 'connected' THEN coalesce(connected_at, now()) END"
+            )
+        row = db.one(
+            f"UPDATE integrations SET {', '.join(sets)} WHERE id = %(id)s RETURNING {COLUMNS}",  # noqa: S608
+            {**changes, "id": row_id},
+        )
+        assert row is not None
+        return row
 
 
-def delete_integration(db: Database, integration_id: str) -> None:
-    delete_row(db, "integrations", integration_id)
+INTEGRATIONS = Integrations("integrations", COLUMNS, IntegrationCreate, IntegrationUpdate)
+get_integration, create_integration = INTEGRATIONS.read, INTEGRATIONS.create
+update_integration, delete_integration = INTEGRATIONS.update, INTEGRATIONS.delete
 
 
 # -- search console ------------------------------------------------------------------------------------------

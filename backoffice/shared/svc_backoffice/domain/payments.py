@@ -23,7 +23,7 @@ from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.base import INT32, _storable
 from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
-from svc_backoffice.domain.rows import delete_row, insert_row, update_row
+from svc_backoffice.domain.rows import Table, insert_row, update_row
 
 PROVIDER_COLUMNS = (
     "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "
@@ -40,35 +40,25 @@ def list_providers(db: Database) -> list[Row]:
     return db.all(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers ORDER BY kind")  # noqa: S608
 
 
-def get_provider(db: Database, provider_id: str) -> Row:
-    return db.found(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers WHERE id = %s", (provider_id,))  # noqa: S608
+class Providers(Table[PaymentProviderCreate, PaymentProviderUpdate]):
+    """Payment providers: the webhook secret sealed at rest and write-only, the public settings kept as JSON."""
+
+    def create(self, db: Database, body: PaymentProviderCreate) -> Row:
+        fields = sealing.stored_fields(
+            self.name, body.model_dump(), body.kind, write_only="webhook_secret", json_field="public_config"
+        )
+        return insert_row(db, self.name, fields, self.columns)
+
+    def update(self, db: Database, row_id: str, body: PaymentProviderUpdate) -> Row:
+        changes = sealing.sealed_changes(
+            db, self.name, row_id, body, write_only="webhook_secret", json_field="public_config"
+        )
+        return update_row(db, self.name, row_id, changes, self.columns)
 
 
-def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
-    fields = sealing.stored_fields(
-        "payment_providers",
-        body.model_dump(),
-        body.kind,
-        write_only="webhook_secret",
-        json_field="public_config",
-    )
-    return insert_row(db, "payment_providers", fields, PROVIDER_COLUMNS)
-
-
-def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate) -> Row:
-    changes = sealing.sealed_changes(
-        db,
-        "payment_providers",
-        provider_id,
-        body,
-        write_only="webhook_secret",
-        json_field="public_config",
-    )
-    return update_row(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
-
-
-def delete_provider(db: Database, provider_id: str) -> None:
-    delete_row(db, "payment_providers", provider_id)
+PROVIDERS = Providers("payment_providers", PROVIDER_COLUMNS, PaymentProviderCreate, PaymentProviderUpdate)
+get_provider, create_provider = PROVIDERS.read, PROVIDERS.create
+update_provider, delete_provider = PROVIDERS.update, PROVIDERS.delete
 
 
 # -- webhook signatures --------------------------------------------------------------------------------------

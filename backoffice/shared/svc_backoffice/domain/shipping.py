@@ -21,9 +21,9 @@ METHOD_COLUMNS = (
 CARRIER_COLUMNS = "id, name, code, tracking_url_template, active, created_at"
 
 
-ZONES: Table[ShippingZoneCreate, ShippingZoneUpdate] = Table("shipping_zones", ZONE_COLUMNS)
-METHODS: Table[ShippingMethodCreate, ShippingMethodUpdate] = Table("shipping_methods", METHOD_COLUMNS)
-CARRIERS: Table[CarrierCreate, CarrierUpdate] = Table("shipping_carriers", CARRIER_COLUMNS)
+ZONES = Table("shipping_zones", ZONE_COLUMNS, ShippingZoneCreate, ShippingZoneUpdate)
+METHODS = Table("shipping_methods", METHOD_COLUMNS, ShippingMethodCreate, ShippingMethodUpdate)
+CARRIERS = Table("shipping_carriers", CARRIER_COLUMNS, CarrierCreate, CarrierUpdate)
 get_zone, create_zone, update_zone, delete_zone = ZONES.read, ZONES.create, ZONES.update, ZONES.delete
 get_method, create_method, update_method = METHODS.read, METHODS.create, METHODS.update
 delete_method = METHODS.delete

@@ -20,7 +20,7 @@ from svc_backoffice.domain.models.content import (
     StaffDelete,
     StaffUpdate,
 )
-from svc_backoffice.domain.rows import delete_row, insert_row, selective, tsquery, update_row
+from svc_backoffice.domain.rows import Table, selective, tsquery, update_row
 
 # -- inventory -----------------------------------------------------------------------------------------------
 LOCATION_COLUMNS = "id, name, code, address, is_default, active, created_at"
@@ -30,31 +30,26 @@ def list_locations(db: Database) -> list[Row]:
     return db.all(f"SELECT {LOCATION_COLUMNS} FROM stock_locations ORDER BY is_default DESC, name")  # noqa: S608
 
 
-def get_location(db: Database, location_id: str) -> Row:
-    """One stock location by id (NotFound when none)."""
-    return db.found(f"SELECT {LOCATION_COLUMNS} FROM stock_locations WHERE id = %s", (location_id,))  # noqa: S608
+class Locations(Table[LocationCreate, LocationUpdate]):
+    """Stock locations: one is the default, so a location made the default takes the place of the old one."""
+
+    def create(self, db: Database, body: LocationCreate) -> Row:
+        _clear_default(db, body.is_default)
+        return super().create(db, body)
+
+    def update(self, db: Database, row_id: str, body: LocationUpdate) -> Row:
+        _clear_default(db, body.is_default)
+        return super().update(db, row_id, body)
 
 
-def _clear_default(db: Database, changes: dict[str, Any]) -> None:
-    # One default location: a new default replaces the old one.
-    if changes.get("is_default"):
+def _clear_default(db: Database, becomes_default: bool | None) -> None:
+    if becomes_default:
         db.all("UPDATE stock_locations SET is_default = false WHERE is_default")
 
 
-def create_location(db: Database, body: LocationCreate) -> Row:
-    data = body.model_dump()
-    _clear_default(db, data)
-    return insert_row(db, "stock_locations", data, LOCATION_COLUMNS)
-
-
-def update_location(db: Database, location_id: str, body: LocationUpdate) -> Row:
-    changes = body.model_dump(exclude_unset=True)
-    _clear_default(db, changes)
-    return update_row(db, "stock_locations", location_id, changes, LOCATION_COLUMNS)
-
-
-def delete_location(db: Database, location_id: str) -> None:
-    delete_row(db, "stock_locations", location_id)
+LOCATIONS = Locations("stock_locations", LOCATION_COLUMNS, LocationCreate, LocationUpdate)
+get_location, create_location = LOCATIONS.read, LOCATIONS.create
+update_location, delete_location = LOCATIONS.update, LOCATIONS.delete
 
 
 def adjust_inventory(db: Database, body: InventoryAdjust, staff: Staff) -> Row:
