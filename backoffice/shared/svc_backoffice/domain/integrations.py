@@ -26,21 +26,18 @@ from svc_backoffice.core.logs import logger
 from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.content import IntegrationCreate, IntegrationUpdate
-from svc_backoffice.domain.rows import delete_row
+from svc_backoffice.domain.rows import Table
 
 COLUMNS = "id, kind, status, config, secret_encrypted IS NOT NULL AS secret_set, connected_at, created_at, updated_at"
 
 
+INTEGRATIONS: Table[IntegrationCreate, IntegrationUpdate] = Table("integrations", COLUMNS, order="kind")
+list_integrations, get_integration = INTEGRATIONS.all, INTEGRATIONS.read
+delete_integration = INTEGRATIONS.delete
+
+
 def _purpose(kind: str) -> str:
     return sealing.purpose_of("integrations", "secret", kind)
-
-
-def list_integrations(db: Database) -> list[Row]:
-    return db.all(f"SELECT {COLUMNS} FROM integrations ORDER BY kind")  # noqa: S608
-
-
-def get_integration(db: Database, integration_id: str) -> Row:
-    return db.found(f"SELECT {COLUMNS} FROM integrations WHERE id = %s", (integration_id,))  # noqa: S608
 
 
 def create_integration(db: Database, body: IntegrationCreate) -> Row:
@@ -71,10 +68,6 @@ def update_integration(db: Database, integration_id: str, body: IntegrationUpdat
     )
     assert row is not None
     return row
-
-
-def delete_integration(db: Database, integration_id: str) -> None:
-    delete_row(db, "integrations", integration_id)
 
 
 # -- search console ------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from svc_backoffice.data import sealing
 from svc_backoffice.data.db import Database, Row
 from svc_backoffice.domain.models.base import INT32, _storable
 from svc_backoffice.domain.models.commerce import PaymentProviderCreate, PaymentProviderUpdate
-from svc_backoffice.domain.rows import delete_row, insert_row, update_row
+from svc_backoffice.domain.rows import Table, insert_row, update_row
 
 PROVIDER_COLUMNS = (
     "id, kind, display_name, enabled, public_config, webhook_secret_encrypted IS NOT NULL AS webhook_secret_set, "
@@ -36,12 +36,10 @@ def _purpose(kind: str) -> str:
 
 
 # -- providers -----------------------------------------------------------------------------------------------
-def list_providers(db: Database) -> list[Row]:
-    return db.all(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers ORDER BY kind")  # noqa: S608
-
-
-def get_provider(db: Database, provider_id: str) -> Row:
-    return db.found(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers WHERE id = %s", (provider_id,))  # noqa: S608
+PROVIDERS: Table[PaymentProviderCreate, PaymentProviderUpdate] = Table(
+    "payment_providers", PROVIDER_COLUMNS, order="kind"
+)
+list_providers, get_provider, delete_provider = PROVIDERS.all, PROVIDERS.read, PROVIDERS.delete
 
 
 def create_provider(db: Database, body: PaymentProviderCreate) -> Row:
@@ -65,10 +63,6 @@ def update_provider(db: Database, provider_id: str, body: PaymentProviderUpdate)
         json_field="public_config",
     )
     return update_row(db, "payment_providers", provider_id, changes, PROVIDER_COLUMNS)
-
-
-def delete_provider(db: Database, provider_id: str) -> None:
-    delete_row(db, "payment_providers", provider_id)
 
 
 # -- webhook signatures --------------------------------------------------------------------------------------
