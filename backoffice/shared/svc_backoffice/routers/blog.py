@@ -82,11 +82,14 @@ def bulk_comments() -> Response:
     return json_response(200 if all_done else 207, result)
 
 
-@comments.api(
-    "POST", "/approve-all", role="editor", answers="200 302 500", summary="Approve every pending comment"
+comments.serves(
+    "POST",
+    "/approve-all",
+    blog.approve_all,
+    role="editor",
+    answers="200 302 500",
+    summary="Approve every pending comment",
 )
-def approve_all() -> Response:
-    return json_response(200, blog.approve_all(database()))
 
 
 ROUTERS = (posts, categories, comments)
