@@ -9,7 +9,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from svc_backoffice.data.db import database
-from svc_backoffice.edge.api_router import ApiRouter
+from svc_backoffice.edge.api_router import ApiRouter, _late
 from svc_backoffice.edge.requests import body as read_body
 from svc_backoffice.edge.requests import path_id
 from svc_backoffice.edge.web import json_response
@@ -30,6 +30,7 @@ def acts(
     the request's `body` model after the id when the action has one and the acting staff member last with
     `staff`. Its answers are those of the standard operations (302 behind the role gate, 400 for a body, 404
     for the id, 500) plus `also`."""
+    operation = _late(operation)
 
     def handler(id: str) -> Response:
         row_id = path_id(id)
