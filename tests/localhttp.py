@@ -100,6 +100,12 @@ class PostRecorder:
     def close(self) -> None:
         self._running.close()
 
+    def __enter__(self) -> PostRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def sandbox_hosts(sandbox_url: str) -> tuple[RepoHost, StaticHost]:
     """The repository host's and the static host's clients of the provider sandbox at `sandbox_url`."""

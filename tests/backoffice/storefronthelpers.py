@@ -17,7 +17,6 @@ import httpx
 import psycopg
 import pytest
 from bohelpers import Answer, LambdaContext, answer_of, build_event, migrated_database
-from localhttp import PostRecorder
 
 from svc_backoffice.access import sessions
 from svc_backoffice.core import config, tenancy
@@ -94,13 +93,6 @@ class _Front:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-class HookReceiver(PostRecorder):
-    """A site host's build hook: records the POSTs it receives."""
-
-    def __init__(self) -> None:
-        super().__init__("/build_hooks/site")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import dataclasses
 from collections.abc import Iterator
 
 import pytest
-from storefronthelpers import LIVE, HookReceiver, StoreShop, fresh_database, make_shop
+from localhttp import PostRecorder
+from storefronthelpers import LIVE, StoreShop, fresh_database, make_shop
 
 from svc_backoffice.core import tenancy
 from svc_backoffice.data import db
@@ -23,10 +24,10 @@ def shop_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def hook() -> Iterator[HookReceiver]:
-    running = HookReceiver()
-    yield running
-    running.close()
+def hook() -> Iterator[PostRecorder]:
+    """A site host's build hook: records the POSTs it receives."""
+    with PostRecorder("/build_hooks/site") as running:
+        yield running
 
 
 @pytest.fixture

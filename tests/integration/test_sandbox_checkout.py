@@ -17,22 +17,15 @@ from svc_shared.providers.checkout import Checkout, CheckoutSession, SignatureEr
 from svc_shared.providers.http import ProviderAuthError
 
 
-class Receiver(PostRecorder):
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[PostRecorder]:
     """The platform's checkout webhook: records what it receives."""
-
-    def __init__(self) -> None:
-        super().__init__("/webhooks/checkout")
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    running = Receiver()
-    yield running
-    running.close()
+    with PostRecorder("/webhooks/checkout") as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
-def sandbox(creds: SandboxCredentials, receiver: Receiver) -> Iterator[Sandbox]:
+def sandbox(creds: SandboxCredentials, receiver: PostRecorder) -> Iterator[Sandbox]:
     providers = build_providers(None, creds, checkout_webhook_url=receiver.url)
     with Sandbox("127.0.0.1", 0, providers, quiet=True) as running:
         yield running
@@ -79,7 +72,7 @@ def test_wrong_secret_key_is_401(sandbox: Sandbox):
         new_session(Checkout(base_urls(sandbox.url)["CHECKOUT_API_URL"], "sk_test_wrong"), "k")
 
 
-def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: Receiver, creds):
+def test_pay_button_delivers_a_signed_webhook(checkout: Checkout, receiver: PostRecorder, creds):
     receiver.received.clear()
     session = new_session(checkout, "key-pay", amount=900)
     paid = httpx.post(session.url)

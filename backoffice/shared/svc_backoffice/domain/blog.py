@@ -3,6 +3,7 @@ A scheduled post becomes published when its time has come, on the next read of t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from svc_backoffice.core.catalogue import say
@@ -86,53 +87,59 @@ def delete_post(db: Database, post_id: str) -> None:
     delete_row(db, "blog_posts", post_id)
 
 
-def _move(
-    db: Database, post_id: str, sets: str, allowed_from: tuple[str, ...], refusal: str, **params: Any
-) -> Row:
-    """One conditional UPDATE: the post moves only from `allowed_from`; otherwise 404, or 422 with the text of
-    the catalogue key `refusal` naming the post's status."""
+@dataclass(frozen=True)
+class Move:
+    """Where a post may go: the columns the move sets, the statuses it starts from, and the catalogue key of
+    its refusal from any other status."""
+
+    sets: str
+    allowed_from: tuple[str, ...]
+    refusal: str
+
+
+PUBLISH = Move(
+    "status = 'published', published_at = now(), scheduled_for = NULL",
+    ("draft", "scheduled"),
+    "blog.already",
+)
+UNPUBLISH = Move(
+    "status = 'draft', published_at = NULL, scheduled_for = NULL",
+    ("published", "scheduled"),
+    "blog.not_unpublishable",
+)
+SCHEDULE = Move(
+    "status = 'scheduled', scheduled_for = %(at)s, published_at = NULL",
+    ("draft", "scheduled"),
+    "blog.unpublish_first",
+)
+
+
+def _move(db: Database, post_id: str, move: Move, **params: Any) -> Row:
+    """One conditional UPDATE: the post moves only from `move.allowed_from`; otherwise 404, or 422 with the
+    text of `move.refusal` naming the post's status."""
     _publish_due(db)
     row = db.one(
-        f"UPDATE blog_posts SET {sets} WHERE id = %(id)s AND status = ANY(%(allowed)s) RETURNING id",  # noqa: S608
-        {**params, "id": post_id, "allowed": list(allowed_from)},
+        f"UPDATE blog_posts SET {move.sets} WHERE id = %(id)s AND status = ANY(%(allowed)s) RETURNING id",  # noqa: S608
+        {**params, "id": post_id, "allowed": list(move.allowed_from)},
     )
     if row is None:
         current = db.one("SELECT status FROM blog_posts WHERE id = %s", (post_id,))
         if current is None:
             raise NotFound()
-        raise Unprocessable(say(refusal, status=current["status"]))
+        raise Unprocessable(say(move.refusal, status=current["status"]))
     return get_post(db, post_id)
 
 
 def publish_post(db: Database, post_id: str) -> Row:
-    return _move(
-        db,
-        post_id,
-        "status = 'published', published_at = now(), scheduled_for = NULL",
-        ("draft", "scheduled"),
-        "blog.already",
-    )
+    return _move(db, post_id, PUBLISH)
 
 
 def unpublish_post(db: Database, post_id: str) -> Row:
-    return _move(
-        db,
-        post_id,
-        "status = 'draft', published_at = NULL, scheduled_for = NULL",
-        ("published", "scheduled"),
-        "blog.not_unpublishable",
-    )
+    return _move(db, post_id, UNPUBLISH)
 
 
 def schedule_post(db: Database, post_id: str, body: BlogPostSchedule) -> Row:
-    return _move(
-        db,
-        post_id,
-        "status = 'scheduled', scheduled_for = %(at)s, published_at = NULL",
-        ("draft", "scheduled"),
-        "blog.unpublish_first",
-        at=body.publish_at,
-    )
+    return _move(db, post_id, SCHEDULE, at=body.publish_at)
 
 
 # -- categories ----------------------------------------------------------------------------------------------

@@ -209,13 +209,17 @@ def list_collections(db: Database) -> list[Row]:
     )
 
 
+# A collection's products in their order, a JSON array.
+COLLECTION_PRODUCTS = (
+    "coalesce((SELECT jsonb_agg(jsonb_build_object('id', p.id, 'title', p.title, 'slug', p.slug, "
+    "'status', p.status, 'price_cents', p.price_cents, 'position', cp.position) ORDER BY cp.position) "
+    "FROM collection_products cp JOIN products p ON p.id = cp.product_id WHERE cp.collection_id = c.id), '[]')"
+)
+
+
 def get_collection(db: Database, collection_id: str) -> Row:
     return db.found(
-        f"SELECT {COLLECTION_COLUMNS}, coalesce((SELECT jsonb_agg(jsonb_build_object("  # noqa: S608
-        "'id', p.id, 'title', p.title, 'slug', p.slug, 'status', p.status, 'price_cents', p.price_cents, "
-        "'position', cp.position) ORDER BY cp.position) FROM collection_products cp "
-        "JOIN products p ON p.id = cp.product_id WHERE cp.collection_id = c.id), '[]') AS products "
-        "FROM collections c WHERE c.id = %s",
+        f"SELECT {COLLECTION_COLUMNS}, {COLLECTION_PRODUCTS} AS products FROM collections c WHERE c.id = %s",  # noqa: S608
         (collection_id,),
     )
 

@@ -220,6 +220,12 @@ CUSTOMER_TOTALS = (
     "(SELECT coalesce(sum(o.total_cents), 0) FROM orders o WHERE o.customer_id = c.id "
     "AND o.status NOT IN ('cancelled', 'refunded', 'pending')) AS total_spent_cents"
 )
+# A customer's ten latest orders, newest first, a JSON array.
+RECENT_ORDERS = (
+    "coalesce((SELECT jsonb_agg(r ORDER BY r.placed_at DESC) FROM (SELECT o.id, o.number, o.status, "
+    "o.total_cents, o.currency, o.placed_at FROM orders o WHERE o.customer_id = c.id "
+    "ORDER BY o.placed_at DESC LIMIT 10) r), '[]')"
+)
 
 
 def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
@@ -238,10 +244,7 @@ def list_customers(db: Database, q: CustomerListQuery) -> dict[str, Any]:
 
 def get_customer(db: Database, customer_id: Any) -> Row:
     return db.found(
-        f"SELECT {CUSTOMER_COLUMNS}, {CUSTOMER_TOTALS}, "  # noqa: S608
-        "coalesce((SELECT jsonb_agg(r ORDER BY r.placed_at DESC) FROM (SELECT o.id, o.number, o.status, "
-        "o.total_cents, o.currency, o.placed_at FROM orders o WHERE o.customer_id = c.id "
-        "ORDER BY o.placed_at DESC LIMIT 10) r), '[]') AS recent_orders "
+        f"SELECT {CUSTOMER_COLUMNS}, {CUSTOMER_TOTALS}, {RECENT_ORDERS} AS recent_orders "  # noqa: S608
         "FROM customers c WHERE c.id = %s",
         (customer_id,),
     )

@@ -35,10 +35,6 @@ def _purpose(kind: str) -> str:
     return sealing.purpose_of("integrations", "secret", kind)
 
 
-def list_integrations(db: Database) -> list[Row]:
-    return db.all(f"SELECT {COLUMNS} FROM integrations ORDER BY kind")  # noqa: S608
-
-
 class Integrations(Table[IntegrationCreate, IntegrationUpdate]):
     """Connection records: the secret sealed at rest and write-only; a connected one says since when."""
 
@@ -71,8 +67,12 @@ class Integrations(Table[IntegrationCreate, IntegrationUpdate]):
         return row
 
 
-INTEGRATIONS = Integrations("integrations", COLUMNS, IntegrationCreate, IntegrationUpdate)
-get_integration, create_integration = INTEGRATIONS.read, INTEGRATIONS.create
+INTEGRATIONS = Integrations("integrations", COLUMNS, IntegrationCreate, IntegrationUpdate, order="kind")
+list_integrations, get_integration, create_integration = (
+    INTEGRATIONS.all,
+    INTEGRATIONS.read,
+    INTEGRATIONS.create,
+)
 update_integration, delete_integration = INTEGRATIONS.update, INTEGRATIONS.delete
 
 

@@ -36,10 +36,6 @@ def _purpose(kind: str) -> str:
 
 
 # -- providers -----------------------------------------------------------------------------------------------
-def list_providers(db: Database) -> list[Row]:
-    return db.all(f"SELECT {PROVIDER_COLUMNS} FROM payment_providers ORDER BY kind")  # noqa: S608
-
-
 class Providers(Table[PaymentProviderCreate, PaymentProviderUpdate]):
     """Payment providers: the webhook secret sealed at rest and write-only, the public settings kept as JSON."""
 
@@ -56,8 +52,10 @@ class Providers(Table[PaymentProviderCreate, PaymentProviderUpdate]):
         return update_row(db, self.name, row_id, changes, self.columns)
 
 
-PROVIDERS = Providers("payment_providers", PROVIDER_COLUMNS, PaymentProviderCreate, PaymentProviderUpdate)
-get_provider, create_provider = PROVIDERS.read, PROVIDERS.create
+PROVIDERS = Providers(
+    "payment_providers", PROVIDER_COLUMNS, PaymentProviderCreate, PaymentProviderUpdate, order="kind"
+)
+list_providers, get_provider, create_provider = PROVIDERS.all, PROVIDERS.read, PROVIDERS.create
 update_provider, delete_provider = PROVIDERS.update, PROVIDERS.delete
 
 

@@ -101,15 +101,21 @@ def reorder(db: Database, table: str, ids: list[Any], unknown: str) -> None:
 
 @dataclass(frozen=True)
 class Table(Generic[Create, Update]):
-    """A table whose rows are created from its create model, changed by its partial update model (the fields
-    sent), read and deleted by id, each answered with `columns`. A table whose rows have a name and a slug says
-    `slug_fallback`: a row created without a slug gets one made from its name (insert_named)."""
+    """A table whose rows are created from a create model, changed by a partial update model (the fields
+    sent), read and deleted by id, listed in `order`, each answered with `columns`. A table whose rows have a
+    name and a slug says `slug_fallback`: a row created without a slug gets one made from its name
+    (insert_named)."""
 
     name: str
     columns: str
     create_model: type[Create]
     update_model: type[Update]
     slug_fallback: str | None = None
+    order: str = "id"
+
+    def all(self, db: Database) -> list[Row]:
+        """Every row, in `order`."""
+        return db.all(f"SELECT {self.columns} FROM {self.name} ORDER BY {self.order}")  # noqa: S608
 
     def read(self, db: Database, row_id: str) -> Row:
         """One row by id (NotFound when none)."""

@@ -111,13 +111,7 @@ def _confirmation(token: str, target: str | None) -> Response:
         f"<button type=submit>{html.escape(say('sign_in.confirm_button', email=email))}</button></form>"
         f"</main></html>"
     )
-    return Response(
-        status_code=200,
-        content_type="text/html; charset=utf-8",
-        body=page,
-        cookies=[_confirm_cookie(nonce, max_age=handoff.MAX_LIFETIME_SECONDS)],
-        headers=PAGE_HEADERS,
-    )
+    return _page(page, [_confirm_cookie(nonce, max_age=handoff.MAX_LIFETIME_SECONDS)])
 
 
 @sessions.api(
@@ -191,14 +185,7 @@ def signed_out() -> Response:
         f"<main><h1>{html.escape(heading)}</h1><p>{html.escape(message)}</p></main></html>"
     )
     # Leave the session in place for insufficient_role: the member is signed in, just not allowed there.
-    cookies = [] if reason == "insufficient_role" else [session_cookie("", max_age=0)]
-    return Response(
-        status_code=200,
-        content_type="text/html; charset=utf-8",
-        body=page,
-        cookies=cookies,
-        headers=PAGE_HEADERS,
-    )
+    return _page(page, [] if reason == "insufficient_role" else [session_cookie("", max_age=0)])
 
 
 PAGE_HEADERS = {
@@ -207,5 +194,17 @@ PAGE_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
 }
+
+
+def _page(page: str, cookies: list[Cookie]) -> Response:
+    """One of these routes' own HTML pages: never stored, nothing loaded from elsewhere, never framed."""
+    return Response(
+        status_code=200,
+        content_type="text/html; charset=utf-8",
+        body=page,
+        cookies=cookies,
+        headers=PAGE_HEADERS,
+    )
+
 
 ROUTERS = (sessions,)

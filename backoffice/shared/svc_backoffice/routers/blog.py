@@ -7,8 +7,9 @@ from aws_lambda_powertools.event_handler import Response
 from svc_backoffice.data.db import database
 from svc_backoffice.domain import blog
 from svc_backoffice.edge.api_router import ApiRouter
-from svc_backoffice.edge.requests import body, path_id
+from svc_backoffice.edge.requests import body
 from svc_backoffice.edge.web import json_response
+from svc_backoffice.routers.actions import acts
 
 posts = ApiRouter("/api/blog/posts", reader="viewer", writer="editor")
 posts.lists(blog.list_posts, query="BlogPostListQuery", summary="Blog posts with filters and paging")
@@ -30,27 +31,16 @@ posts.updates(blog.update_post, body="BlogPostUpdate", also="409 422", summary="
 posts.deletes(blog.delete_post, summary="Delete a blog post and its comments")
 
 
-@posts.api("POST", "/<id>/publish", role="editor", answers="200 302 404 422 500", summary="Publish now")
-def publish_post(id: str) -> Response:
-    return json_response(200, blog.publish_post(database(), path_id(id)))
-
-
-@posts.api("POST", "/<id>/unpublish", role="editor", answers="200 302 404 422 500", summary="Back to draft")
-def unpublish_post(id: str) -> Response:
-    return json_response(200, blog.unpublish_post(database(), path_id(id)))
-
-
-@posts.api(
-    "POST",
-    "/<id>/schedule",
-    role="editor",
+acts(posts, "publish", blog.publish_post, also="422", summary="Publish now")
+acts(posts, "unpublish", blog.unpublish_post, also="422", summary="Back to draft")
+acts(
+    posts,
+    "schedule",
+    blog.schedule_post,
     body="BlogPostSchedule",
-    answers="200 302 400 404 422 500",
+    also="422",
     summary="Schedule publication at a future time",
 )
-def schedule_post(id: str) -> Response:
-    post_id = path_id(id)
-    return json_response(200, blog.schedule_post(database(), post_id, body(posts)))
 
 
 categories = ApiRouter("/api/blog/categories", reader="viewer", writer="editor")
@@ -82,11 +72,14 @@ def bulk_comments() -> Response:
     return json_response(200 if all_done else 207, result)
 
 
-@comments.api(
-    "POST", "/approve-all", role="editor", answers="200 302 500", summary="Approve every pending comment"
+comments.serves(
+    "POST",
+    "/approve-all",
+    blog.approve_all,
+    role="editor",
+    answers="200 302 500",
+    summary="Approve every pending comment",
 )
-def approve_all() -> Response:
-    return json_response(200, blog.approve_all(database()))
 
 
 ROUTERS = (posts, categories, comments)

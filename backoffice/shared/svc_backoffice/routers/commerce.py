@@ -9,6 +9,7 @@ from svc_backoffice.domain import commerce
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.requests import body, path_id
 from svc_backoffice.edge.web import json_response
+from svc_backoffice.routers.actions import acts
 
 orders = ApiRouter("/api/orders", reader="viewer", writer="editor")
 orders.lists(commerce.list_orders, query="OrderListQuery", summary="List orders with filters and paging")
@@ -33,32 +34,24 @@ orders.updates(
 )
 
 
-@orders.api(
-    "POST",
-    "/<id>/transition",
-    role="editor",
+acts(
+    orders,
+    "transition",
+    commerce.transition_order,
     body="OrderTransition",
-    answers="200 302 400 404 422 500",
+    staff=True,
+    also="422",
     summary="Move the order to another status (rules in order_transition())",
 )
-def transition_order(id: str) -> Response:
-    order_id = path_id(id)
-    move = body(orders)
-    return json_response(200, commerce.transition_order(database(), order_id, move, orders.staff()))
-
-
-@orders.api(
-    "POST",
-    "/<id>/notes",
-    role="editor",
+acts(
+    orders,
+    "notes",
+    commerce.add_order_note,
     body="OrderNoteCreate",
-    answers="201 302 400 404 500",
+    staff=True,
+    status=201,
     summary="Add a note to an order",
 )
-def add_note(id: str) -> Response:
-    order_id = path_id(id)
-    note = body(orders)
-    return json_response(201, commerce.add_order_note(database(), order_id, note, orders.staff()))
 
 
 customers = ApiRouter("/api/customers", reader="viewer", writer="editor")

@@ -16,20 +16,19 @@ locations.creates(store.create_location, body="LocationCreate", also="409", summ
 locations.updates(store.update_location, body="LocationUpdate", also="409", summary="Update a stock location")
 locations.deletes(store.delete_location, also="409", summary="Delete an empty, non-default stock location")
 
-inventory = ApiRouter("/api/inventory")
+adjustments = ApiRouter("/api/inventory/adjust")
 
 
-@inventory.api(
+@adjustments.api(
     "POST",
-    "/adjust",
     role="editor",
     body="InventoryAdjust",
     answers="201 302 400 404 422 500",
     summary="Write a stock delta with its reason",
 )
 def adjust() -> Response:
-    adjustment = body(inventory)
-    return json_response(201, store.adjust_inventory(database(), adjustment, inventory.staff()))
+    adjustment = body(adjustments)
+    return json_response(201, store.adjust_inventory(database(), adjustment, adjustments.staff()))
 
 
-ROUTERS = (locations, inventory)
+ROUTERS = (locations, adjustments)

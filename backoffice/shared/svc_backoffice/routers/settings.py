@@ -11,11 +11,9 @@ from svc_backoffice.edge.requests import body
 from svc_backoffice.edge.web import OK, json_response
 
 settings = ApiRouter("/api/settings")
-
-
-@settings.api("GET", role="viewer", answers="200 302 500", summary="Store settings")
-def get_settings() -> Response:
-    return json_response(200, store.get_settings_row(database()))
+settings.serves(
+    "GET", "/", store.get_settings_row, role="viewer", answers="200 302 500", summary="Store settings"
+)
 
 
 @settings.api(

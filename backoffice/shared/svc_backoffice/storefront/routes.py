@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
+from pydantic import BaseModel
 
 from svc_backoffice.data.db import database
-from svc_backoffice.edge.api_router import ApiRouter, _declare
+from svc_backoffice.edge.api_router import ApiRouter, _declare, _late
 from svc_backoffice.edge.routes import Route
 from svc_backoffice.edge.web import json_response
 from svc_backoffice.storefront import catalog, checkout, http
@@ -51,48 +52,46 @@ def store() -> Response:
     return _reads(lambda: catalog.store(db, checkout.is_open(db)))
 
 
-@api.public("GET", "/products", answers="200 304 400", summary="Active products, paged and filtered")
-def products() -> Response:
-    q = http.query(api, ProductsQuery)
-    return _reads(lambda: catalog.products(database(), q))
+def _shows(
+    rule: str,
+    read: Callable[..., Any],
+    query: type[BaseModel] | None = None,
+    *,
+    modified: bool = True,
+    summary: str,
+) -> None:
+    """GET `rule`, a cacheable read of `read(db, q)` with the query string read as `query` (400 when it does not
+    fit), else of `read(db, slug)` with the path's slug (404 for none); a list is answered as
+    `{"items": [...]}`. Dated by the catalogue's last change unless not `modified`."""
+    read = _late(read)
+
+    def show(**slug: str) -> Response:
+        args = (http.query(api, query),) if query is not None else tuple(slug.values())
+
+        def produce() -> Any:
+            answer = read(database(), *args)
+            return {"items": answer} if isinstance(answer, list) else answer
+
+        return _reads(produce, modified=modified)
+
+    answers = "200 304" + (" 400" if query else "") + (" 404" if "<slug>" in rule else "")
+    api.public("GET", rule, answers=answers, summary=summary)(show)
 
 
-@api.public("GET", "/products/<slug>", answers="200 304 404", summary="One active product by its slug")
-def product(slug: str) -> Response:
-    return _reads(lambda: catalog.product(database(), slug))
-
-
-@api.public("GET", "/categories", answers="200 304", summary="Categories with active product counts")
-def categories() -> Response:
-    return _reads(lambda: {"items": catalog.categories(database())})
-
-
-@api.public("GET", "/collections", answers="200 304", summary="Published collections")
-def collections() -> Response:
-    return _reads(lambda: {"items": catalog.collections(database())})
-
-
-@api.public("GET", "/search", answers="200 304 400", summary="Search active products")
-def search() -> Response:
-    q = http.query(api, SearchQuery)
-    return _reads(lambda: catalog.search(database(), q))
-
-
-@api.public("GET", "/blog/posts", answers="200 304 400", summary="Published blog posts, newest first")
-def posts() -> Response:
-    q = http.query(api, PostsQuery)
-    return _reads(lambda: catalog.posts(database(), q))
-
-
-@api.public("GET", "/blog/posts/<slug>", answers="200 304 404", summary="One published blog post")
-def post(slug: str) -> Response:
-    return _reads(lambda: catalog.post(database(), slug))
-
-
-@api.public("GET", "/shipping-methods", answers="200 304 400", summary="Shipping methods to a country")
-def shipping_methods() -> Response:
-    q = http.query(api, ShippingQuery)
-    return _reads(lambda: catalog.shipping_methods(database(), q), modified=False)
+_shows("/products", catalog.products, ProductsQuery, summary="Active products, paged and filtered")
+_shows("/products/<slug>", catalog.product, summary="One active product by its slug")
+_shows("/categories", catalog.categories, summary="Categories with active product counts")
+_shows("/collections", catalog.collections, summary="Published collections")
+_shows("/search", catalog.search, SearchQuery, summary="Search active products")
+_shows("/blog/posts", catalog.posts, PostsQuery, summary="Published blog posts, newest first")
+_shows("/blog/posts/<slug>", catalog.post, summary="One published blog post")
+_shows(
+    "/shipping-methods",
+    catalog.shipping_methods,
+    ShippingQuery,
+    modified=False,
+    summary="Shipping methods to a country",
+)
 
 
 @api.public("POST", "/coupons/check", answers="200 400 403 404 415 422", summary="What a coupon takes off")

@@ -99,6 +99,7 @@ class Partial(Body):
 
 Cents = Annotated[StrictInt, Field(ge=0, le=INT32)]
 Tag = Annotated[str, Field(min_length=1, max_length=40)]
+Email = Annotated[str, Field(pattern=EMAIL, max_length=254)]  # 254: RFC 5321's path limit
 
 
 def _bool_param(value: Any) -> Any:

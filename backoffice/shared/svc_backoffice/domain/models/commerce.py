@@ -15,11 +15,11 @@ from pydantic import (
 
 from svc_backoffice.core.catalogue import say
 from svc_backoffice.domain.models.base import (
-    EMAIL,
     INT32,
     Body,
     Cents,
     Distinct,
+    Email,
     ListQuery,
     NotBlank,
     Partial,
@@ -28,7 +28,6 @@ from svc_backoffice.domain.models.base import (
 # -- commerce -------------------------------------------------------------------------------------------------
 OrderStatus = Literal["pending", "paid", "processing", "shipped", "delivered", "cancelled", "refunded"]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
-Email = Annotated[str, Field(pattern=EMAIL, max_length=254)]  # 254: RFC 5321's path limit
 Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
 
 

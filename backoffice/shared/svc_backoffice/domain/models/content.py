@@ -16,8 +16,17 @@ from pydantic import (
 )
 
 from svc_backoffice.core.catalogue import say
-from svc_backoffice.domain.models.base import INT32, SLUG, Body, Distinct, ListQuery, Partial, Role, Tag
-from svc_backoffice.domain.models.commerce import Email
+from svc_backoffice.domain.models.base import (
+    INT32,
+    SLUG,
+    Body,
+    Distinct,
+    Email,
+    ListQuery,
+    Partial,
+    Role,
+    Tag,
+)
 
 # -- blog ----------------------------------------------------------------------------------------------------
 BlogStatus = Literal["draft", "scheduled", "published"]
