@@ -35,9 +35,6 @@ class _Handler(DispatchingHandler):
     server_version = "svc-local-sandbox"
     server: OwnedServer[Sandbox]
 
-    def log_line(self, line: str) -> None:
-        self.server.owner.log(line)
-
     def _dispatch(self) -> None:
         started = time.perf_counter()
         split = urlsplit(self.path)
