@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from svc_local.providers.common import form, html, iso, json_body, now, random_id
-from svc_local.providers.github import GitHub
 from svc_local.providers.netlify.base import DEFAULT_ACCOUNT, error
 from svc_local.providers.netlify.deploys import Deploys
 from svc_local.providers.netlify.serve import NOT_FOUND, serve_deploy
@@ -21,39 +19,12 @@ class Netlify(Deploys):
     """Mounted at /netlify: authorize at /netlify/authorize, token at /netlify/oauth/token, API at
     /netlify/api/v1, build hooks at /netlify/api/v1/build_hooks/{id}, live sites at /sites/{name}/."""
 
-    def __init__(
-        self,
-        state_dir: Path | None,
-        *,
-        client_id: str,
-        client_secret: str,
-        github: GitHub | None = None,
-        build_delay: float = 1.0,
-    ) -> None:
-        super().__init__(
-            state_dir,
-            client_id=client_id,
-            client_secret=client_secret,
-            github=github,
-            build_delay=build_delay,
-        )
-        if github is not None:
-            github.ref_listeners.append(self.on_push)
-        for deploy in self.data["deploys"].values():  # a state directory from before builds ran
-            if "state" not in deploy:
-                deploy.update(
-                    state="error" if deploy.get("error") else "ready",
-                    title=None,
-                    trigger="api",
-                    log=deploy.get("error") or "",
-                    rules=[],
-                    done_at_ts=deploy.get("ready_at_ts"),
-                    published_at_ts=deploy.get("ready_at_ts") if deploy.get("published") else None,
-                )
-
     def attach(self, sandbox: Sandbox) -> None:
-        """Once mounted: a site whose live deploy has no files (kept from before builds ran) builds again."""
+        """Once mounted: pushes to the GitHub sandbox start builds, and a site whose live deploy has no files
+        (kept from before builds ran) builds again."""
         super().attach(sandbox)
+        if self.github is not None:
+            self.github.ref_listeners.append(self.on_push)
         for site in list(self.data["sites"].values()):
             deploy = self.data["deploys"].get(site.get("published_deploy_id") or "")
             linked = (site.get("repo") or {}).get("repo_path")

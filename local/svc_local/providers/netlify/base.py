@@ -44,6 +44,17 @@ class NetlifyBase(BaseProvider):
         self.deploy_root = root
         self.edge = EdgeCache()
         self.live: dict[str, LiveDeploy] = {}  # published deploys as served, by deploy id
+        for deploy in self.data["deploys"].values():  # a state directory from before builds ran
+            if "state" not in deploy:
+                deploy.update(
+                    state="error" if deploy.get("error") else "ready",
+                    title=None,
+                    trigger="api",
+                    log=deploy.get("error") or "",
+                    rules=[],
+                    done_at_ts=deploy.get("ready_at_ts"),
+                    published_at_ts=deploy.get("ready_at_ts") if deploy.get("published") else None,
+                )
 
     def went_live(self) -> None:
         """A deploy was published: the CDN's answers are invalidated, as on the real host."""
