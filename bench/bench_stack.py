@@ -190,7 +190,13 @@ def platform(
             }
         )
         if with_sandbox:
-            from svc_local.providers import SandboxCredentials, base_urls, build_providers
+            from svc_local.providers import (
+                SandboxCredentials,
+                base_urls,
+                build_providers,
+                platform_client_ids,
+                platform_secrets,
+            )
             from svc_local.sandbox import Sandbox
 
             credentials = SandboxCredentials.generate()
@@ -206,9 +212,9 @@ def platform(
             sandbox = Sandbox("127.0.0.1", 0, providers, quiet=True)
             sandbox.start()
             env.update(base_urls(sandbox.url))
-            for setting, value in credentials.platform_secrets().items():
+            for setting, value in platform_secrets(credentials).items():
                 env[setting] = aws.ensure_secret(f"bench/{setting.lower()}", value)
-            env |= credentials.platform_client_ids()
+            env |= platform_client_ids(credentials)
         os.environ.update(env)
         _reset_shared_state()
         from svc_shared.wiring import services

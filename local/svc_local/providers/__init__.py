@@ -28,6 +28,8 @@ __all__ = [
     "Supabase",
     "base_urls",
     "build_providers",
+    "platform_client_ids",
+    "platform_secrets",
 ]
 
 
@@ -81,25 +83,6 @@ class SandboxCredentials:
         return OAuthClient(
             client_id=getattr(self, f"{host}_client_id"), client_secret=getattr(self, f"{host}_client_secret")
         )
-
-    def platform_secrets(self) -> dict[str, str]:
-        """The platform's provider secrets, by the setting that names the ARN of each one's stored secret."""
-        return {
-            "REPO_HOST_CLIENT_SECRET_ARN": self.repo_host_client_secret,
-            "DB_HOST_CLIENT_SECRET_ARN": self.db_host_client_secret,
-            "STATIC_HOST_CLIENT_SECRET_ARN": self.static_host_client_secret,
-            "CHECKOUT_SECRET_KEY_ARN": self.checkout_secret_key,
-            "CHECKOUT_WEBHOOK_SECRET_ARN": self.checkout_webhook_secret,
-            "BUILDER_API_KEY_ARN": self.builder_api_key,
-        }
-
-    def platform_client_ids(self) -> dict[str, str]:
-        """The platform's OAuth client ids, by setting."""
-        return {
-            "REPO_HOST_CLIENT_ID": self.repo_host_client_id,
-            "DB_HOST_CLIENT_ID": self.db_host_client_id,
-            "STATIC_HOST_CLIENT_ID": self.static_host_client_id,
-        }
 
     @classmethod
     def load_or_create(cls, path: Path) -> SandboxCredentials:
@@ -171,4 +154,25 @@ def base_urls(sandbox_url: str) -> dict[str, str]:
         "BUILDER_API_URL": f"{sandbox_url}/builder",
         "GSC_PROVIDER_BASE_URL": f"{sandbox_url}/gsc",
         "SANDBOX_URL": sandbox_url,
+    }
+
+
+def platform_secrets(credentials: SandboxCredentials) -> dict[str, str]:
+    """The platform's provider secrets, by the setting that names the ARN of each one's stored secret."""
+    return {
+        "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
+        "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
+        "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
+        "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
+        "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
+        "BUILDER_API_KEY_ARN": credentials.builder_api_key,
+    }
+
+
+def platform_client_ids(credentials: SandboxCredentials) -> dict[str, str]:
+    """The platform's OAuth client ids, by setting."""
+    return {
+        "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
+        "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
+        "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
     }

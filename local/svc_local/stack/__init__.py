@@ -22,7 +22,13 @@ from svc_local.aws import EmbeddedAws
 from svc_local.eventsource import SqsPoller
 from svc_local.gateway import Gateway
 from svc_local.postgres import Postgres, redact
-from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.providers import (
+    SandboxCredentials,
+    base_urls,
+    build_providers,
+    platform_client_ids,
+    platform_secrets,
+)
 from svc_local.rehearsal import Rehearsal, RehearsalError
 from svc_local.runtime import FunctionRegistry
 from svc_local.sandbox import Sandbox
@@ -229,7 +235,7 @@ class LocalStack:
         assert self.aws is not None
         # Each in a secret named after its setting (REPO_HOST_CLIENT_SECRET_ARN: svc-local/repo-host-client-secret).
         secrets = {
-            **credentials.platform_secrets(),
+            **platform_secrets(credentials),
             "BACKOFFICE_GSC_CLIENT_SECRET_ARN": credentials.gsc_client_secret,
         }
         settings = {
@@ -238,7 +244,7 @@ class LocalStack:
         }
         settings.update(
             {
-                **credentials.platform_client_ids(),
+                **platform_client_ids(credentials),
                 "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
                 "BACKOFFICE_STRIPE_CLIENT_ID": credentials.checkout_connect_client_id,
                 "BACKOFFICE_STRIPE_SECRET_KEY_ARN": settings["CHECKOUT_SECRET_KEY_ARN"],
