@@ -16,7 +16,14 @@ from typing import TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.sandbox.faults import FaultInjector, parse_fault
-from svc_local.sandbox.wire import Provider, SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox.wire import (
+    Provider,
+    Refused,
+    SandboxRequest,
+    SandboxResponse,
+    SandboxRoute,
+    json_response,
+)
 from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
 
 DEFAULT_PORT = 4010
@@ -188,7 +195,10 @@ class Sandbox(BackgroundServer):
         if not request.path.startswith("/__admin/"):
             with self._counts_lock:
                 self.request_counts[f"{request.method} {best[1].path}"] += 1
-        return best[1].handler(request)
+        try:
+            return best[1].handler(request)
+        except Refused as refused:
+            return refused.response
 
     # ---- core and admin routes
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 from svc_local.state import atomic_write
 
 if TYPE_CHECKING:
@@ -92,15 +92,13 @@ def html(body: str, status: int = 200) -> SandboxResponse:
 
 
 def owned(
-    account: str | SandboxResponse, record: dict[str, Any] | None, owner: str, missing: SandboxResponse
-) -> tuple[str, dict[str, Any]] | SandboxResponse:
-    """(account, record) when the signed-in `account` owns `record` (its `owner` field names it); the
-    account's own refusal when it is one (a 401), else `missing` (the provider's 404)."""
-    if isinstance(account, SandboxResponse):
-        return account
+    account: str, record: dict[str, Any] | None, owner: str, missing: SandboxResponse
+) -> dict[str, Any]:
+    """`record` when the signed-in `account` owns it (its `owner` field names it), else Refused with `missing`
+    (the provider's 404)."""
     if record is None or record[owner] != account:
-        return missing
-    return account, record
+        raise Refused(missing)
+    return record
 
 
 class JsonState:

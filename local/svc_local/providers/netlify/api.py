@@ -151,20 +151,14 @@ class Netlify(Deploys):
 
     def user(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response({"id": account, "email": f"{account}@sandbox.test", "full_name": account})
 
     def accounts(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response([{"id": account, "slug": account, "name": account, "type_name": "Starter"}])
 
     def list_sites(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         wanted = request.arg("name") or ""
         sites = [
             self._site_json(s)
@@ -175,8 +169,6 @@ class Netlify(Deploys):
 
     def create_site(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         body = json_body(request)
         if body is not None and not isinstance(body, dict):
             return error(400, "Invalid JSON body")
@@ -202,16 +194,10 @@ class Netlify(Deploys):
         return json_response(self._site_json(site), 201)
 
     def get_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        return json_response(self._site_json(found[1]))
+        return json_response(self._site_json(self._site(request)))
 
     def update_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        site = found[1]
+        site = self._site(request)
         body = json_body(request)
         if not isinstance(body, dict):
             return error(400, "Invalid JSON body")
@@ -228,12 +214,10 @@ class Netlify(Deploys):
         return json_response(self._site_json(site))
 
     def delete_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
+        site = self._site(request)
         with self.state.lock:
-            self.data["sites"].pop(found[1]["id"], None)
-            self.data["env"].pop(found[1]["id"], None)
+            self.data["sites"].pop(site["id"], None)
+            self.data["env"].pop(site["id"], None)
         self.state.save()
         return SandboxResponse(204)
 

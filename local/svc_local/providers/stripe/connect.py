@@ -113,8 +113,6 @@ class ConnectMixin:
 
     def create_endpoint(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         params = parse_form(request.body)
         url, events = params.get("url"), params.get("enabled_events")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -140,8 +138,6 @@ class ConnectMixin:
 
     def list_endpoints(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         with self.state.lock:
             mine = [
                 {k: v for k, v in e.items() if k not in ("secret", "account")}

@@ -12,7 +12,7 @@ from svc_local.providers.stripe.connect import ConnectMixin
 from svc_local.providers.stripe.events import EventsMixin
 from svc_local.providers.stripe.forms import error
 from svc_local.providers.stripe.sessions import SessionsMixin
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 
 
 class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
@@ -83,23 +83,27 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
         given = bearer(request) or ""
         return error(401, f"Invalid API Key provided: {given[:8]}{'*' * 8}{given[-4:]}")
 
-    def caller(self, request: SandboxRequest) -> str | SandboxResponse | None:
-        """Who an API call acts for: the 401 of a wrong key, else `account_of`'s account, None or 403."""
+    def caller(self, request: SandboxRequest) -> str | None:
+        """Who an API call acts for: `account_of`'s account or None (Refused: 401 for a wrong key)."""
         refused = self.refusal(request)
-        return refused if refused is not None else self.account_of(request)
+        if refused is not None:
+            raise Refused(refused)
+        return self.account_of(request)
 
-    def account_of(self, request: SandboxRequest) -> str | SandboxResponse | None:
-        """The connected account the call acts for (`Stripe-Account`), None for the platform itself; 403 for
-        an account not connected to this platform."""
+    def account_of(self, request: SandboxRequest) -> str | None:
+        """The connected account the call acts for (`Stripe-Account`), None for the platform itself (Refused:
+        403 for an account not connected to this platform)."""
         account = request.headers.get("stripe-account")
         if not account:
             return None
         if account not in self.data["accounts"]:
-            return error(
-                403,
-                f"The provided key does not have access to account '{account}' (or that account does not "
-                "exist). Application access may have been revoked.",
-                code="account_invalid",
+            raise Refused(
+                error(
+                    403,
+                    f"The provided key does not have access to account '{account}' (or that account does not "
+                    "exist). Application access may have been revoked.",
+                    code="account_invalid",
+                )
             )
         return account
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from svc_local.providers.common import html, now, random_id, redirect
 from svc_local.providers.stripe.forms import ID_ALPHABET, error, error_body, parse_form
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 SESSION_TTL = 24 * 3600
 MIN_TTL = 30 * 60
@@ -29,8 +29,6 @@ class SessionsMixin:
 
     def create_session(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         key = request.headers.get("idempotency-key")
         scope = f"{account or ''}:{key}"
         fingerprint = hashlib.sha256(request.body).hexdigest()
@@ -137,28 +135,21 @@ class SessionsMixin:
                 self.later(0, lambda: self.deliver(event["id"]))  # type: ignore[attr-defined]
         return session
 
-    def _session_for(self, request: SandboxRequest) -> dict[str, Any] | SandboxResponse:
+    def _session_for(self, request: SandboxRequest) -> dict[str, Any]:
+        """The session the path names, when the caller may see it (Refused: 401, 403, 404)."""
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None or session.get("account") != account:
-            return error(
-                404, f"No such checkout.session: '{request.params['session_id']}'", code="resource_missing"
-            )
+            missing = f"No such checkout.session: '{request.params['session_id']}'"
+            raise Refused(error(404, missing, code="resource_missing"))
         return session
 
     def get_session(self, request: SandboxRequest) -> SandboxResponse:
-        session = self._session_for(request)
-        if isinstance(session, SandboxResponse):
-            return session
-        return json_response(self.public(self.current(session)))
+        return json_response(self.public(self.current(self._session_for(request))))
 
     def expire_session(self, request: SandboxRequest) -> SandboxResponse:
         """POST /v1/checkout/sessions/{id}/expire: an open session expires now (400 otherwise)."""
         session = self._session_for(request)
-        if isinstance(session, SandboxResponse):
-            return session
         event = self.expire(session["id"])
         if event is None:
             return error(

@@ -148,7 +148,8 @@ class Supabase(BaseProvider):
 
     # ---- helpers
 
-    def _project(self, request: SandboxRequest) -> tuple[str, dict[str, Any]] | SandboxResponse:
+    def _project(self, request: SandboxRequest) -> dict[str, Any]:
+        """The project the path names, when it is the token's account's (Refused: 401, 429, 404)."""
         project = self.data["projects"].get(request.params["ref"])
         return owned(self.tokens.account(request), project, "account", message(404, "Project not found"))
 
@@ -182,22 +183,16 @@ class Supabase(BaseProvider):
 
     def organizations(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response(list(self.data["accounts"].get(account, {}).get("organizations", [])))
 
     def list_projects(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         with self.state.lock:
             projects = [p for p in self.data["projects"].values() if p["account"] == account]
         return json_response([self._project_json(p, detail=True) for p in projects])
 
     def create_project(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         body = json_body(request)
         if not isinstance(body, dict):
             return message(400, "Invalid request body")
@@ -243,29 +238,21 @@ class Supabase(BaseProvider):
         return json_response(self._project_json(project), 201)
 
     def get_project(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        return json_response(self._project_json(found[1], detail=True))
+        return json_response(self._project_json(self._project(request), detail=True))
 
     def health(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
+        project = self._project(request)
         services = request.query.get("services") or []
         if not services:
             return message(400, "services is required")
-        status = self._status(found[1])
+        status = self._status(project)
         healthy = status == READY
         return json_response(
             [{"name": s, "healthy": healthy, "status": READY if healthy else COMING_UP} for s in services]
         )
 
     def query(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("query"), str):
             return message(400, "query is required")
@@ -282,10 +269,7 @@ class Supabase(BaseProvider):
         return json_response(rows, 201)
 
     def api_keys(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         reveal = request.arg("reveal") == "true"
         keys = []
         for role in ("anon", "service_role"):
@@ -313,10 +297,7 @@ class Supabase(BaseProvider):
     def pooler(self, request: SandboxRequest) -> SandboxResponse:
         """The pooler configuration: the sandbox's PostgreSQL server stands in for Supavisor (session mode),
         with the project's own database and its own role."""
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         if not self.database_url:
             return message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
         host, port, _, _ = server_endpoint(self.database_url)
