@@ -121,10 +121,7 @@ class GitDataRoutes(GitHubBase):
         return json_response(self._tree_json(meta, sha, entries, truncated=truncated))
 
     def create_commit(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        account, meta, repo = opened
+        account, meta, repo = self._open(request)
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("message"), str):
             return _error(422, 'Invalid request.\n\n"message" wasn\'t supplied.')
