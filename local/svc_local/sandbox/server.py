@@ -12,19 +12,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict
 from http.server import ThreadingHTTPServer
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.sandbox.faults import FaultInjector, parse_fault
-from svc_local.sandbox.wire import (
-    Provider,
-    Refused,
-    SandboxRequest,
-    SandboxResponse,
-    SandboxRoute,
-    json_response,
-)
+from svc_local.sandbox.wire import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
+
+if TYPE_CHECKING:
+    from svc_local.sandbox.wire import Provider
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
