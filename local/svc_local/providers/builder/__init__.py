@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import BaseProvider, Settings, bearer, iso, json_body, now, random_id
+from svc_local.providers.common import BaseProvider, Settings, bearer, iso, json_body, now, random_id, route
 from svc_local.providers.github import GitHub
 from svc_local.providers.gitstore import GitError
 from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
@@ -37,21 +37,14 @@ class Builder(BaseProvider):
         self.settings = Settings(delay=delay)
 
     def routes(self) -> Iterable[SandboxRoute]:
-        return [
-            SandboxRoute("POST", "/builder/v1/projects/{project_id}/messages", self.send),
-            SandboxRoute("GET", "/builder/v1/messages/{message_id}", self.get_message),
-            SandboxRoute("GET", "/builder/v1/projects/{project_id}/edit-sessions", self.edit_sessions),
-            SandboxRoute(
-                "GET", "/builder/v1/projects/{project_id}/edit-sessions/{edit_session_id}", self.edit_session
-            ),
-            *self.settings.routes("builder"),
-        ]
+        return [*super().routes(), *self.settings.routes("builder")]
 
     def _authorized(self, request: SandboxRequest) -> bool:
         return hmac.compare_digest((bearer(request) or "").encode(), self.api_key.encode())
 
     # ---- send
 
+    @route("POST", "/builder/v1/projects/{project_id}/messages")
     def send(self, request: SandboxRequest) -> SandboxResponse:
         if not self._authorized(request):
             return _error(401, "unauthorized", "The service key is missing or wrong.")
@@ -184,6 +177,7 @@ class Builder(BaseProvider):
 
     # ---- reading
 
+    @route("GET", "/builder/v1/messages/{message_id}")
     def get_message(self, request: SandboxRequest) -> SandboxResponse:
         if not self._authorized(request):
             return _error(401, "unauthorized", "The service key is missing or wrong.")
@@ -218,6 +212,7 @@ class Builder(BaseProvider):
             "message_count": session["message_count"],
         }
 
+    @route("GET", "/builder/v1/projects/{project_id}/edit-sessions")
     def edit_sessions(self, request: SandboxRequest) -> SandboxResponse:
         if not self._authorized(request):
             return _error(401, "unauthorized", "The service key is missing or wrong.")
@@ -227,6 +222,7 @@ class Builder(BaseProvider):
         sessions.sort(key=lambda s: (s["created_at_ts"], s["edit_session_id"]), reverse=True)
         return json_response([self._summary(s) for s in sessions])
 
+    @route("GET", "/builder/v1/projects/{project_id}/edit-sessions/{edit_session_id}")
     def edit_session(self, request: SandboxRequest) -> SandboxResponse:
         """One session of the project with its messages, in the order they were sent."""
         if not self._authorized(request):

@@ -1,5 +1,6 @@
-"""Pieces every sandbox provider shares: persisted JSON state, bearer tokens, ids, form bodies, the OAuth
-authorize step with its admin-chosen decision, and settings changed through admin routes."""
+"""Pieces every sandbox provider shares: routes declared on their handlers, persisted JSON state, bearer
+tokens, ids, form bodies, the OAuth authorize step with its admin-chosen decision, and settings changed through
+admin routes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
     from svc_local.sandbox import Sandbox
 
 ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789"
+_ROUTES = "sandbox_routes"
+Handler = TypeVar("Handler", bound=Callable[..., SandboxResponse])
+
+
+def route(method: str, path: str) -> Callable[[Handler], Handler]:
+    """Declares that a provider's handler method serves `method` ("*" for any) on `path`; one handler may
+    serve several routes. `BaseProvider.routes()` reads the declarations back."""
+
+    def declare(handler: Handler) -> Handler:
+        setattr(handler, _ROUTES, [(method, path), *getattr(handler, _ROUTES, [])])
+        return handler
+
+    return declare
 
 
 def now() -> float:
@@ -149,7 +163,16 @@ class BaseProvider:
         return self.sandbox.url
 
     def routes(self) -> Iterable[SandboxRoute]:
-        return []
+        """The routes its handler methods declare with @route (a method overridden without one serves none)."""
+        declared: list[SandboxRoute] = []
+        seen: set[str] = set()
+        for cls in type(self).__mro__:
+            for name, member in vars(cls).items():
+                if name not in seen:
+                    seen.add(name)
+                    for method, path in getattr(member, _ROUTES, []):
+                        declared.append(SandboxRoute(method, path, getattr(self, name)))
+        return declared
 
     def save(self) -> None:
         self.state.save()

@@ -9,6 +9,7 @@ from typing import Any
 from svc_local.providers.common import (
     json_body,
     now,
+    route,
 )
 from svc_local.providers.github.base import MODES, GitHubBase, Record, _error, _not_found, _repository
 from svc_local.providers.gitstore import SHA_RE, GitError, GitRepo
@@ -18,6 +19,7 @@ from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 class GitDataRoutes(GitHubBase):
     """The Git Data API routes (/repos/{owner}/{repo}/git/...)."""
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/blobs")
     @_repository()
     def create_blob(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
@@ -38,6 +40,7 @@ class GitDataRoutes(GitHubBase):
             {"sha": sha, "url": f"{self.api_url}/repos/{meta['full_name']}/git/blobs/{sha}"}, 201
         )
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/blobs/{sha}")
     @_repository()
     def get_blob(self, request: SandboxRequest, _meta: Record, repo: GitRepo) -> SandboxResponse:
         try:
@@ -55,6 +58,7 @@ class GitDataRoutes(GitHubBase):
             }
         )
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/trees")
     @_repository()
     def create_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
@@ -104,6 +108,7 @@ class GitDataRoutes(GitHubBase):
         entries = [self._entry_json(meta, repo, e.name, e) for e in repo.tree_entries(sha)]
         return json_response(self._tree_json(meta, sha, entries, truncated=False), 201)
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/trees/{sha+}")
     @_repository()
     def get_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         wanted = request.params["sha"]
@@ -120,6 +125,7 @@ class GitDataRoutes(GitHubBase):
         entries = [self._entry_json(meta, repo, path, e) for path, e in listed[: self.tree_limit]]
         return json_response(self._tree_json(meta, sha, entries, truncated=truncated))
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/commits")
     def create_commit(self, request: SandboxRequest) -> SandboxResponse:
         account, meta, repo = self._open(request)
         body = json_body(request)
@@ -143,6 +149,7 @@ class GitDataRoutes(GitHubBase):
         sha = repo.write_commit(tree, list(parents), body["message"], author, committer)
         return json_response(self._git_commit_json(meta, repo.commit(sha)), 201)
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/commits/{sha}")
     @_repository()
     def get_commit(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         sha = request.params["sha"]
@@ -150,6 +157,8 @@ class GitDataRoutes(GitHubBase):
             return _not_found()
         return json_response(self._git_commit_json(meta, repo.commit(sha)))
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/ref/{ref+}")
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/refs/{ref+}")
     @_repository()
     def get_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         ref = f"refs/{request.params['ref']}"
@@ -158,6 +167,7 @@ class GitDataRoutes(GitHubBase):
             return _not_found()
         return json_response(self._ref_json(meta, ref, sha))
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/refs")
     @_repository()
     def create_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
@@ -178,6 +188,7 @@ class GitDataRoutes(GitHubBase):
             repo.set_ref(ref, sha)
         return json_response(self._ref_json(meta, ref, sha), 201)
 
+    @route("PATCH", "/github/api/repos/{owner}/{repo}/git/refs/{ref+}")
     @_repository()
     def update_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from svc_local.providers.common import form, html, iso, json_body, now, random_id
+from svc_local.providers.common import form, html, iso, json_body, now, random_id, route
 from svc_local.providers.netlify.base import DEFAULT_ACCOUNT, error
 from svc_local.providers.netlify.deploys import Deploys
 from svc_local.providers.netlify.serve import NOT_FOUND, serve_deploy
@@ -43,38 +43,15 @@ class Netlify(Deploys):
         return self.oauth.queue(data)
 
     def routes(self) -> Iterable[SandboxRoute]:
-        api = "/netlify/api/v1"
-        site = f"{api}/sites/{{site_id}}"
         return [
+            *super().routes(),
             SandboxRoute("GET", "/netlify/authorize", self.oauth.authorize_code),
-            SandboxRoute("POST", "/netlify/oauth/token", self.token),
-            SandboxRoute("GET", f"{api}/user", self.user),
-            SandboxRoute("GET", f"{api}/accounts", self.accounts),
-            SandboxRoute("GET", f"{api}/sites", self.list_sites),
-            SandboxRoute("POST", f"{api}/sites", self.create_site),
-            SandboxRoute("GET", site, self.get_site),
-            SandboxRoute("PATCH", site, self.update_site),
-            SandboxRoute("DELETE", site, self.delete_site),
-            SandboxRoute("GET", f"{api}/accounts/{{account_id}}/env", self.list_env),
-            SandboxRoute("POST", f"{api}/accounts/{{account_id}}/env", self.create_env),
-            SandboxRoute("PUT", f"{api}/accounts/{{account_id}}/env/{{key}}", self.put_env),
-            SandboxRoute("DELETE", f"{api}/accounts/{{account_id}}/env/{{key}}", self.delete_env),
-            SandboxRoute("POST", f"{site}/builds", self.start_build),
-            SandboxRoute("GET", f"{site}/deploys", self.list_deploys),
-            SandboxRoute("POST", f"{site}/deploys/{{deploy_id}}/restore", self.restore_deploy),
-            SandboxRoute("GET", f"{api}/builds/{{build_id}}", self.get_build),
-            SandboxRoute("GET", f"{api}/builds/{{build_id}}/log", self.build_log),
-            SandboxRoute("GET", f"{api}/deploys/{{deploy_id}}", self.get_deploy),
-            SandboxRoute("POST", f"{api}/build_hooks/{{hook_id}}", self.build_hook),
-            SandboxRoute("*", "/sites/{name}", self.serve_site),
-            SandboxRoute("*", "/sites/{name}/{path+}", self.serve_site),
             *self.settings.routes("netlify"),
-            SandboxRoute("POST", "/__admin/netlify/tokens", self.admin_token),
-            SandboxRoute("POST", "/__admin/netlify/next-build", self.admin_next_build),
         ]
 
     # ---- OAuth
 
+    @route("POST", "/netlify/oauth/token")
     def token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)
         if (
@@ -149,14 +126,17 @@ class Netlify(Deploys):
             "repo_url": f"https://github.com/{repo.get('repo_path') or ''}",
         }
 
+    @route("GET", "/netlify/api/v1/user")
     def user(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
         return json_response({"id": account, "email": f"{account}@sandbox.test", "full_name": account})
 
+    @route("GET", "/netlify/api/v1/accounts")
     def accounts(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
         return json_response([{"id": account, "slug": account, "name": account, "type_name": "Starter"}])
 
+    @route("GET", "/netlify/api/v1/sites")
     def list_sites(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
         wanted = request.arg("name") or ""
@@ -167,6 +147,7 @@ class Netlify(Deploys):
         ]
         return json_response(sites)
 
+    @route("POST", "/netlify/api/v1/sites")
     def create_site(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
         body = json_body(request)
@@ -193,9 +174,11 @@ class Netlify(Deploys):
         self.state.save()
         return json_response(self._site_json(site), 201)
 
+    @route("GET", "/netlify/api/v1/sites/{site_id}")
     def get_site(self, request: SandboxRequest) -> SandboxResponse:
         return json_response(self._site_json(self._site(request)))
 
+    @route("PATCH", "/netlify/api/v1/sites/{site_id}")
     def update_site(self, request: SandboxRequest) -> SandboxResponse:
         site = self._site(request)
         body = json_body(request)
@@ -213,6 +196,7 @@ class Netlify(Deploys):
         self.state.save()
         return json_response(self._site_json(site))
 
+    @route("DELETE", "/netlify/api/v1/sites/{site_id}")
     def delete_site(self, request: SandboxRequest) -> SandboxResponse:
         site = self._site(request)
         with self.state.lock:
@@ -223,6 +207,8 @@ class Netlify(Deploys):
 
     # ---- the live site
 
+    @route("*", "/sites/{name}")
+    @route("*", "/sites/{name}/{path+}")
     def serve_site(self, request: SandboxRequest) -> SandboxResponse:
         name = request.params["name"]
         site = next((s for s in list(self.data["sites"].values()) if s["name"] == name), None)
@@ -236,12 +222,14 @@ class Netlify(Deploys):
 
     # ---- admin
 
+    @route("POST", "/__admin/netlify/tokens")
     def admin_token(self, request: SandboxRequest) -> SandboxResponse:
         body = json_body(request)
         account = body.get("account") if isinstance(body, dict) else None
         account = account if isinstance(account, str) and account else DEFAULT_ACCOUNT
         return json_response({"access_token": self.issue_token(account), "account_id": account}, 201)
 
+    @route("POST", "/__admin/netlify/next-build")
     def admin_next_build(self, request: SandboxRequest) -> SandboxResponse:
         """Make the next build fail: {error: "message"}."""
         body = json_body(request)

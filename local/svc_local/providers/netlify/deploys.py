@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import iso, now, random_id
+from svc_local.providers.common import iso, now, random_id, route
 from svc_local.providers.netlify.base import NetlifyBase, error
 from svc_local.providers.netlify.build import run_build
 from svc_local.providers.netlify.env import EnvRoutes
@@ -107,6 +107,7 @@ class Deploys(EnvRoutes, NetlifyBase):
             (sha, None) if sha else (None, f"Failed to prepare repo: branch {repo['repo_branch']} not found")
         )
 
+    @route("POST", "/netlify/api/v1/sites/{site_id}/builds")
     def start_build(self, request: SandboxRequest) -> SandboxResponse:
         site = self._site(request)
         if not (site.get("repo") or {}).get("repo_path"):
@@ -115,6 +116,7 @@ class Deploys(EnvRoutes, NetlifyBase):
         deploy = self.enqueue(site, sha, "api", problem)
         return json_response(self._build_json(self.data["builds"][deploy["build_id"]]))
 
+    @route("POST", "/netlify/api/v1/build_hooks/{hook_id}")
     def build_hook(self, request: SandboxRequest) -> SandboxResponse:
         """POST to a site's deploy_hook URL: a build of its branch head (no token: the URL is the secret)."""
         site = next(
@@ -266,17 +268,21 @@ class Deploys(EnvRoutes, NetlifyBase):
             raise Refused(error(404, "Not Found"))
         return record
 
+    @route("GET", "/netlify/api/v1/builds/{build_id}")
     def get_build(self, request: SandboxRequest) -> SandboxResponse:
         return json_response(self._build_json(self._of_own_site(request, "build")))
 
+    @route("GET", "/netlify/api/v1/builds/{build_id}/log")
     def build_log(self, request: SandboxRequest) -> SandboxResponse:
         build = self._of_own_site(request, "build")
         deploy = self.data["deploys"][build["deploy_id"]]
         return json_response({"log": deploy.get("log") or "", "done": deploy["state"] in ("ready", "error")})
 
+    @route("GET", "/netlify/api/v1/deploys/{deploy_id}")
     def get_deploy(self, request: SandboxRequest) -> SandboxResponse:
         return json_response(self._deploy_json(self._of_own_site(request, "deploy")))
 
+    @route("GET", "/netlify/api/v1/sites/{site_id}/deploys")
     def list_deploys(self, request: SandboxRequest) -> SandboxResponse:
         """GET /sites/{id}/deploys: newest first, `page` and `per_page` as the real API (100 at most)."""
         site = self._site(request)
@@ -293,6 +299,7 @@ class Deploys(EnvRoutes, NetlifyBase):
         chosen = deploys[(page - 1) * per_page : page * per_page]
         return json_response([self._deploy_json(d) for d in chosen])
 
+    @route("POST", "/netlify/api/v1/sites/{site_id}/deploys/{deploy_id}/restore")
     def restore_deploy(self, request: SandboxRequest) -> SandboxResponse:
         """POST /sites/{id}/deploys/{deploy_id}/restore: an earlier ready deploy live again."""
         site = self._site(request)

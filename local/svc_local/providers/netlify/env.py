@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_local.providers.common import iso, json_body, random_id
+from svc_local.providers.common import iso, json_body, random_id, route
 from svc_local.providers.netlify.base import NetlifyBase, error
 from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
@@ -51,10 +51,12 @@ class EnvRoutes(NetlifyBase):
             )
         return values
 
+    @route("GET", "/netlify/api/v1/accounts/{account_id}/env")
     def list_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
         return json_response([self._env_item(k, v) for k, v in sorted(env.items())])
 
+    @route("POST", "/netlify/api/v1/accounts/{account_id}/env")
     def create_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
         body = json_body(request)
@@ -77,6 +79,7 @@ class EnvRoutes(NetlifyBase):
         self.state.save()
         return json_response([self._env_item(k, v) for k, v in created.items()], 201)
 
+    @route("PUT", "/netlify/api/v1/accounts/{account_id}/env/{key}")
     def put_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
         key = request.params["key"]
@@ -95,6 +98,7 @@ class EnvRoutes(NetlifyBase):
         self.state.save()
         return json_response(self._env_item(key, env[key]))
 
+    @route("DELETE", "/netlify/api/v1/accounts/{account_id}/env/{key}")
     def delete_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
         with self.state.lock:

@@ -9,7 +9,7 @@ import hashlib
 import html as html_escape
 from typing import Any
 
-from svc_local.providers.common import html, now, random_id, redirect
+from svc_local.providers.common import html, now, random_id, redirect, route
 from svc_local.providers.stripe.forms import ID_ALPHABET, error, error_body, parse_form
 from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
@@ -27,6 +27,7 @@ class SessionsMixin:
 
     # ---- API
 
+    @route("POST", "/stripe/v1/checkout/sessions")
     def create_session(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
         key = request.headers.get("idempotency-key")
@@ -144,9 +145,11 @@ class SessionsMixin:
             raise Refused(error(404, missing, code="resource_missing"))
         return session
 
+    @route("GET", "/stripe/v1/checkout/sessions/{session_id}")
     def get_session(self, request: SandboxRequest) -> SandboxResponse:
         return json_response(self.public(self.current(self._session_for(request))))
 
+    @route("POST", "/stripe/v1/checkout/sessions/{session_id}/expire")
     def expire_session(self, request: SandboxRequest) -> SandboxResponse:
         """POST /v1/checkout/sessions/{id}/expire: an open session expires now (400 otherwise)."""
         session = self._session_for(request)
@@ -162,6 +165,7 @@ class SessionsMixin:
 
     # ---- hosted page
 
+    @route("GET", "/stripe/pay/{session_id}")
     def page(self, request: SandboxRequest) -> SandboxResponse:
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None:
@@ -192,6 +196,7 @@ class SessionsMixin:
             f"<h1>Pay {amount}</h1><ul>{items}</ul>{action}</body></html>"
         )
 
+    @route("POST", "/stripe/pay/{session_id}")
     def pay(self, request: SandboxRequest) -> SandboxResponse:
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None:
