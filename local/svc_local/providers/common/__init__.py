@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789"
 _ROUTES = "sandbox_routes"
 Handler = TypeVar("Handler", bound=Callable[..., SandboxResponse])
+Shape = TypeVar("Shape")
 
 
 def route(method: str, path: str) -> Callable[[Handler], Handler]:
@@ -89,6 +90,15 @@ def json_body(request: SandboxRequest) -> Any:
         return request.json()
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def json_body_as(request: SandboxRequest, kind: type[Shape], refusal: SandboxResponse) -> Shape:
+    """The JSON body when it is a `kind` (dict: an object, list: an array), else Refused with the provider's
+    `refusal`."""
+    body = json_body(request)
+    if not isinstance(body, kind):
+        raise Refused(refusal)
+    return body
 
 
 def with_query(url: str, params: dict[str, str]) -> str:

@@ -15,6 +15,7 @@ from svc_local.providers.common import (
     OAuthApp,
     bearer,
     iso,
+    json_body_as,
     now,
     random_id,
 )
@@ -40,6 +41,15 @@ NOT_FOUND = 404
 
 def _not_found() -> SandboxResponse:
     return _error(NOT_FOUND, "Not Found")
+
+
+def _supplied(request: SandboxRequest, field: str, kind: type) -> dict[str, Any]:
+    """The JSON body when its `field` is a `kind` (Refused: GitHub's 422 naming the field)."""
+    missing = _error(422, f'Invalid request.\n\n"{field}" wasn\'t supplied.')
+    body = json_body_as(request, dict, missing)
+    if not isinstance(body.get(field), kind):
+        raise Refused(missing)
+    return body
 
 
 # The routes of each part of the provider (a class of its own) take that part as self.

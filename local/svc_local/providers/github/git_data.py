@@ -11,7 +11,15 @@ from svc_local.providers.common import (
     now,
     route,
 )
-from svc_local.providers.github.base import MODES, GitHubBase, Record, _error, _not_found, _repository
+from svc_local.providers.github.base import (
+    MODES,
+    GitHubBase,
+    Record,
+    _error,
+    _not_found,
+    _repository,
+    _supplied,
+)
 from svc_local.providers.gitstore import SHA_RE, GitError, GitRepo
 from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
@@ -22,9 +30,7 @@ class GitDataRoutes(GitHubBase):
     @route("POST", "/github/api/repos/{owner}/{repo}/git/blobs")
     @_repository()
     def create_blob(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("content"), str):
-            return _error(422, 'Invalid request.\n\n"content" wasn\'t supplied.')
+        body = _supplied(request, "content", str)
         encoding = body.get("encoding", "utf-8")
         if encoding == "base64":
             try:
@@ -61,9 +67,7 @@ class GitDataRoutes(GitHubBase):
     @route("POST", "/github/api/repos/{owner}/{repo}/git/trees")
     @_repository()
     def create_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("tree"), list):
-            return _error(422, 'Invalid request.\n\n"tree" wasn\'t supplied.')
+        body = _supplied(request, "tree", list)
         base = body.get("base_tree")
         if base is not None:
             kind = repo.kind(base) if isinstance(base, str) else None
@@ -128,9 +132,7 @@ class GitDataRoutes(GitHubBase):
     @route("POST", "/github/api/repos/{owner}/{repo}/git/commits")
     def create_commit(self, request: SandboxRequest) -> SandboxResponse:
         account, meta, repo = self._open(request)
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("message"), str):
-            return _error(422, 'Invalid request.\n\n"message" wasn\'t supplied.')
+        body = _supplied(request, "message", str)
         tree, parents = body.get("tree"), body.get("parents", [])
         if not isinstance(tree, str) or repo.kind(tree) != "tree":
             return _error(422, "Tree SHA does not exist")
@@ -191,9 +193,7 @@ class GitDataRoutes(GitHubBase):
     @route("PATCH", "/github/api/repos/{owner}/{repo}/git/refs/{ref+}")
     @_repository()
     def update_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("sha"), str):
-            return _error(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
+        body = _supplied(request, "sha", str)
         ref, sha = f"refs/{request.params['ref']}", body["sha"]
         with repo.lock:
             current = repo.ref(ref)

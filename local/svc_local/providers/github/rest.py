@@ -9,7 +9,7 @@ import re
 
 from svc_local.providers.common import (
     iso,
-    json_body,
+    json_body_as,
     now,
     route,
 )
@@ -50,9 +50,7 @@ class RestRoutes(GitHubBase):
     @route("POST", "/github/api/user/repos")
     @_signed_in
     def create_repo(self, request: SandboxRequest, account: Record) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return _error(400, "Problems parsing JSON")
+        body = json_body_as(request, dict, _error(400, "Problems parsing JSON"))
         raw_name = body.get("name")
         if not isinstance(raw_name, str) or not raw_name.strip():
             return _error(

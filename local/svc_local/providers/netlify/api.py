@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from svc_local.providers.common import form, html, iso, json_body, now, random_id, route
+from svc_local.providers.common import form, html, iso, json_body, json_body_as, now, random_id, route
 from svc_local.providers.netlify.base import DEFAULT_ACCOUNT, error
 from svc_local.providers.netlify.deploys import Deploys
 from svc_local.providers.netlify.serve import NOT_FOUND, serve_deploy
@@ -181,9 +181,7 @@ class Netlify(Deploys):
     @route("PATCH", "/netlify/api/v1/sites/{site_id}")
     def update_site(self, request: SandboxRequest) -> SandboxResponse:
         site = self._site(request)
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return error(400, "Invalid JSON body")
+        body = json_body_as(request, dict, error(400, "Invalid JSON body"))
         with self.state.lock:
             name = body.get("name")
             if isinstance(name, str) and name != site["name"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_local.providers.common import iso, json_body, random_id, route
+from svc_local.providers.common import iso, json_body, json_body_as, random_id, route
 from svc_local.providers.netlify.base import NetlifyBase, error
 from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
@@ -59,9 +59,7 @@ class EnvRoutes(NetlifyBase):
     @route("POST", "/netlify/api/v1/accounts/{account_id}/env")
     def create_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
-        body = json_body(request)
-        if not isinstance(body, list):
-            return error(400, "Request body must be a list of environment variables")
+        body = json_body_as(request, list, error(400, "Request body must be a list of environment variables"))
         created: dict[str, dict[str, Any]] = {}
         for item in body:
             values = self._values(item.get("values")) if isinstance(item, dict) else None

@@ -21,6 +21,7 @@ from svc_local.providers.common import (
     Settings,
     iso,
     json_body,
+    json_body_as,
     now,
     owned,
     random_id,
@@ -184,9 +185,7 @@ class Supabase(BaseProvider):
     @route("POST", "/supabase/v1/projects")
     def create_project(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return message(400, "Invalid request body")
+        body = json_body_as(request, dict, message(400, "Invalid request body"))
         missing = [k for k in ("name", "db_pass") if not isinstance(body.get(k), str) or not body[k]]
         slug = body.get("organization_slug") or body.get("organization_id")
         if not isinstance(slug, str) or not slug:
