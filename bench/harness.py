@@ -8,7 +8,8 @@ A benchmark is a function in a `bench/bench_*.py` module, registered with `@benc
         return Result(columns=[...], rows=[[...], ...], notes=[...])
 
 It returns its figures as a table; the runner writes them, with the command and the machine, into its own
-section of bench/RESULTS.md. A benchmark that cannot run yet returns `Result.unavailable(reason)`.
+section of bench/RESULTS.md. A benchmark that cannot run yet returns `Result.unavailable(reason)`, or names
+what a failed import means with `@benchmark(..., on_import_error=...)`.
 """
 
 from __future__ import annotations
