@@ -190,7 +190,13 @@ def platform(
             }
         )
         if with_sandbox:
-            from svc_local.providers import SandboxCredentials, base_urls, build_providers
+            from svc_local.providers import (
+                SandboxCredentials,
+                base_urls,
+                build_providers,
+                platform_client_ids,
+                platform_secrets,
+            )
             from svc_local.sandbox import Sandbox
 
             credentials = SandboxCredentials.generate()
@@ -206,20 +212,9 @@ def platform(
             sandbox = Sandbox("127.0.0.1", 0, providers, quiet=True)
             sandbox.start()
             env.update(base_urls(sandbox.url))
-            for setting, value in {
-                "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
-                "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
-                "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
-                "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
-                "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
-                "BUILDER_API_KEY_ARN": credentials.builder_api_key,
-            }.items():
+            for setting, value in platform_secrets(credentials).items():
                 env[setting] = aws.ensure_secret(f"bench/{setting.lower()}", value)
-            env |= {
-                "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
-                "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
-                "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
-            }
+            env |= platform_client_ids(credentials)
         os.environ.update(env)
         _reset_shared_state()
         from svc_shared.wiring import services

@@ -60,13 +60,12 @@ def _by_type(loaded: list[dict[str, Any]]) -> str:
 @benchmark(
     "storefront",
     "Storefront product list through the site host's proxy cache at 1,000 requests/s; home page size",
+    on_import_error="the backoffice or the local providers are not importable",
 )
 def storefront(ctx: Context) -> Result:
-    try:
-        from bench.storefront_load import Expected, Tally, drive
-        from bench.storefront_site import PRODUCTS, published_shop
-    except ImportError as exc:
-        return Result.unavailable(f"the backoffice or the local providers are not importable ({exc})")
+    from bench.storefront_load import Expected, Tally, drive
+    from bench.storefront_site import PRODUCTS, published_shop
+
     seconds = ctx.option("seconds", 3 if ctx.quick else 10)
     rounds = ctx.option("rounds", 1 if ctx.quick else 3)
     processes = ctx.option("processes", 2)

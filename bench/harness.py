@@ -8,7 +8,8 @@ A benchmark is a function in a `bench/bench_*.py` module, registered with `@benc
         return Result(columns=[...], rows=[[...], ...], notes=[...])
 
 It returns its figures as a table; the runner writes them, with the command and the machine, into its own
-section of bench/RESULTS.md. A benchmark that cannot run yet returns `Result.unavailable(reason)`.
+section of bench/RESULTS.md. A benchmark that cannot run yet returns `Result.unavailable(reason)`, or names
+what a failed import means with `@benchmark(..., on_import_error=...)`.
 """
 
 from __future__ import annotations
@@ -75,16 +76,32 @@ class Benchmark:
 REGISTRY: dict[str, Benchmark] = {}
 
 
-def benchmark(name: str, title: str) -> Callable[[Callable[[Context], Result]], Callable[[Context], Result]]:
-    """Register `fn` with the runner under `name` (used on the command line and as the RESULTS.md section)."""
+def benchmark(
+    name: str, title: str, *, on_import_error: str = ""
+) -> Callable[[Callable[[Context], Result]], Callable[[Context], Result]]:
+    """Register `fn` with the runner under `name` (used on the command line and as the RESULTS.md section).
+    `on_import_error` says what is missing when an import of the benchmark fails ("the backoffice is not
+    importable"): the result is then unavailable rather than failed."""
 
     def register(fn: Callable[[Context], Result]) -> Callable[[Context], Result]:
         if name in REGISTRY:
             raise ValueError(f"benchmark {name!r} is registered twice")
-        REGISTRY[name] = Benchmark(name, title, fn)
+        REGISTRY[name] = Benchmark(
+            name, title, _unavailable_on_import_error(fn, on_import_error) if on_import_error else fn
+        )
         return fn
 
     return register
+
+
+def _unavailable_on_import_error(fn: Callable[[Context], Result], reason: str) -> Callable[[Context], Result]:
+    def run(ctx: Context) -> Result:
+        try:
+            return fn(ctx)
+        except ImportError as exc:
+            return Result.unavailable(f"{reason} ({exc})")
+
+    return run
 
 
 # ---------------------------------------------------------------- statistics

@@ -278,3 +278,18 @@ def connected_project(api: ApiClient, user: Any, prompt: str, name: str | None =
     return services.projects().create(
         owner_id=user.id, workspace_id=user.default_workspace_id, prompt=prompt, name=name
     )
+
+
+def project_with_repository(
+    api: ApiClient, bearer: dict[str, str], providers: tuple[str, ...] = ("repo_host", "db_host")
+) -> dict[str, Any]:
+    """The signed-in user connects `providers`, makes a project with create_project (its answer is returned)
+    and creates the project's repository."""
+    for provider in providers:
+        connect_provider(api, provider)
+    created = tool_ok(
+        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
+    )
+    answer = create_repo(api, created["project_id"], f"shop-{created['project_id'][:8]}")
+    assert answer.status == 200, answer.text
+    return dict(created)

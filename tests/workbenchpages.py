@@ -9,9 +9,7 @@ import re
 import time
 from typing import Any
 
-from apiclient import call_tool, create_repo
-from apiclient import connect_provider as connect
-from apiclient import tool_ok as ok
+from apiclient import project_with_repository
 
 
 def csrf_of(page) -> str:
@@ -33,14 +31,7 @@ def builder_shop(api, bearer, provider_env, demo_user) -> dict[str, Any]:
     """The demo user signed in with GitHub and Supabase connected, a project with a repository holding a few
     files (one binary), and the first commit's SHA."""
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host"):
-        connect(api, provider)
-    created = ok(
-        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
-    )
-    project_id = created["project_id"]
-    answer = create_repo(api, project_id, f"shop-{project_id[:8]}")
-    assert answer.status == 200, answer.text
+    project_id = project_with_repository(api, bearer)["project_id"]
     first = api.post(
         "/api/repo-host/push",
         json_body={

@@ -70,10 +70,11 @@ _CLOCK = _Clock()
 
 class DispatchingHandler(BaseHTTPRequestHandler):
     """A request handler that sends every method to `_dispatch`, which logs each request once (with its
-    timing); protocol errors (malformed request lines, timeouts) go to `log_line`. The request's headers are
-    read by a lean parser (the standard library's goes through the email package, a few hundred microseconds
-    a request) and an answer leaves in one write (`send_answer`)."""
+    timing); protocol errors (malformed request lines, timeouts) go to `log_line`, the owner's log. The
+    request's headers are read by a lean parser (the standard library's goes through the email package, a few
+    hundred microseconds a request) and an answer leaves in one write (`send_answer`)."""
 
+    server: OwnedServer[Any]
     protocol_version = "HTTP/1.1"
     # Headers and body may go out in separate writes; with Nagle's algorithm on, the body would wait for the
     # client's delayed ACK (~40 ms on Linux) on every keep-alive request.
@@ -209,7 +210,8 @@ class DispatchingHandler(BaseHTTPRequestHandler):
             length -= len(got)
 
     def log_line(self, line: str) -> None:
-        raise NotImplementedError
+        """A line for the log of the object serving (the gateway's, the sandbox's)."""
+        self.server.owner.log(line)
 
 
 class OwnedServer(ThreadingHTTPServer, Generic[Owner]):

@@ -8,33 +8,22 @@ in words (never JSON) and without sideways scrolling at 375 px."""
 from __future__ import annotations
 
 import functools
-import os
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from imagefiles import png
 from playwright.sync_api import expect
-from stackproc import ROOT, browser_sign_in, create_user, new_merchant
+from screenshots import shot
+from stackproc import browser_sign_in, create_user, new_merchant
 from test_workspace_browser import open_backoffice, publish_by_clicking
 from test_workspace_more_browser import connect_all
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "admin-screens@example.com", "admin-screens-pass-1"
 VIEWER = "admin-viewer@example.com"
 NAV = ("Home", "Orders", "Products", "Customers", "Discounts", "Content", "Settings")
 
 signed_in_page = functools.partial(browser_sign_in, EMAIL, PASSWORD)
-
-
-def shot(page, name: str) -> None:
-    """Taken on every run; written over docs/screenshots only by `make screenshots`."""
-    folder = SCREENSHOTS if os.environ.get("SVC_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.gettempdir())
-    page.screenshot(
-        path=str(folder / (f"{name}.png" if folder == SCREENSHOTS else f"svc-{name}.png")), full_page=True
-    )
 
 
 @pytest.fixture(scope="module")

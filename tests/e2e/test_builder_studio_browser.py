@@ -11,8 +11,9 @@ import functools
 import re
 
 import pytest
-from stackproc import ROOT, browser_sign_in, create_user
-from test_workspace_browser import publish_by_clicking, shot
+from screenshots import assert_readme_shows, shot
+from stackproc import browser_sign_in, create_user
+from test_workspace_browser import publish_by_clicking
 from test_workspace_more_browser import connect_all
 
 EMAIL, PASSWORD = "studio-merchant@example.com", "studio-pass-123"
@@ -124,7 +125,4 @@ def test_another_merchants_session_address_is_not_found(chromium, shop, stack):
 
 
 def test_screenshots_are_where_the_readme_shows_them():
-    readme = (ROOT / "README.md").read_text()
-    for name in ("builder-studio", "builder-studio-phone"):
-        assert f"docs/screenshots/{name}.png" in readme
-        assert (ROOT / "docs" / "screenshots" / f"{name}.png").is_file()
+    assert_readme_shows("builder-studio", "builder-studio-phone")

@@ -5,15 +5,13 @@ view, the cart, the closed checkout, the 404 page, and a home page under 100 KB.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
+from screenshots import shot
 from stackproc import ROOT
 
 from svc_local.providers import SandboxCredentials, build_providers
@@ -26,7 +24,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from localhttp import Beacons, sandbox_hosts, serving
 from storefront_double import ShopApi, serve
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 WIDTHS = (1280, 375)
 
 
@@ -104,13 +101,6 @@ def test_the_storefront_api_is_reached_on_the_sites_own_origin(storefront: dict)
     store = httpx.get(f"{storefront['url']}api/storefront/store")
     assert store.status_code == 200
     assert store.json()["name"] == "Northside Roasters"
-
-
-def shot(page, name: str) -> None:
-    """Written over docs/screenshots only by `make screenshots` (SVC_UPDATE_SCREENSHOTS=1)."""
-    update = os.environ.get("SVC_UPDATE_SCREENSHOTS") == "1"
-    folder = SCREENSHOTS if update else Path(tempfile.gettempdir())
-    page.screenshot(path=str(folder / (f"{name}.png" if update else f"svc-{name}.png")), full_page=True)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

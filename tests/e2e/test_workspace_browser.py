@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -16,9 +14,9 @@ import httpx
 import pytest
 from localhttp import live_site_status
 from oauthflow import access_token
-from stackproc import ROOT, browser_sign_in, create_user, new_merchant
+from screenshots import assert_readme_shows, shot
+from stackproc import browser_sign_in, create_user, new_merchant
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "workspace@example.com", "workspace-pass-1"
 
 
@@ -49,17 +47,6 @@ def merchant(stack):
 
 
 signed_in_page = functools.partial(browser_sign_in, EMAIL, PASSWORD)
-
-
-def shot(page, name: str) -> None:
-    """Taken on every run; written over docs/screenshots only by `make screenshots` (so a test run leaves
-    the checkout as it was)."""
-    folder = SCREENSHOTS if os.environ.get("SVC_UPDATE_SCREENSHOTS") == "1" else Path(tempfile.gettempdir())
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(
-        path=str(folder / f"svc-{name}.png" if folder != SCREENSHOTS else folder / f"{name}.png"),
-        full_page=True,
-    )
 
 
 def test_a_failed_code_exchange_shows_in_the_card_in_the_specs_words(chromium, merchant):
@@ -334,10 +321,7 @@ def test_a_project_of_someone_else_is_refused_in_words(chromium, merchant, stack
 
 
 def test_screenshots_are_where_the_readme_shows_them():
-    readme = (ROOT / "README.md").read_text()
-    for name in ("home", "connections", "publish-in-progress", "mcp-access"):
-        assert f"docs/screenshots/{name}.png" in readme
-        assert (SCREENSHOTS / f"{name}.png").is_file()
+    assert_readme_shows("home", "connections", "publish-in-progress", "mcp-access")
 
 
 assert Path(__file__).parent.name == "e2e"

@@ -8,27 +8,17 @@ from __future__ import annotations
 
 import base64
 import functools
-import os
-import tempfile
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from stackproc import ROOT, browser_sign_in, create_user
+from screenshots import assert_readme_shows, shot
+from stackproc import browser_sign_in, create_user
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 EMAIL, PASSWORD = "builder-merchant@example.com", "builder-pass-1"
 
 
 sign_in = functools.partial(browser_sign_in, EMAIL, PASSWORD)
-
-
-def shot(page, name: str) -> None:
-    """Written over docs/screenshots only by `make screenshots`; elsewhere to the temporary folder."""
-    update = os.environ.get("SVC_UPDATE_SCREENSHOTS") == "1"
-    folder = SCREENSHOTS if update else Path(tempfile.gettempdir())
-    page.screenshot(path=str(folder / (f"{name}.png" if update else f"svc-{name}.png")), full_page=True)
 
 
 def shop_with_a_repository(page, gateway: str, repo_prefix: str) -> str:
@@ -292,7 +282,4 @@ def test_the_new_pages_read_at_375_px_without_sideways_scrolling(chromium, shop)
 
 
 def test_screenshots_are_where_the_readme_shows_them():
-    readme = (ROOT / "README.md").read_text()
-    for name in ("builder-panel", "diff"):
-        assert f"docs/screenshots/{name}.png" in readme
-        assert (SCREENSHOTS / f"{name}.png").is_file()
+    assert_readme_shows("builder-panel", "diff")

@@ -6,8 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from apiclient import call_tool, create_repo, push_files
-from apiclient import connect_provider as connect
+from apiclient import PUBLISH_PROVIDERS, call_tool, project_with_repository, push_files
 from apiclient import tool_error as error_text
 from apiclient import tool_ok as ok
 from svc_shared.providers.static_host import StaticHost
@@ -19,14 +18,9 @@ def shop(api, bearer, provider_env, demo_user):
     """A signed-in workspace with the three providers connected, a project made with create_project, a
     repository holding a few files, and MCP bearer headers."""
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host", "static_host"):
-        connect(api, provider)
-    created = ok(
-        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
-    )
+    created = project_with_repository(api, bearer, PUBLISH_PROVIDERS)
     project_id = created["project_id"]
     assert created["workspace_url"].endswith(f"/projects/{project_id}")
-    assert create_repo(api, project_id, f"shop-{project_id[:8]}").status == 200
     first = push_files(api, project_id, {"src/app.txt": "hello\n", "docs/readme.md": "# Shop\n"}).json()
     return {
         "api": api,

@@ -9,9 +9,7 @@ import httpx
 import pytest
 from test_workspace_builder_pages import csrf_of, local, text_of
 
-from apiclient import call_tool, create_repo
-from apiclient import connect_provider as connect
-from apiclient import tool_ok as ok
+from apiclient import project_with_repository
 from svc_shared.wiring import services
 
 
@@ -19,13 +17,7 @@ from svc_shared.wiring import services
 def shop(api, bearer, provider_env, demo_user):
     """The demo user signed in with GitHub and Supabase connected and a project with a repository."""
     api.post("/login", form={"email": "demo@example.com", "password": "demo-password-1"})
-    for provider in ("repo_host", "db_host"):
-        connect(api, provider)
-    created = ok(
-        call_tool(api, bearer, "create_project", prompt="Handmade candles for cosy homes, warm tone")
-    )
-    project_id = created["project_id"]
-    assert create_repo(api, project_id, f"shop-{project_id[:8]}").status == 200
+    project_id = project_with_repository(api, bearer)["project_id"]
     return {"api": api, "id": project_id, "user": demo_user, "sandbox": provider_env["sandbox"].url}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench import run
-from bench.harness import REGISTRY, Benchmark, Context, Result, Target
+from bench.harness import REGISTRY, Benchmark, Context, Result, Target, benchmark
 
 HOST = {
     "CPU": "Test CPU 9000",
@@ -150,3 +150,20 @@ def test_a_run_writes_its_section_and_the_summary_and_a_quick_run_writes_nothing
     assert "| `fake-bench` | samples | at least 20 | 30 | met |" in text
     assert "Targets met: **1 of 1**." in text
     assert "load: " in text  # the machine's load when the benchmark started
+
+
+def test_a_benchmark_whose_import_fails_is_unavailable_with_the_reason_it_declared() -> None:
+    @benchmark(
+        "fake-missing", "needs a missing package", on_import_error="the missing package is not importable"
+    )
+    def needs_missing(ctx: Context) -> Result:
+        import svc_no_such_package  # noqa: F401
+
+        return Result()
+
+    try:
+        result = REGISTRY["fake-missing"].run(Context(root=Path(".")))
+    finally:
+        del REGISTRY["fake-missing"]
+    assert result.status == "unavailable"
+    assert result.notes[0].startswith("not measured: the missing package is not importable (No module named")

@@ -69,9 +69,6 @@ class _Handler(DispatchingHandler):
     server_version = "svc-local-gateway"
     server: OwnedServer[Gateway]
 
-    def log_line(self, line: str) -> None:
-        self.server.owner.log(line)
-
     def _dispatch(self) -> None:
         started = time.perf_counter()
         request_id = str(uuid.uuid4())

@@ -7,7 +7,7 @@ import json
 import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from svc_local.providers.builder import Builder
 from svc_local.providers.github import GitHub
@@ -28,11 +28,20 @@ __all__ = [
     "Supabase",
     "base_urls",
     "build_providers",
+    "platform_client_ids",
+    "platform_secrets",
 ]
 
 
 def _token(prefix: str, length: int = 40) -> str:
     return prefix + secrets.token_hex(length // 2)
+
+
+class OAuthClient(TypedDict):
+    """The OAuth app the platform is registered as at one provider."""
+
+    client_id: str
+    client_secret: str
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,12 @@ class SandboxCredentials:
             gsc_client_secret=_token("GOCSPX-", 28),
         )
 
+    def client(self, host: str) -> OAuthClient:
+        """The platform's OAuth app at `host` ("repo_host", "db_host", "static_host" or "gsc")."""
+        return OAuthClient(
+            client_id=getattr(self, f"{host}_client_id"), client_secret=getattr(self, f"{host}_client_secret")
+        )
+
     @classmethod
     def load_or_create(cls, path: Path) -> SandboxCredentials:
         """The credentials stored at `path` (mode 0600), generated on first use."""
@@ -102,27 +117,18 @@ def build_providers(
     root = state_dir / "sandbox" if state_dir else None
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
-    github = GitHub(
-        root, client_id=credentials.repo_host_client_id, client_secret=credentials.repo_host_client_secret
-    )
+    github = GitHub(root, **credentials.client("repo_host"))
     return [
         github,
         Supabase(
             root,
-            client_id=credentials.db_host_client_id,
-            client_secret=credentials.db_host_client_secret,
+            **credentials.client("db_host"),
             database_url=database_url,
             token_lifetime=token_lifetime,
             project_ready_delay=project_ready_delay,
             rate_limit_per_minute=rate_limit_per_minute,
         ),
-        Netlify(
-            root,
-            client_id=credentials.static_host_client_id,
-            client_secret=credentials.static_host_client_secret,
-            github=github,
-            build_delay=build_delay,
-        ),
+        Netlify(root, **credentials.client("static_host"), github=github, build_delay=build_delay),
         Stripe(
             root,
             secret_key=credentials.checkout_secret_key,
@@ -131,7 +137,7 @@ def build_providers(
             connect_client_id=credentials.checkout_connect_client_id,
         ),
         Builder(root, api_key=credentials.builder_api_key, github=github, delay=builder_delay),
-        Gsc(root, client_id=credentials.gsc_client_id, client_secret=credentials.gsc_client_secret),
+        Gsc(root, **credentials.client("gsc")),
     ]
 
 
@@ -148,4 +154,25 @@ def base_urls(sandbox_url: str) -> dict[str, str]:
         "BUILDER_API_URL": f"{sandbox_url}/builder",
         "GSC_PROVIDER_BASE_URL": f"{sandbox_url}/gsc",
         "SANDBOX_URL": sandbox_url,
+    }
+
+
+def platform_secrets(credentials: SandboxCredentials) -> dict[str, str]:
+    """The platform's provider secrets, by the setting that names the ARN of each one's stored secret."""
+    return {
+        "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
+        "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
+        "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
+        "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
+        "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
+        "BUILDER_API_KEY_ARN": credentials.builder_api_key,
+    }
+
+
+def platform_client_ids(credentials: SandboxCredentials) -> dict[str, str]:
+    """The platform's OAuth client ids, by setting."""
+    return {
+        "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
+        "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
+        "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
     }

@@ -6,7 +6,14 @@ public names."""
 
 from svc_local.sandbox.faults import Fault, FaultInjector, parse_fault
 from svc_local.sandbox.server import DEFAULT_PORT, MAX_BODY_BYTES, Sandbox
-from svc_local.sandbox.wire import Provider, SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox.wire import (
+    Provider,
+    Refused,
+    SandboxRequest,
+    SandboxResponse,
+    SandboxRoute,
+    json_response,
+)
 
 __all__ = [
     "DEFAULT_PORT",
@@ -14,6 +21,7 @@ __all__ = [
     "Fault",
     "FaultInjector",
     "Provider",
+    "Refused",
     "Sandbox",
     "SandboxRequest",
     "SandboxResponse",

@@ -12,12 +12,15 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict
 from http.server import ThreadingHTTPServer
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from svc_local.sandbox.faults import FaultInjector, parse_fault
-from svc_local.sandbox.wire import Provider, SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox.wire import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 from svc_local.serving import BackgroundServer, BodyTooLarge, DispatchingHandler, OwnedServer, match_resource
+
+if TYPE_CHECKING:
+    from svc_local.sandbox.wire import Provider
 
 DEFAULT_PORT = 4010
 MAX_BODY_BYTES = 20 * 1024 * 1024
@@ -34,9 +37,6 @@ class _Drop(Exception):
 class _Handler(DispatchingHandler):
     server_version = "svc-local-sandbox"
     server: OwnedServer[Sandbox]
-
-    def log_line(self, line: str) -> None:
-        self.server.owner.log(line)
 
     def _dispatch(self) -> None:
         started = time.perf_counter()
@@ -191,7 +191,10 @@ class Sandbox(BackgroundServer):
         if not request.path.startswith("/__admin/"):
             with self._counts_lock:
                 self.request_counts[f"{request.method} {best[1].path}"] += 1
-        return best[1].handler(request)
+        try:
+            return best[1].handler(request)
+        except Refused as refused:
+            return refused.response
 
     # ---- core and admin routes
 

@@ -1,5 +1,5 @@
-"""What a sandbox provider deals in: the request it is given, the response it returns, its routes, and the
-provider itself (a set of routes the sandbox mounts)."""
+"""What a sandbox provider deals in: the request it is given, the response it returns (or raises, Refused),
+its routes, and the provider itself (a set of routes the sandbox mounts)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,15 @@ class SandboxResponse:
             return self.body.encode("utf-8"), headers
         headers.setdefault("Content-Type", "application/json")
         return json.dumps(self.body).encode("utf-8"), headers
+
+
+class Refused(Exception):
+    """The answer a request gets before its handler's work starts (no or a wrong token: 401, something the
+    caller may not see: 404): raised by the lookups a handler begins with, answered by the sandbox."""
+
+    def __init__(self, response: SandboxResponse) -> None:
+        super().__init__(response.status)
+        self.response = response
 
 
 def json_response(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> SandboxResponse:

@@ -22,7 +22,13 @@ from svc_local.aws import EmbeddedAws
 from svc_local.eventsource import SqsPoller
 from svc_local.gateway import Gateway
 from svc_local.postgres import Postgres, redact
-from svc_local.providers import SandboxCredentials, base_urls, build_providers
+from svc_local.providers import (
+    SandboxCredentials,
+    base_urls,
+    build_providers,
+    platform_client_ids,
+    platform_secrets,
+)
 from svc_local.rehearsal import Rehearsal, RehearsalError
 from svc_local.runtime import FunctionRegistry
 from svc_local.sandbox import Sandbox
@@ -229,12 +235,7 @@ class LocalStack:
         assert self.aws is not None
         # Each in a secret named after its setting (REPO_HOST_CLIENT_SECRET_ARN: svc-local/repo-host-client-secret).
         secrets = {
-            "REPO_HOST_CLIENT_SECRET_ARN": credentials.repo_host_client_secret,
-            "DB_HOST_CLIENT_SECRET_ARN": credentials.db_host_client_secret,
-            "STATIC_HOST_CLIENT_SECRET_ARN": credentials.static_host_client_secret,
-            "CHECKOUT_SECRET_KEY_ARN": credentials.checkout_secret_key,
-            "CHECKOUT_WEBHOOK_SECRET_ARN": credentials.checkout_webhook_secret,
-            "BUILDER_API_KEY_ARN": credentials.builder_api_key,
+            **platform_secrets(credentials),
             "BACKOFFICE_GSC_CLIENT_SECRET_ARN": credentials.gsc_client_secret,
         }
         settings = {
@@ -243,9 +244,7 @@ class LocalStack:
         }
         settings.update(
             {
-                "REPO_HOST_CLIENT_ID": credentials.repo_host_client_id,
-                "DB_HOST_CLIENT_ID": credentials.db_host_client_id,
-                "STATIC_HOST_CLIENT_ID": credentials.static_host_client_id,
+                **platform_client_ids(credentials),
                 "BACKOFFICE_GSC_CLIENT_ID": credentials.gsc_client_id,
                 "BACKOFFICE_STRIPE_CLIENT_ID": credentials.checkout_connect_client_id,
                 "BACKOFFICE_STRIPE_SECRET_KEY_ARN": settings["CHECKOUT_SECRET_KEY_ARN"],

@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import BaseProvider, Settings, bearer, iso, json_body, now, random_id
+from svc_local.providers.common import BaseProvider, Settings, bearer, iso, json_body, now, random_id, route
 from svc_local.providers.github import GitHub
 from svc_local.providers.gitstore import GitError
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 
 NOTES = "BUILDER_NOTES.md"
 AUTHOR = ("AI Builder", "builder@sandbox.test")
@@ -37,24 +37,18 @@ class Builder(BaseProvider):
         self.settings = Settings(delay=delay)
 
     def routes(self) -> Iterable[SandboxRoute]:
-        return [
-            SandboxRoute("POST", "/builder/v1/projects/{project_id}/messages", self.send),
-            SandboxRoute("GET", "/builder/v1/messages/{message_id}", self.get_message),
-            SandboxRoute("GET", "/builder/v1/projects/{project_id}/edit-sessions", self.edit_sessions),
-            SandboxRoute(
-                "GET", "/builder/v1/projects/{project_id}/edit-sessions/{edit_session_id}", self.edit_session
-            ),
-            *self.settings.routes("builder"),
-        ]
+        return [*super().routes(), *self.settings.routes("builder")]
 
-    def _authorized(self, request: SandboxRequest) -> bool:
-        return hmac.compare_digest((bearer(request) or "").encode(), self.api_key.encode())
+    def _authenticate(self, request: SandboxRequest) -> None:
+        """Refused (401) unless the request carries the service key."""
+        if not hmac.compare_digest((bearer(request) or "").encode(), self.api_key.encode()):
+            raise Refused(_error(401, "unauthorized", "The service key is missing or wrong."))
 
     # ---- send
 
+    @route("POST", "/builder/v1/projects/{project_id}/messages")
     def send(self, request: SandboxRequest) -> SandboxResponse:
-        if not self._authorized(request):
-            return _error(401, "unauthorized", "The service key is missing or wrong.")
+        self._authenticate(request)
         body = json_body(request)
         problem = self._invalid(body)
         if problem:
@@ -184,9 +178,9 @@ class Builder(BaseProvider):
 
     # ---- reading
 
+    @route("GET", "/builder/v1/messages/{message_id}")
     def get_message(self, request: SandboxRequest) -> SandboxResponse:
-        if not self._authorized(request):
-            return _error(401, "unauthorized", "The service key is missing or wrong.")
+        self._authenticate(request)
         if request.params["message_id"] not in self.data["messages"]:
             return _error(404, "not_found", "No such message.")
         return json_response(self._view(self._advance(request.params["message_id"])))
@@ -218,19 +212,19 @@ class Builder(BaseProvider):
             "message_count": session["message_count"],
         }
 
+    @route("GET", "/builder/v1/projects/{project_id}/edit-sessions")
     def edit_sessions(self, request: SandboxRequest) -> SandboxResponse:
-        if not self._authorized(request):
-            return _error(401, "unauthorized", "The service key is missing or wrong.")
+        self._authenticate(request)
         project_id = request.params["project_id"]
         with self.state.lock:
             sessions = [s for s in self.data["sessions"].values() if s["project_id"] == project_id]
         sessions.sort(key=lambda s: (s["created_at_ts"], s["edit_session_id"]), reverse=True)
         return json_response([self._summary(s) for s in sessions])
 
+    @route("GET", "/builder/v1/projects/{project_id}/edit-sessions/{edit_session_id}")
     def edit_session(self, request: SandboxRequest) -> SandboxResponse:
         """One session of the project with its messages, in the order they were sent."""
-        if not self._authorized(request):
-            return _error(401, "unauthorized", "The service key is missing or wrong.")
+        self._authenticate(request)
         session_id = request.params["edit_session_id"]
         with self.state.lock:
             session = self.data["sessions"].get(session_id)

@@ -1,5 +1,6 @@
-"""Pieces every sandbox provider shares: persisted JSON state, bearer tokens, ids, form bodies, the OAuth
-authorize step with its admin-chosen decision, and settings changed through admin routes."""
+"""Pieces every sandbox provider shares: routes declared on their handlers, persisted JSON state, bearer
+tokens, ids, form bodies, the OAuth authorize step with its admin-chosen decision, and settings changed through
+admin routes."""
 
 from __future__ import annotations
 
@@ -11,16 +12,30 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, SandboxRoute, json_response
 from svc_local.state import atomic_write
 
 if TYPE_CHECKING:
     from svc_local.sandbox import Sandbox
 
 ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789"
+_ROUTES = "sandbox_routes"
+Handler = TypeVar("Handler", bound=Callable[..., SandboxResponse])
+Shape = TypeVar("Shape")
+
+
+def route(method: str, path: str) -> Callable[[Handler], Handler]:
+    """Declares that a provider's handler method serves `method` ("*" for any) on `path`; one handler may
+    serve several routes. `BaseProvider.routes()` reads the declarations back."""
+
+    def declare(handler: Handler) -> Handler:
+        setattr(handler, _ROUTES, [(method, path), *getattr(handler, _ROUTES, [])])
+        return handler
+
+    return declare
 
 
 def now() -> float:
@@ -77,6 +92,15 @@ def json_body(request: SandboxRequest) -> Any:
         return None
 
 
+def json_body_as(request: SandboxRequest, kind: type[Shape], refusal: SandboxResponse) -> Shape:
+    """The JSON body when it is a `kind` (dict: an object, list: an array), else Refused with the provider's
+    `refusal`."""
+    body = json_body(request)
+    if not isinstance(body, kind):
+        raise Refused(refusal)
+    return body
+
+
 def with_query(url: str, params: dict[str, str]) -> str:
     parts = urlsplit(url)
     query = f"{parts.query}&{urlencode(params)}" if parts.query else urlencode(params)
@@ -92,15 +116,13 @@ def html(body: str, status: int = 200) -> SandboxResponse:
 
 
 def owned(
-    account: str | SandboxResponse, record: dict[str, Any] | None, owner: str, missing: SandboxResponse
-) -> tuple[str, dict[str, Any]] | SandboxResponse:
-    """(account, record) when the signed-in `account` owns `record` (its `owner` field names it); the
-    account's own refusal when it is one (a 401), else `missing` (the provider's 404)."""
-    if isinstance(account, SandboxResponse):
-        return account
+    account: str, record: dict[str, Any] | None, owner: str, missing: SandboxResponse
+) -> dict[str, Any]:
+    """`record` when the signed-in `account` owns it (its `owner` field names it), else Refused with `missing`
+    (the provider's 404)."""
     if record is None or record[owner] != account:
-        return missing
-    return account, record
+        raise Refused(missing)
+    return record
 
 
 class JsonState:
@@ -151,7 +173,16 @@ class BaseProvider:
         return self.sandbox.url
 
     def routes(self) -> Iterable[SandboxRoute]:
-        return []
+        """The routes its handler methods declare with @route (a method overridden without one serves none)."""
+        declared: list[SandboxRoute] = []
+        seen: set[str] = set()
+        for cls in type(self).__mro__:
+            for name, member in vars(cls).items():
+                if name not in seen:
+                    seen.add(name)
+                    for method, path in getattr(member, _ROUTES, []):
+                        declared.append(SandboxRoute(method, path, getattr(self, name)))
+        return declared
 
     def save(self) -> None:
         self.state.save()

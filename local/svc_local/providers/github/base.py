@@ -15,11 +15,12 @@ from svc_local.providers.common import (
     OAuthApp,
     bearer,
     iso,
+    json_body_as,
     now,
     random_id,
 )
 from svc_local.providers.gitstore import EMPTY, Commit, Entry, GitError, GitRepo
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 DOCS = "https://docs.github.com/rest"
 HTTP_BACKEND = "/usr/lib/git-core/git-http-backend"
@@ -42,6 +43,15 @@ def _not_found() -> SandboxResponse:
     return _error(NOT_FOUND, "Not Found")
 
 
+def _supplied(request: SandboxRequest, field: str, kind: type) -> dict[str, Any]:
+    """The JSON body when its `field` is a `kind` (Refused: GitHub's 422 naming the field)."""
+    missing = _error(422, f'Invalid request.\n\n"{field}" wasn\'t supplied.')
+    body = json_body_as(request, dict, missing)
+    if not isinstance(body.get(field), kind):
+        raise Refused(missing)
+    return body
+
+
 # The routes of each part of the provider (a class of its own) take that part as self.
 _Self = TypeVar("_Self", bound="GitHubBase")
 _Route = Callable[[_Self, SandboxRequest], SandboxResponse]
@@ -51,15 +61,11 @@ _RepoHandler = Callable[[_Self, SandboxRequest, Record, GitRepo], SandboxRespons
 
 
 def _signed_in(handler: Callable[[_Self, SandboxRequest, Record], SandboxResponse]) -> _Route[_Self]:
-    """A route of the signed-in account: the handler is given the token's account, or GitHub's 401 is the
-    answer."""
+    """A route of the signed-in account: the handler is given the token's account (GitHub's 401 otherwise)."""
 
     @functools.wraps(handler)
     def route(self: _Self, request: SandboxRequest) -> SandboxResponse:
-        account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
-        return handler(self, request, account)
+        return handler(self, request, self._authenticated(request))
 
     return route
 
@@ -72,10 +78,7 @@ def _repository(*, git_data: bool = True) -> Callable[[_RepoHandler[_Self]], _Ro
     def wrap(handler: _RepoHandler[_Self]) -> _Route[_Self]:
         @functools.wraps(handler)
         def route(self: _Self, request: SandboxRequest) -> SandboxResponse:
-            opened = self._open(request, git_data=git_data)
-            if isinstance(opened, SandboxResponse):
-                return opened
-            _account, meta, repo = opened
+            _account, meta, repo = self._open(request, git_data=git_data)
             return handler(self, request, meta, repo)
 
         return route
@@ -205,23 +208,25 @@ class GitHubBase(BaseProvider):
 
     # ---- helpers
 
-    def _authenticated(self, request: SandboxRequest) -> dict[str, Any] | SandboxResponse:
+    def _authenticated(self, request: SandboxRequest) -> dict[str, Any]:
+        """The token's account (Refused: 401)."""
         account = self.account_for_token(bearer(request))
-        return account if account is not None else _error(401, "Bad credentials")
+        if account is None:
+            raise Refused(_error(401, "Bad credentials"))
+        return account
 
     def _open(
         self, request: SandboxRequest, *, git_data: bool = True
-    ) -> tuple[dict[str, Any], dict[str, Any], GitRepo] | SandboxResponse:
-        """(account, repository record, git repo) of the request, or the error GitHub would answer."""
+    ) -> tuple[dict[str, Any], dict[str, Any], GitRepo]:
+        """(account, repository record, git repo) of the request (Refused with the error GitHub would answer:
+        401, 404, 409 for an empty repository when `git_data`)."""
         account = self._authenticated(request)
-        if isinstance(account, SandboxResponse):
-            return account
         found = self.repository(f"{request.params['owner']}/{request.params['repo']}")
         if found is None or not self.can_access(account["login"], found[0]):
-            return _not_found()
+            raise Refused(_not_found())
         meta, repo = found
         if git_data and repo.is_empty():
-            return _error(409, EMPTY)
+            raise Refused(_error(409, EMPTY))
         return account, meta, repo
 
     def _repo_json(self, meta: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,17 @@ from typing import Any
 from svc_local.providers.common import (
     json_body,
     now,
+    route,
 )
-from svc_local.providers.github.base import MODES, GitHubBase, Record, _error, _not_found, _repository
+from svc_local.providers.github.base import (
+    MODES,
+    GitHubBase,
+    Record,
+    _error,
+    _not_found,
+    _repository,
+    _supplied,
+)
 from svc_local.providers.gitstore import SHA_RE, GitError, GitRepo
 from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
@@ -18,11 +27,10 @@ from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 class GitDataRoutes(GitHubBase):
     """The Git Data API routes (/repos/{owner}/{repo}/git/...)."""
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/blobs")
     @_repository()
     def create_blob(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("content"), str):
-            return _error(422, 'Invalid request.\n\n"content" wasn\'t supplied.')
+        body = _supplied(request, "content", str)
         encoding = body.get("encoding", "utf-8")
         if encoding == "base64":
             try:
@@ -38,6 +46,7 @@ class GitDataRoutes(GitHubBase):
             {"sha": sha, "url": f"{self.api_url}/repos/{meta['full_name']}/git/blobs/{sha}"}, 201
         )
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/blobs/{sha}")
     @_repository()
     def get_blob(self, request: SandboxRequest, _meta: Record, repo: GitRepo) -> SandboxResponse:
         try:
@@ -55,11 +64,10 @@ class GitDataRoutes(GitHubBase):
             }
         )
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/trees")
     @_repository()
     def create_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("tree"), list):
-            return _error(422, 'Invalid request.\n\n"tree" wasn\'t supplied.')
+        body = _supplied(request, "tree", list)
         base = body.get("base_tree")
         if base is not None:
             kind = repo.kind(base) if isinstance(base, str) else None
@@ -104,6 +112,7 @@ class GitDataRoutes(GitHubBase):
         entries = [self._entry_json(meta, repo, e.name, e) for e in repo.tree_entries(sha)]
         return json_response(self._tree_json(meta, sha, entries, truncated=False), 201)
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/trees/{sha+}")
     @_repository()
     def get_tree(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         wanted = request.params["sha"]
@@ -120,14 +129,10 @@ class GitDataRoutes(GitHubBase):
         entries = [self._entry_json(meta, repo, path, e) for path, e in listed[: self.tree_limit]]
         return json_response(self._tree_json(meta, sha, entries, truncated=truncated))
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/commits")
     def create_commit(self, request: SandboxRequest) -> SandboxResponse:
-        opened = self._open(request)
-        if isinstance(opened, SandboxResponse):
-            return opened
-        account, meta, repo = opened
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("message"), str):
-            return _error(422, 'Invalid request.\n\n"message" wasn\'t supplied.')
+        account, meta, repo = self._open(request)
+        body = _supplied(request, "message", str)
         tree, parents = body.get("tree"), body.get("parents", [])
         if not isinstance(tree, str) or repo.kind(tree) != "tree":
             return _error(422, "Tree SHA does not exist")
@@ -146,6 +151,7 @@ class GitDataRoutes(GitHubBase):
         sha = repo.write_commit(tree, list(parents), body["message"], author, committer)
         return json_response(self._git_commit_json(meta, repo.commit(sha)), 201)
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/commits/{sha}")
     @_repository()
     def get_commit(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         sha = request.params["sha"]
@@ -153,6 +159,8 @@ class GitDataRoutes(GitHubBase):
             return _not_found()
         return json_response(self._git_commit_json(meta, repo.commit(sha)))
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/ref/{ref+}")
+    @route("GET", "/github/api/repos/{owner}/{repo}/git/refs/{ref+}")
     @_repository()
     def get_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         ref = f"refs/{request.params['ref']}"
@@ -161,6 +169,7 @@ class GitDataRoutes(GitHubBase):
             return _not_found()
         return json_response(self._ref_json(meta, ref, sha))
 
+    @route("POST", "/github/api/repos/{owner}/{repo}/git/refs")
     @_repository()
     def create_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         body = json_body(request)
@@ -181,11 +190,10 @@ class GitDataRoutes(GitHubBase):
             repo.set_ref(ref, sha)
         return json_response(self._ref_json(meta, ref, sha), 201)
 
+    @route("PATCH", "/github/api/repos/{owner}/{repo}/git/refs/{ref+}")
     @_repository()
     def update_ref(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("sha"), str):
-            return _error(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
+        body = _supplied(request, "sha", str)
         ref, sha = f"refs/{request.params['ref']}", body["sha"]
         with repo.lock:
             current = repo.ref(ref)

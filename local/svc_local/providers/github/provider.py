@@ -4,7 +4,6 @@ through `git http-backend`, and the admin routes tests use."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable
 from urllib.parse import urlencode
 
 from svc_local.providers.common import (
@@ -12,11 +11,12 @@ from svc_local.providers.common import (
     bearer,
     form,
     json_body,
+    route,
 )
 from svc_local.providers.github.base import HTTP_BACKEND
 from svc_local.providers.github.git_data import GitDataRoutes
 from svc_local.providers.github.rest import RestRoutes
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
 
 class GitHub(GitDataRoutes, RestRoutes):
@@ -24,41 +24,13 @@ class GitHub(GitDataRoutes, RestRoutes):
 
     # ---- routes
 
-    def routes(self) -> Iterable[SandboxRoute]:
-        api = "/github/api"
-        repo = f"{api}/repos/{{owner}}/{{repo}}"
-        return [
-            SandboxRoute("GET", "/github/login/oauth/authorize", self.authorize),
-            SandboxRoute("POST", "/github/login/oauth/access_token", self.access_token),
-            SandboxRoute("GET", f"{api}/user", self.get_user),
-            SandboxRoute("GET", f"{api}/user/emails", self.get_emails),
-            SandboxRoute("POST", f"{api}/user/repos", self.create_repo),
-            SandboxRoute("GET", f"{api}/user/repos", self.list_repos),
-            SandboxRoute("GET", repo, self.get_repo),
-            SandboxRoute("GET", f"{repo}/commits/{{ref+}}", self.get_rest_commit),
-            SandboxRoute("POST", f"{repo}/git/blobs", self.create_blob),
-            SandboxRoute("GET", f"{repo}/git/blobs/{{sha}}", self.get_blob),
-            SandboxRoute("POST", f"{repo}/git/trees", self.create_tree),
-            SandboxRoute("GET", f"{repo}/git/trees/{{sha+}}", self.get_tree),
-            SandboxRoute("POST", f"{repo}/git/commits", self.create_commit),
-            SandboxRoute("GET", f"{repo}/git/commits/{{sha}}", self.get_commit),
-            SandboxRoute("GET", f"{repo}/git/ref/{{ref+}}", self.get_ref),
-            SandboxRoute("GET", f"{repo}/git/refs/{{ref+}}", self.get_ref),
-            SandboxRoute("POST", f"{repo}/git/refs", self.create_ref),
-            SandboxRoute("PATCH", f"{repo}/git/refs/{{ref+}}", self.update_ref),
-            SandboxRoute("GET", f"{repo}/contents", self.get_contents),
-            SandboxRoute("GET", f"{repo}/contents/{{path+}}", self.get_contents),
-            SandboxRoute("GET", f"{repo}/compare/{{spec+}}", self.compare),
-            SandboxRoute("*", "/github/git/{owner}/{repo}/{rest+}", self.smart_http),
-            SandboxRoute("POST", "/__admin/github/tokens", self.admin_token),
-            SandboxRoute("GET", "/__admin/github/repos", self.admin_repos),
-        ]
-
     # ---- OAuth app web flow
 
+    @route("GET", "/github/login/oauth/authorize")
     def authorize(self, request: SandboxRequest) -> SandboxResponse:
         return self.oauth.authorize(request, lambda client_id, redirect_uri: None)
 
+    @route("POST", "/github/login/oauth/access_token")
     def access_token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)
         guide = "https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors"
@@ -102,6 +74,7 @@ class GitHub(GitDataRoutes, RestRoutes):
 
     # ---- git clone over smart HTTP
 
+    @route("*", "/github/git/{owner}/{repo}/{rest+}")
     def smart_http(self, request: SandboxRequest) -> SandboxResponse:
         name = request.params["repo"]
         if not name.endswith(".git"):
@@ -153,6 +126,7 @@ class GitHub(GitDataRoutes, RestRoutes):
 
     # ---- admin
 
+    @route("POST", "/__admin/github/tokens")
     def admin_token(self, request: SandboxRequest) -> SandboxResponse:
         """Mint a token for an account without the browser step: {account?} -> {access_token, login}."""
         body = json_body(request)
@@ -160,6 +134,7 @@ class GitHub(GitDataRoutes, RestRoutes):
         login = login if isinstance(login, str) and login else self.oauth.default_account
         return json_response({"access_token": self.issue_token(login), "login": login}, 201)
 
+    @route("GET", "/__admin/github/repos")
     def admin_repos(self, request: SandboxRequest) -> SandboxResponse:
         with self.state.lock:
             repos = [dict(meta) for meta in self.data["repos"].values()]

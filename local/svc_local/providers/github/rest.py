@@ -9,8 +9,9 @@ import re
 
 from svc_local.providers.common import (
     iso,
-    json_body,
+    json_body_as,
     now,
+    route,
 )
 from svc_local.providers.github.base import GitHubBase, Record, _error, _not_found, _repository, _signed_in
 from svc_local.providers.gitstore import Entry, GitRepo
@@ -22,6 +23,7 @@ class RestRoutes(GitHubBase):
 
     # ---- account
 
+    @route("GET", "/github/api/user")
     @_signed_in
     def get_user(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         return json_response(
@@ -36,6 +38,7 @@ class RestRoutes(GitHubBase):
             }
         )
 
+    @route("GET", "/github/api/user/emails")
     @_signed_in
     def get_emails(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         return json_response(
@@ -44,11 +47,10 @@ class RestRoutes(GitHubBase):
 
     # ---- repositories
 
+    @route("POST", "/github/api/user/repos")
     @_signed_in
     def create_repo(self, request: SandboxRequest, account: Record) -> SandboxResponse:
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return _error(400, "Problems parsing JSON")
+        body = json_body_as(request, dict, _error(400, "Problems parsing JSON"))
         raw_name = body.get("name")
         if not isinstance(raw_name, str) or not raw_name.strip():
             return _error(
@@ -98,6 +100,7 @@ class RestRoutes(GitHubBase):
         self.state.save()
         return json_response(self._repo_json(meta), 201)
 
+    @route("GET", "/github/api/user/repos")
     @_signed_in
     def list_repos(self, request: SandboxRequest, account: Record) -> SandboxResponse:
         """GET /user/repos: the account's repositories, most recently created first, paginated like GitHub."""
@@ -111,10 +114,12 @@ class RestRoutes(GitHubBase):
         mine.sort(key=lambda m: m["id"], reverse=True)
         return json_response([self._repo_json(m) for m in mine[(page - 1) * per_page : page * per_page]])
 
+    @route("GET", "/github/api/repos/{owner}/{repo}")
     @_repository(git_data=False)
     def get_repo(self, request: SandboxRequest, meta: Record, _repo: GitRepo) -> SandboxResponse:
         return json_response(self._repo_json(meta))
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/commits/{ref+}")
     @_repository()
     def get_rest_commit(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         ref = request.params["ref"]
@@ -125,6 +130,8 @@ class RestRoutes(GitHubBase):
 
     # ---- Git Data API
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/contents")
+    @route("GET", "/github/api/repos/{owner}/{repo}/contents/{path+}")
     @_repository(git_data=False)
     def get_contents(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         if repo.is_empty():
@@ -172,6 +179,7 @@ class RestRoutes(GitHubBase):
             }
         )
 
+    @route("GET", "/github/api/repos/{owner}/{repo}/compare/{spec+}")
     @_repository()
     def compare(self, request: SandboxRequest, meta: Record, repo: GitRepo) -> SandboxResponse:
         base_ref, dots, head_ref = request.params["spec"].partition("...")

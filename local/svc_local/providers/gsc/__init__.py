@@ -8,13 +8,22 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from svc_local.providers.common import BaseProvider, OAuthApp, basic, bearer, form, json_body, now, random_id
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.providers.common import (
+    BaseProvider,
+    OAuthApp,
+    basic,
+    bearer,
+    form,
+    json_body,
+    now,
+    random_id,
+    route,
+)
+from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
 DEFAULT_ACCOUNT = "sandbox-owner"
 ACCESS_TOKEN_LIFETIME = 3599
@@ -80,19 +89,9 @@ class Gsc(BaseProvider):
     def oauth_next(self, data: dict[str, Any]) -> dict[str, Any]:
         return self.oauth.queue(data)
 
-    def routes(self) -> Iterable[SandboxRoute]:
-        return [
-            SandboxRoute("GET", "/gsc/o/oauth2/v2/auth", self.authorize),
-            SandboxRoute("POST", "/gsc/token", self.token),
-            SandboxRoute("POST", "/gsc/revoke", self.revoke),
-            SandboxRoute("GET", "/gsc/webmasters/v3/sites", self.sites),
-            SandboxRoute("GET", "/__admin/gsc/sites", self.admin_sites),
-            SandboxRoute("POST", "/__admin/gsc/sites", self.admin_set_sites),
-            SandboxRoute("POST", "/__admin/gsc/expire", self.admin_expire),
-        ]
-
     # ---- OAuth
 
+    @route("GET", "/gsc/o/oauth2/v2/auth")
     def authorize(self, request: SandboxRequest) -> SandboxResponse:
         def check(client_id: str, redirect_uri: str) -> str | None:
             if request.arg("response_type") != "code":
@@ -119,6 +118,7 @@ class Gsc(BaseProvider):
             client[1], self.oauth.client_secret
         )
 
+    @route("POST", "/gsc/token")
     def token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)
         if not self._client_ok(request, data):
@@ -179,6 +179,7 @@ class Gsc(BaseProvider):
             "token_type": "Bearer",
         }
 
+    @route("POST", "/gsc/revoke")
     def revoke(self, request: SandboxRequest) -> SandboxResponse:
         """Revoking either token of a grant revokes the grant: its refresh token and every access token."""
         token = form(request).get("token") or request.arg("token") or ""
@@ -198,6 +199,7 @@ class Gsc(BaseProvider):
 
     # ---- API
 
+    @route("GET", "/gsc/webmasters/v3/sites")
     def sites(self, request: SandboxRequest) -> SandboxResponse:
         access = self.data["access_tokens"].get(bearer(request) or "")
         if access is None or access["expires_at"] < now():
@@ -220,12 +222,14 @@ class Gsc(BaseProvider):
 
     # ---- admin
 
+    @route("GET", "/__admin/gsc/sites")
     def admin_sites(self, request: SandboxRequest) -> SandboxResponse:
         account = request.arg("account") or DEFAULT_ACCOUNT
         return json_response(
             {"account": account, "siteEntry": self.data["sites"].get(account, default_sites(account))}
         )
 
+    @route("POST", "/__admin/gsc/sites")
     def admin_set_sites(self, request: SandboxRequest) -> SandboxResponse:
         """{account?, sites: [{siteUrl, permissionLevel}]}: the sites that account has verified."""
         body = json_body(request)
@@ -251,6 +255,7 @@ class Gsc(BaseProvider):
         self.save()
         return json_response({"account": account, "siteEntry": entries}, 201)
 
+    @route("POST", "/__admin/gsc/expire")
     def admin_expire(self, request: SandboxRequest) -> SandboxResponse:
         """Expire every access token (refresh tokens stay valid): the next API call needs a refresh."""
         with self.state.lock:

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import form, html, iso, json_body, now, random_id
-from svc_local.providers.github import GitHub
+from svc_local.providers.common import form, html, iso, json_body, json_body_as, now, random_id, route
 from svc_local.providers.netlify.base import DEFAULT_ACCOUNT, error
 from svc_local.providers.netlify.deploys import Deploys
 from svc_local.providers.netlify.serve import NOT_FOUND, serve_deploy
@@ -21,39 +19,12 @@ class Netlify(Deploys):
     """Mounted at /netlify: authorize at /netlify/authorize, token at /netlify/oauth/token, API at
     /netlify/api/v1, build hooks at /netlify/api/v1/build_hooks/{id}, live sites at /sites/{name}/."""
 
-    def __init__(
-        self,
-        state_dir: Path | None,
-        *,
-        client_id: str,
-        client_secret: str,
-        github: GitHub | None = None,
-        build_delay: float = 1.0,
-    ) -> None:
-        super().__init__(
-            state_dir,
-            client_id=client_id,
-            client_secret=client_secret,
-            github=github,
-            build_delay=build_delay,
-        )
-        if github is not None:
-            github.ref_listeners.append(self.on_push)
-        for deploy in self.data["deploys"].values():  # a state directory from before builds ran
-            if "state" not in deploy:
-                deploy.update(
-                    state="error" if deploy.get("error") else "ready",
-                    title=None,
-                    trigger="api",
-                    log=deploy.get("error") or "",
-                    rules=[],
-                    done_at_ts=deploy.get("ready_at_ts"),
-                    published_at_ts=deploy.get("ready_at_ts") if deploy.get("published") else None,
-                )
-
     def attach(self, sandbox: Sandbox) -> None:
-        """Once mounted: a site whose live deploy has no files (kept from before builds ran) builds again."""
+        """Once mounted: pushes to the GitHub sandbox start builds, and a site whose live deploy has no files
+        (kept from before builds ran) builds again."""
         super().attach(sandbox)
+        if self.github is not None:
+            self.github.ref_listeners.append(self.on_push)
         for site in list(self.data["sites"].values()):
             deploy = self.data["deploys"].get(site.get("published_deploy_id") or "")
             linked = (site.get("repo") or {}).get("repo_path")
@@ -72,38 +43,15 @@ class Netlify(Deploys):
         return self.oauth.queue(data)
 
     def routes(self) -> Iterable[SandboxRoute]:
-        api = "/netlify/api/v1"
-        site = f"{api}/sites/{{site_id}}"
         return [
+            *super().routes(),
             SandboxRoute("GET", "/netlify/authorize", self.oauth.authorize_code),
-            SandboxRoute("POST", "/netlify/oauth/token", self.token),
-            SandboxRoute("GET", f"{api}/user", self.user),
-            SandboxRoute("GET", f"{api}/accounts", self.accounts),
-            SandboxRoute("GET", f"{api}/sites", self.list_sites),
-            SandboxRoute("POST", f"{api}/sites", self.create_site),
-            SandboxRoute("GET", site, self.get_site),
-            SandboxRoute("PATCH", site, self.update_site),
-            SandboxRoute("DELETE", site, self.delete_site),
-            SandboxRoute("GET", f"{api}/accounts/{{account_id}}/env", self.list_env),
-            SandboxRoute("POST", f"{api}/accounts/{{account_id}}/env", self.create_env),
-            SandboxRoute("PUT", f"{api}/accounts/{{account_id}}/env/{{key}}", self.put_env),
-            SandboxRoute("DELETE", f"{api}/accounts/{{account_id}}/env/{{key}}", self.delete_env),
-            SandboxRoute("POST", f"{site}/builds", self.start_build),
-            SandboxRoute("GET", f"{site}/deploys", self.list_deploys),
-            SandboxRoute("POST", f"{site}/deploys/{{deploy_id}}/restore", self.restore_deploy),
-            SandboxRoute("GET", f"{api}/builds/{{build_id}}", self.get_build),
-            SandboxRoute("GET", f"{api}/builds/{{build_id}}/log", self.build_log),
-            SandboxRoute("GET", f"{api}/deploys/{{deploy_id}}", self.get_deploy),
-            SandboxRoute("POST", f"{api}/build_hooks/{{hook_id}}", self.build_hook),
-            SandboxRoute("*", "/sites/{name}", self.serve_site),
-            SandboxRoute("*", "/sites/{name}/{path+}", self.serve_site),
             *self.settings.routes("netlify"),
-            SandboxRoute("POST", "/__admin/netlify/tokens", self.admin_token),
-            SandboxRoute("POST", "/__admin/netlify/next-build", self.admin_next_build),
         ]
 
     # ---- OAuth
 
+    @route("POST", "/netlify/oauth/token")
     def token(self, request: SandboxRequest) -> SandboxResponse:
         data = form(request)
         if (
@@ -178,22 +126,19 @@ class Netlify(Deploys):
             "repo_url": f"https://github.com/{repo.get('repo_path') or ''}",
         }
 
+    @route("GET", "/netlify/api/v1/user")
     def user(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response({"id": account, "email": f"{account}@sandbox.test", "full_name": account})
 
+    @route("GET", "/netlify/api/v1/accounts")
     def accounts(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response([{"id": account, "slug": account, "name": account, "type_name": "Starter"}])
 
+    @route("GET", "/netlify/api/v1/sites")
     def list_sites(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         wanted = request.arg("name") or ""
         sites = [
             self._site_json(s)
@@ -202,10 +147,9 @@ class Netlify(Deploys):
         ]
         return json_response(sites)
 
+    @route("POST", "/netlify/api/v1/sites")
     def create_site(self, request: SandboxRequest) -> SandboxResponse:
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         body = json_body(request)
         if body is not None and not isinstance(body, dict):
             return error(400, "Invalid JSON body")
@@ -230,20 +174,14 @@ class Netlify(Deploys):
         self.state.save()
         return json_response(self._site_json(site), 201)
 
+    @route("GET", "/netlify/api/v1/sites/{site_id}")
     def get_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        return json_response(self._site_json(found[1]))
+        return json_response(self._site_json(self._site(request)))
 
+    @route("PATCH", "/netlify/api/v1/sites/{site_id}")
     def update_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        site = found[1]
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return error(400, "Invalid JSON body")
+        site = self._site(request)
+        body = json_body_as(request, dict, error(400, "Invalid JSON body"))
         with self.state.lock:
             name = body.get("name")
             if isinstance(name, str) and name != site["name"]:
@@ -256,18 +194,19 @@ class Netlify(Deploys):
         self.state.save()
         return json_response(self._site_json(site))
 
+    @route("DELETE", "/netlify/api/v1/sites/{site_id}")
     def delete_site(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
+        site = self._site(request)
         with self.state.lock:
-            self.data["sites"].pop(found[1]["id"], None)
-            self.data["env"].pop(found[1]["id"], None)
+            self.data["sites"].pop(site["id"], None)
+            self.data["env"].pop(site["id"], None)
         self.state.save()
         return SandboxResponse(204)
 
     # ---- the live site
 
+    @route("*", "/sites/{name}")
+    @route("*", "/sites/{name}/{path+}")
     def serve_site(self, request: SandboxRequest) -> SandboxResponse:
         name = request.params["name"]
         site = next((s for s in list(self.data["sites"].values()) if s["name"] == name), None)
@@ -281,12 +220,14 @@ class Netlify(Deploys):
 
     # ---- admin
 
+    @route("POST", "/__admin/netlify/tokens")
     def admin_token(self, request: SandboxRequest) -> SandboxResponse:
         body = json_body(request)
         account = body.get("account") if isinstance(body, dict) else None
         account = account if isinstance(account, str) and account else DEFAULT_ACCOUNT
         return json_response({"access_token": self.issue_token(account), "account_id": account}, 201)
 
+    @route("POST", "/__admin/netlify/next-build")
     def admin_next_build(self, request: SandboxRequest) -> SandboxResponse:
         """Make the next build fail: {error: "message"}."""
         body = json_body(request)

@@ -10,7 +10,7 @@ from typing import Any
 from svc_local.providers.common import BaseProvider, OAuthApp, Settings, bearer, owned
 from svc_local.providers.github import GitHub
 from svc_local.providers.netlify.serve import EdgeCache, LiveDeploy
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 DEFAULT_ACCOUNT = "sandbox-team"
 BUILD_TIMEOUT = 900.0  # the real host's 15 minutes
@@ -44,6 +44,17 @@ class NetlifyBase(BaseProvider):
         self.deploy_root = root
         self.edge = EdgeCache()
         self.live: dict[str, LiveDeploy] = {}  # published deploys as served, by deploy id
+        for deploy in self.data["deploys"].values():  # a state directory from before builds ran
+            if "state" not in deploy:
+                deploy.update(
+                    state="error" if deploy.get("error") else "ready",
+                    title=None,
+                    trigger="api",
+                    log=deploy.get("error") or "",
+                    rules=[],
+                    done_at_ts=deploy.get("ready_at_ts"),
+                    published_at_ts=deploy.get("ready_at_ts") if deploy.get("published") else None,
+                )
 
     def went_live(self) -> None:
         """A deploy was published: the CDN's answers are invalidated, as on the real host."""
@@ -53,10 +64,14 @@ class NetlifyBase(BaseProvider):
     def site_url(self, name: str) -> str:
         return f"{self.public_url}/sites/{name}/"
 
-    def _account(self, request: SandboxRequest) -> str | SandboxResponse:
+    def _account(self, request: SandboxRequest) -> str:
+        """The token's account (Refused: 401)."""
         grant = self.data["tokens"].get(bearer(request) or "")
-        return str(grant["account"]) if grant else error(401, "Access Denied: Invalid token")
+        if not grant:
+            raise Refused(error(401, "Access Denied: Invalid token"))
+        return str(grant["account"])
 
-    def _site(self, request: SandboxRequest) -> tuple[str, dict[str, Any]] | SandboxResponse:
+    def _site(self, request: SandboxRequest) -> dict[str, Any]:
+        """The site the path names, when it is the token's account's (Refused: 401, 404)."""
         site = self.data["sites"].get(request.params["site_id"])
         return owned(self._account(request), site, "account_id", error(404, "Not Found"))

@@ -12,13 +12,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import iso, now, random_id
+from svc_local.providers.common import iso, now, random_id, route
 from svc_local.providers.netlify.base import NetlifyBase, error
 from svc_local.providers.netlify.build import run_build
 from svc_local.providers.netlify.env import EnvRoutes
 from svc_local.providers.netlify.redirects import Rule
 from svc_local.providers.netlify.serve import LiveDeploy
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 _STOP = ""
 
@@ -107,17 +107,16 @@ class Deploys(EnvRoutes, NetlifyBase):
             (sha, None) if sha else (None, f"Failed to prepare repo: branch {repo['repo_branch']} not found")
         )
 
+    @route("POST", "/netlify/api/v1/sites/{site_id}/builds")
     def start_build(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        site = found[1]
+        site = self._site(request)
         if not (site.get("repo") or {}).get("repo_path"):
             return error(422, "This site is not linked to a repository; link one before triggering a build")
         sha, problem = self._branch_head(site)
         deploy = self.enqueue(site, sha, "api", problem)
         return json_response(self._build_json(self.data["builds"][deploy["build_id"]]))
 
+    @route("POST", "/netlify/api/v1/build_hooks/{hook_id}")
     def build_hook(self, request: SandboxRequest) -> SandboxResponse:
         """POST to a site's deploy_hook URL: a build of its branch head (no token: the URL is the secret)."""
         site = next(
@@ -259,61 +258,51 @@ class Deploys(EnvRoutes, NetlifyBase):
             "created_at": iso(deploy["created_at_ts"]),
         }
 
-    def _of_own_site(self, request: SandboxRequest, kind: str) -> dict[str, Any] | SandboxResponse:
+    def _of_own_site(self, request: SandboxRequest, kind: str) -> dict[str, Any]:
         """The build or deploy (`kind`: "build" | "deploy") the path names when its site is the token's
-        account's, or the error the real host answers."""
+        account's (Refused with the error the real host answers)."""
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         record = self.data[f"{kind}s"].get(request.params[f"{kind}_id"])
         site = self.data["sites"].get(record["site_id"]) if record else None
         if record is None or site is None or site["account_id"] != account:
-            return error(404, "Not Found")
+            raise Refused(error(404, "Not Found"))
         return record
 
+    @route("GET", "/netlify/api/v1/builds/{build_id}")
     def get_build(self, request: SandboxRequest) -> SandboxResponse:
-        build = self._of_own_site(request, "build")
-        if isinstance(build, SandboxResponse):
-            return build
-        return json_response(self._build_json(build))
+        return json_response(self._build_json(self._of_own_site(request, "build")))
 
+    @route("GET", "/netlify/api/v1/builds/{build_id}/log")
     def build_log(self, request: SandboxRequest) -> SandboxResponse:
         build = self._of_own_site(request, "build")
-        if isinstance(build, SandboxResponse):
-            return build
         deploy = self.data["deploys"][build["deploy_id"]]
         return json_response({"log": deploy.get("log") or "", "done": deploy["state"] in ("ready", "error")})
 
+    @route("GET", "/netlify/api/v1/deploys/{deploy_id}")
     def get_deploy(self, request: SandboxRequest) -> SandboxResponse:
-        deploy = self._of_own_site(request, "deploy")
-        if isinstance(deploy, SandboxResponse):
-            return deploy
-        return json_response(self._deploy_json(deploy))
+        return json_response(self._deploy_json(self._of_own_site(request, "deploy")))
 
+    @route("GET", "/netlify/api/v1/sites/{site_id}/deploys")
     def list_deploys(self, request: SandboxRequest) -> SandboxResponse:
         """GET /sites/{id}/deploys: newest first, `page` and `per_page` as the real API (100 at most)."""
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
+        site = self._site(request)
         try:
             page = max(int(request.arg("page") or 1), 1)
             per_page = min(max(int(request.arg("per_page") or 100), 1), 100)
         except ValueError:
             return error(400, "page and per_page must be numbers")
         deploys = sorted(
-            (d for d in list(self.data["deploys"].values()) if d["site_id"] == found[1]["id"]),
+            (d for d in list(self.data["deploys"].values()) if d["site_id"] == site["id"]),
             key=lambda d: float(d["created_at_ts"]),
             reverse=True,
         )
         chosen = deploys[(page - 1) * per_page : page * per_page]
         return json_response([self._deploy_json(d) for d in chosen])
 
+    @route("POST", "/netlify/api/v1/sites/{site_id}/deploys/{deploy_id}/restore")
     def restore_deploy(self, request: SandboxRequest) -> SandboxResponse:
         """POST /sites/{id}/deploys/{deploy_id}/restore: an earlier ready deploy live again."""
-        found = self._site(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        site = found[1]
+        site = self._site(request)
         deploy = self.data["deploys"].get(request.params["deploy_id"])
         if deploy is None or deploy["site_id"] != site["id"]:
             return error(404, "Not Found")

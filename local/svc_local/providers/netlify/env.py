@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_local.providers.common import iso, json_body, random_id
+from svc_local.providers.common import iso, json_body, json_body_as, random_id, route
 from svc_local.providers.netlify.base import NetlifyBase, error
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 
 class EnvRoutes(NetlifyBase):
-    def _env_site(self, request: SandboxRequest) -> dict[str, Any] | SandboxResponse:
+    def _env_site(self, request: SandboxRequest) -> dict[str, Any]:
+        """The environment of the site `?site_id=` names, when the path's account is the token's and owns the
+        site (Refused: 401, 404)."""
         account = self._account(request)
-        if isinstance(account, SandboxResponse):
-            return account
-        if request.params["account_id"] != account:
-            return error(404, "Not Found")
         site = self.data["sites"].get(request.arg("site_id") or "")
-        if site is None or site["account_id"] != account:
-            return error(404, "Not Found")
+        if request.params["account_id"] != account or site is None or site["account_id"] != account:
+            raise Refused(error(404, "Not Found"))
         return self.data["env"].setdefault(site["id"], {})
 
     def site_environment(self, site_id: str) -> dict[str, str]:
@@ -53,19 +51,15 @@ class EnvRoutes(NetlifyBase):
             )
         return values
 
+    @route("GET", "/netlify/api/v1/accounts/{account_id}/env")
     def list_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
-        if isinstance(env, SandboxResponse):
-            return env
         return json_response([self._env_item(k, v) for k, v in sorted(env.items())])
 
+    @route("POST", "/netlify/api/v1/accounts/{account_id}/env")
     def create_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
-        if isinstance(env, SandboxResponse):
-            return env
-        body = json_body(request)
-        if not isinstance(body, list):
-            return error(400, "Request body must be a list of environment variables")
+        body = json_body_as(request, list, error(400, "Request body must be a list of environment variables"))
         created: dict[str, dict[str, Any]] = {}
         for item in body:
             values = self._values(item.get("values")) if isinstance(item, dict) else None
@@ -83,10 +77,9 @@ class EnvRoutes(NetlifyBase):
         self.state.save()
         return json_response([self._env_item(k, v) for k, v in created.items()], 201)
 
+    @route("PUT", "/netlify/api/v1/accounts/{account_id}/env/{key}")
     def put_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
-        if isinstance(env, SandboxResponse):
-            return env
         key = request.params["key"]
         if key not in env:
             return error(404, "Environment variable not found")
@@ -103,10 +96,9 @@ class EnvRoutes(NetlifyBase):
         self.state.save()
         return json_response(self._env_item(key, env[key]))
 
+    @route("DELETE", "/netlify/api/v1/accounts/{account_id}/env/{key}")
     def delete_env(self, request: SandboxRequest) -> SandboxResponse:
         env = self._env_site(request)
-        if isinstance(env, SandboxResponse):
-            return env
         with self.state.lock:
             env.pop(request.params["key"], None)
         self.state.save()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html as html_escape
 from typing import Any
 
-from svc_local.providers.common import form, html, now, random_id, redirect, with_query
+from svc_local.providers.common import form, html, now, random_id, redirect, route, with_query
 from svc_local.providers.stripe.forms import ID_ALPHABET, error, parse_form
 from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
 
@@ -37,6 +37,7 @@ class ConnectMixin:
             return "Invalid redirect_uri."
         return None
 
+    @route("GET", "/stripe/connect/oauth/authorize")
     def authorize_page(self, request: SandboxRequest) -> SandboxResponse:
         names = ("client_id", "response_type", "scope", "state", "redirect_uri")
         params = {name: request.arg(name) or "" for name in names}
@@ -57,6 +58,7 @@ class ConnectMixin:
             '<button type="submit" name="decision" value="deny" id="deny">Deny</button></form></body></html>'
         )
 
+    @route("POST", "/stripe/connect/oauth/authorize")
     def authorize_decide(self, request: SandboxRequest) -> SandboxResponse:
         params = form(request)
         problem = self._authorize_problem(params)
@@ -83,6 +85,7 @@ class ConnectMixin:
         scope = params.get("scope") or "read_only"
         return redirect(with_query(params["redirect_uri"], {"code": code, "scope": scope, **back}))
 
+    @route("POST", "/stripe/connect/oauth/token")
     def token(self, request: SandboxRequest) -> SandboxResponse:
         params = form(request)
         if not self.authorized(request) and params.get("client_secret") != self.secret_key:  # type: ignore[attr-defined]
@@ -111,10 +114,9 @@ class ConnectMixin:
 
     # ---- webhook endpoints
 
+    @route("POST", "/stripe/v1/webhook_endpoints")
     def create_endpoint(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         params = parse_form(request.body)
         url, events = params.get("url"), params.get("enabled_events")
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -138,10 +140,9 @@ class ConnectMixin:
         self.state.save()
         return json_response({k: v for k, v in endpoint.items() if k != "account"})
 
+    @route("GET", "/stripe/v1/webhook_endpoints")
     def list_endpoints(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         with self.state.lock:
             mine = [
                 {k: v for k, v in e.items() if k not in ("secret", "account")}

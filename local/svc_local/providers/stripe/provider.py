@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from svc_local.providers.common import BaseProvider, basic, bearer, json_body
+from svc_local.providers.common import BaseProvider, basic, bearer, json_body, route
 from svc_local.providers.stripe.connect import ConnectMixin
 from svc_local.providers.stripe.events import EventsMixin
 from svc_local.providers.stripe.forms import error
 from svc_local.providers.stripe.sessions import SessionsMixin
-from svc_local.sandbox import SandboxRequest, SandboxResponse, SandboxRoute, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 
 class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
@@ -48,28 +47,6 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
             self.data["webhook"]["url"] = webhook_url
         self.data["webhook"]["secret"] = self.data["webhook"].get("secret") or webhook_secret
 
-    def routes(self) -> Iterable[SandboxRoute]:
-        return [
-            SandboxRoute("POST", "/stripe/v1/checkout/sessions", self.create_session),
-            SandboxRoute("GET", "/stripe/v1/checkout/sessions/{session_id}", self.get_session),
-            SandboxRoute("POST", "/stripe/v1/checkout/sessions/{session_id}/expire", self.expire_session),
-            SandboxRoute("POST", "/stripe/v1/webhook_endpoints", self.create_endpoint),
-            SandboxRoute("GET", "/stripe/v1/webhook_endpoints", self.list_endpoints),
-            SandboxRoute("GET", "/stripe/pay/{session_id}", self.page),
-            SandboxRoute("POST", "/stripe/pay/{session_id}", self.pay),
-            SandboxRoute("GET", "/stripe/connect/oauth/authorize", self.authorize_page),
-            SandboxRoute("POST", "/stripe/connect/oauth/authorize", self.authorize_decide),
-            SandboxRoute("POST", "/stripe/connect/oauth/token", self.token),
-            SandboxRoute("GET", "/__admin/stripe/webhook", self.admin_get_webhook),
-            SandboxRoute("POST", "/__admin/stripe/webhook", self.admin_set_webhook),
-            SandboxRoute("POST", "/__admin/stripe/sessions/{session_id}/complete", self.admin_complete),
-            SandboxRoute("POST", "/__admin/stripe/sessions/{session_id}/expire", self.admin_expire),
-            SandboxRoute("GET", "/__admin/stripe/events", self.admin_events),
-            SandboxRoute("POST", "/__admin/stripe/events/{event_id}/deliver", self.admin_deliver),
-            SandboxRoute("GET", "/__admin/stripe/accounts", self.admin_accounts),
-            SandboxRoute("POST", "/__admin/stripe/connect/next", self.admin_connect_next),
-        ]
-
     # ---- authentication
 
     def authorized(self, request: SandboxRequest) -> bool:
@@ -83,31 +60,37 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
         given = bearer(request) or ""
         return error(401, f"Invalid API Key provided: {given[:8]}{'*' * 8}{given[-4:]}")
 
-    def caller(self, request: SandboxRequest) -> str | SandboxResponse | None:
-        """Who an API call acts for: the 401 of a wrong key, else `account_of`'s account, None or 403."""
+    def caller(self, request: SandboxRequest) -> str | None:
+        """Who an API call acts for: `account_of`'s account or None (Refused: 401 for a wrong key)."""
         refused = self.refusal(request)
-        return refused if refused is not None else self.account_of(request)
+        if refused is not None:
+            raise Refused(refused)
+        return self.account_of(request)
 
-    def account_of(self, request: SandboxRequest) -> str | SandboxResponse | None:
-        """The connected account the call acts for (`Stripe-Account`), None for the platform itself; 403 for
-        an account not connected to this platform."""
+    def account_of(self, request: SandboxRequest) -> str | None:
+        """The connected account the call acts for (`Stripe-Account`), None for the platform itself (Refused:
+        403 for an account not connected to this platform)."""
         account = request.headers.get("stripe-account")
         if not account:
             return None
         if account not in self.data["accounts"]:
-            return error(
-                403,
-                f"The provided key does not have access to account '{account}' (or that account does not "
-                "exist). Application access may have been revoked.",
-                code="account_invalid",
+            raise Refused(
+                error(
+                    403,
+                    f"The provided key does not have access to account '{account}' (or that account does not "
+                    "exist). Application access may have been revoked.",
+                    code="account_invalid",
+                )
             )
         return account
 
     # ---- admin
 
+    @route("GET", "/__admin/stripe/webhook")
     def admin_get_webhook(self, request: SandboxRequest) -> SandboxResponse:
         return json_response(dict(self.data["webhook"]))
 
+    @route("POST", "/__admin/stripe/webhook")
     def admin_set_webhook(self, request: SandboxRequest) -> SandboxResponse:
         body = json_body(request)
         if (
@@ -136,25 +119,30 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
             return json_response({"event_id": event["id"], "delivery": None}, 201)
         return json_response({"event_id": event["id"], "delivery": self.deliver(event["id"])}, 201)
 
+    @route("POST", "/__admin/stripe/sessions/{session_id}/complete")
     def admin_complete(self, request: SandboxRequest) -> SandboxResponse:
         """Pay a session as the hosted page would, and deliver its webhook now: {event_id, delivery}."""
         return self._admin_settle(request, self.complete)
 
+    @route("POST", "/__admin/stripe/sessions/{session_id}/expire")
     def admin_expire(self, request: SandboxRequest) -> SandboxResponse:
         """Expire an open session now (as its expires_at passing would) and deliver its webhook now."""
         return self._admin_settle(request, self.expire)
 
+    @route("GET", "/__admin/stripe/events")
     def admin_events(self, request: SandboxRequest) -> SandboxResponse:
         with self.state.lock:
             events = list(self.data["events"].values())
         return json_response({"events": events})
 
+    @route("POST", "/__admin/stripe/events/{event_id}/deliver")
     def admin_deliver(self, request: SandboxRequest) -> SandboxResponse:
         """Deliver an event again (same id and body, a fresh signature): idempotency tests use it."""
         if request.params["event_id"] not in self.data["events"]:
             return json_response({"error": "not_found"}, 404)
         return json_response({"delivery": self.deliver(request.params["event_id"])}, 201)
 
+    @route("GET", "/__admin/stripe/accounts")
     def admin_accounts(self, request: SandboxRequest) -> SandboxResponse:
         """Connected accounts and every webhook endpoint (with its account)."""
         with self.state.lock:
@@ -167,6 +155,7 @@ class Stripe(SessionsMixin, ConnectMixin, EventsMixin, BaseProvider):
                 }
             )
 
+    @route("POST", "/__admin/stripe/connect/next")
     def admin_connect_next(self, request: SandboxRequest) -> SandboxResponse:
         """The account the next Allow connects (`{"account": "acct_..."}`), instead of a new one."""
         body = json_body(request)

@@ -9,9 +9,9 @@ import hashlib
 import html as html_escape
 from typing import Any
 
-from svc_local.providers.common import html, now, random_id, redirect
+from svc_local.providers.common import html, now, random_id, redirect, route
 from svc_local.providers.stripe.forms import ID_ALPHABET, error, error_body, parse_form
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 SESSION_TTL = 24 * 3600
 MIN_TTL = 30 * 60
@@ -27,10 +27,9 @@ class SessionsMixin:
 
     # ---- API
 
+    @route("POST", "/stripe/v1/checkout/sessions")
     def create_session(self, request: SandboxRequest) -> SandboxResponse:
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         key = request.headers.get("idempotency-key")
         scope = f"{account or ''}:{key}"
         fingerprint = hashlib.sha256(request.body).hexdigest()
@@ -137,28 +136,23 @@ class SessionsMixin:
                 self.later(0, lambda: self.deliver(event["id"]))  # type: ignore[attr-defined]
         return session
 
-    def _session_for(self, request: SandboxRequest) -> dict[str, Any] | SandboxResponse:
+    def _session_for(self, request: SandboxRequest) -> dict[str, Any]:
+        """The session the path names, when the caller may see it (Refused: 401, 403, 404)."""
         account = self.caller(request)  # type: ignore[attr-defined]
-        if isinstance(account, SandboxResponse):
-            return account
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None or session.get("account") != account:
-            return error(
-                404, f"No such checkout.session: '{request.params['session_id']}'", code="resource_missing"
-            )
+            missing = f"No such checkout.session: '{request.params['session_id']}'"
+            raise Refused(error(404, missing, code="resource_missing"))
         return session
 
+    @route("GET", "/stripe/v1/checkout/sessions/{session_id}")
     def get_session(self, request: SandboxRequest) -> SandboxResponse:
-        session = self._session_for(request)
-        if isinstance(session, SandboxResponse):
-            return session
-        return json_response(self.public(self.current(session)))
+        return json_response(self.public(self.current(self._session_for(request))))
 
+    @route("POST", "/stripe/v1/checkout/sessions/{session_id}/expire")
     def expire_session(self, request: SandboxRequest) -> SandboxResponse:
         """POST /v1/checkout/sessions/{id}/expire: an open session expires now (400 otherwise)."""
         session = self._session_for(request)
-        if isinstance(session, SandboxResponse):
-            return session
         event = self.expire(session["id"])
         if event is None:
             return error(
@@ -171,6 +165,7 @@ class SessionsMixin:
 
     # ---- hosted page
 
+    @route("GET", "/stripe/pay/{session_id}")
     def page(self, request: SandboxRequest) -> SandboxResponse:
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None:
@@ -201,6 +196,7 @@ class SessionsMixin:
             f"<h1>Pay {amount}</h1><ul>{items}</ul>{action}</body></html>"
         )
 
+    @route("POST", "/stripe/pay/{session_id}")
     def pay(self, request: SandboxRequest) -> SandboxResponse:
         session = self.data["sessions"].get(request.params["session_id"])
         if session is None:

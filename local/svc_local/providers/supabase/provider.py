@@ -21,9 +21,11 @@ from svc_local.providers.common import (
     Settings,
     iso,
     json_body,
+    json_body_as,
     now,
     owned,
     random_id,
+    route,
 )
 from svc_local.providers.supabase.databases import (
     DatabaseMissing,
@@ -122,33 +124,21 @@ class Supabase(BaseProvider):
     # ---- routes
 
     def routes(self) -> Iterable[SandboxRoute]:
-        v1 = "/supabase/v1"
-        project = f"{v1}/projects/{{ref}}"
         return [
-            SandboxRoute("GET", f"{v1}/oauth/authorize", self.oauth.authorize_code),
-            SandboxRoute("POST", f"{v1}/oauth/token", self.tokens.token),
-            SandboxRoute("GET", f"{v1}/organizations", self.organizations),
-            SandboxRoute("GET", f"{v1}/projects", self.list_projects),
-            SandboxRoute("POST", f"{v1}/projects", self.create_project),
-            SandboxRoute("GET", project, self.get_project),
-            SandboxRoute("GET", f"{project}/health", self.health),
-            SandboxRoute("POST", f"{project}/database/query", self.query),
-            SandboxRoute("GET", f"{project}/api-keys", self.api_keys),
-            SandboxRoute("GET", f"{project}/config/database/pooler", self.pooler),
+            *super().routes(),
+            SandboxRoute("GET", "/supabase/v1/oauth/authorize", self.oauth.authorize_code),
+            SandboxRoute("POST", "/supabase/v1/oauth/token", self.tokens.token),
             *self.settings.routes("supabase"),
-            SandboxRoute(
-                "GET",
-                "/__admin/supabase/rate-limited",
-                lambda request: json_response({"refused": self.tokens.rate_limited}),
-            ),
-            SandboxRoute("POST", "/__admin/supabase/tokens", self.admin_tokens),
-            SandboxRoute("POST", "/__admin/supabase/accounts", self.admin_account),
-            SandboxRoute("GET", "/__admin/supabase/projects/{ref}", self.admin_project),
         ]
+
+    @route("GET", "/__admin/supabase/rate-limited")
+    def admin_rate_limited(self, request: SandboxRequest) -> SandboxResponse:
+        return json_response({"refused": self.tokens.rate_limited})
 
     # ---- helpers
 
-    def _project(self, request: SandboxRequest) -> tuple[str, dict[str, Any]] | SandboxResponse:
+    def _project(self, request: SandboxRequest) -> dict[str, Any]:
+        """The project the path names, when it is the token's account's (Refused: 401, 429, 404)."""
         project = self.data["projects"].get(request.params["ref"])
         return owned(self.tokens.account(request), project, "account", message(404, "Project not found"))
 
@@ -180,27 +170,22 @@ class Supabase(BaseProvider):
 
     # ---- organizations and projects
 
+    @route("GET", "/supabase/v1/organizations")
     def organizations(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         return json_response(list(self.data["accounts"].get(account, {}).get("organizations", [])))
 
+    @route("GET", "/supabase/v1/projects")
     def list_projects(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
         with self.state.lock:
             projects = [p for p in self.data["projects"].values() if p["account"] == account]
         return json_response([self._project_json(p, detail=True) for p in projects])
 
+    @route("POST", "/supabase/v1/projects")
     def create_project(self, request: SandboxRequest) -> SandboxResponse:
         account = self.tokens.account(request)
-        if isinstance(account, SandboxResponse):
-            return account
-        body = json_body(request)
-        if not isinstance(body, dict):
-            return message(400, "Invalid request body")
+        body = json_body_as(request, dict, message(400, "Invalid request body"))
         missing = [k for k in ("name", "db_pass") if not isinstance(body.get(k), str) or not body[k]]
         slug = body.get("organization_slug") or body.get("organization_id")
         if not isinstance(slug, str) or not slug:
@@ -242,30 +227,25 @@ class Supabase(BaseProvider):
         self.databases.create(ref, project["database"], role_password(project))
         return json_response(self._project_json(project), 201)
 
+    @route("GET", "/supabase/v1/projects/{ref}")
     def get_project(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        return json_response(self._project_json(found[1], detail=True))
+        return json_response(self._project_json(self._project(request), detail=True))
 
+    @route("GET", "/supabase/v1/projects/{ref}/health")
     def health(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
+        project = self._project(request)
         services = request.query.get("services") or []
         if not services:
             return message(400, "services is required")
-        status = self._status(found[1])
+        status = self._status(project)
         healthy = status == READY
         return json_response(
             [{"name": s, "healthy": healthy, "status": READY if healthy else COMING_UP} for s in services]
         )
 
+    @route("POST", "/supabase/v1/projects/{ref}/database/query")
     def query(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         body = json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("query"), str):
             return message(400, "query is required")
@@ -281,11 +261,9 @@ class Supabase(BaseProvider):
             return message(400, f"Failed to run sql query: ERROR: {exc}")
         return json_response(rows, 201)
 
+    @route("GET", "/supabase/v1/projects/{ref}/api-keys")
     def api_keys(self, request: SandboxRequest) -> SandboxResponse:
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         reveal = request.arg("reveal") == "true"
         keys = []
         for role in ("anon", "service_role"):
@@ -310,13 +288,11 @@ class Supabase(BaseProvider):
             )
         return json_response(keys)
 
+    @route("GET", "/supabase/v1/projects/{ref}/config/database/pooler")
     def pooler(self, request: SandboxRequest) -> SandboxResponse:
         """The pooler configuration: the sandbox's PostgreSQL server stands in for Supavisor (session mode),
         with the project's own database and its own role."""
-        found = self._project(request)
-        if isinstance(found, SandboxResponse):
-            return found
-        project = found[1]
+        project = self._project(request)
         if not self.database_url:
             return message(503, "The sandbox has no PostgreSQL server (DATABASE_URL) for project databases")
         host, port, _, _ = server_endpoint(self.database_url)
@@ -341,6 +317,7 @@ class Supabase(BaseProvider):
 
     # ---- admin
 
+    @route("POST", "/__admin/supabase/tokens")
     def admin_tokens(self, request: SandboxRequest) -> SandboxResponse:
         """Tokens for an account without the browser step: {account?} -> the token endpoint's answer."""
         body = json_body(request)
@@ -349,6 +326,7 @@ class Supabase(BaseProvider):
         self.ensure_account(account)
         return json_response(self.tokens.issue(account), 201)
 
+    @route("POST", "/__admin/supabase/accounts")
     def admin_account(self, request: SandboxRequest) -> SandboxResponse:
         """Create or change an account: {account, organizations: [{id, slug, name, max_projects?}]}."""
         body = json_body(request)
@@ -364,6 +342,7 @@ class Supabase(BaseProvider):
         self.ensure_account(body["account"], orgs)
         return json_response({"account": body["account"], **self.data["accounts"][body["account"]]}, 201)
 
+    @route("GET", "/__admin/supabase/projects/{ref}")
     def admin_project(self, request: SandboxRequest) -> SandboxResponse:
         project = self.data["projects"].get(request.params["ref"])
         if project is None:

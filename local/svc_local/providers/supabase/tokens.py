@@ -10,7 +10,7 @@ from collections import deque
 from typing import Any
 
 from svc_local.providers.common import JsonState, OAuthApp, Settings, basic, bearer, form, now, random_id
-from svc_local.sandbox import SandboxRequest, SandboxResponse, json_response
+from svc_local.sandbox import Refused, SandboxRequest, SandboxResponse, json_response
 
 
 def message(status: int, text: str) -> SandboxResponse:
@@ -81,12 +81,14 @@ class Tokens:
             return json_response(self.issue(old["account"]), 201)
         return message(400, "Unsupported grant_type")
 
-    def account(self, request: SandboxRequest) -> str | SandboxResponse:
+    def account(self, request: SandboxRequest) -> str:
+        """The access token's account (Refused: 401 for a missing, unknown or expired token, 429 past the
+        rate limit)."""
         token = bearer(request) or ""
         with self.state.lock:
             grant = self.data["tokens"].get(token)
         if grant is None or grant["expires_at"] <= now():
-            return message(401, "Unauthorized")
+            raise Refused(message(401, "Unauthorized"))
         limit = self.settings["rate_limit_per_minute"]
         if limit:
             # `limit` requests per `rate_limit_window` seconds (60: the Management API's per-minute limit; a
@@ -100,6 +102,8 @@ class Tokens:
                 if len(calls) >= limit:
                     self.rate_limited += 1
                     wait = max(1, int(window - (moment - calls[0])) + 1)
-                    return json_response({"message": "Too many requests"}, 429, {"Retry-After": str(wait)})
+                    raise Refused(
+                        json_response({"message": "Too many requests"}, 429, {"Retry-After": str(wait)})
+                    )
                 calls.append(moment)
         return str(grant["account"])
