@@ -14,7 +14,7 @@ host relays, so each declares an empty CSP (the host's restrictive default: no c
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,9 @@ class View:
     file: str
 
     def listing(self) -> dict[str, Any]:
-        return {
-            "uri": self.uri,
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "mimeType": MIME_TYPE,
-            "_meta": {"ui": meta()},
-        }
+        """The view in resources/list: its fields but the file it is read from, with its MIME type."""
+        shown = {name: value for name, value in asdict(self).items() if name != "file"}
+        return {**shown, "mimeType": MIME_TYPE, "_meta": {"ui": meta()}}
 
 
 PROJECT_CARD = "ui://svc/project-card.html"
