@@ -19,17 +19,6 @@ class WorkspaceArguments(ToolInput):
     )
 
 
-class Me(Output):
-    id: str
-    email: str
-    display_name: str | None
-    plan: str
-    default_workspace_id: str
-    avatar_url: str | None
-    repo_host_connected: bool
-    repo_host_username: str | None
-
-
 class Workspace(Output):
     id: str
     name: str
@@ -41,6 +30,17 @@ class Workspace(Output):
 
 class Workspaces(Output):
     workspaces: list[Workspace]
+
+
+class Me(Output):
+    id: str
+    email: str
+    display_name: str | None
+    plan: str
+    default_workspace_id: str
+    avatar_url: str | None
+    repo_host_connected: bool
+    repo_host_username: str | None
 
 
 @registry.tool("Who am I", output=Me)
