@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import asdict, dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +106,11 @@ def listing() -> list[dict[str, Any]]:
 
 @functools.cache
 def html(uri: str) -> str:
-    """A view's document: its HTML with the shared style, the bridge and the shared code inlined where it marks
-    (read once per container)."""
-    page = (UI_DIR / VIEWS[uri].file).read_text()
+    """A view's document: its HTML opened by the shared head (head.html, with the view's title), with the
+    shared style, the bridge and the shared code inlined where it marks (read once per container)."""
+    view = VIEWS[uri]
+    head = (UI_DIR / "head.html").read_text().replace("<!--VIEW_TITLE-->", escape(view.title))
+    page = (UI_DIR / view.file).read_text().replace("<!--VIEW_HEAD-->\n", head, 1)
     for mark, part in (
         ("/*VIEW_COMMON_CSS*/", "common.css"),
         ("/*VIEW_BRIDGE_JS*/", "bridge.js"),
