@@ -41,10 +41,8 @@ def binding_digest(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
 
 
-class NotPublished(Conflict):
+class NotPublished(Conflict, code="backoffice_not_published"):
     """The project's backoffice is served once the project is published; it is not yet."""
-
-    code = "backoffice_not_published"
 
     def __init__(self, project: Project) -> None:
         super().__init__(say("handoff.not_published"))
