@@ -32,8 +32,7 @@ def _invalid_tag() -> type[Exception]:
     return InvalidTag
 
 
-class DecryptionFailed(DomainError):
-    code = "decryption_failed"
+class DecryptionFailed(DomainError, code="decryption_failed"): ...
 
 
 class KeyProvider(Protocol):

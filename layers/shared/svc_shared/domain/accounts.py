@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from svc_shared.core.catalogue import say
@@ -63,14 +63,9 @@ class Workspace:
     owner_id: str = ""
 
     def public(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "role": self.role,
-            "project_count": self.project_count,
-            "created_at": iso_utc(self.created_at),
-            "personal": self.personal,
-        }
+        """What list_workspaces and get_workspace show: every field but the owner's id."""
+        shown = {name: value for name, value in asdict(self).items() if name != "owner_id"}
+        return {**shown, "created_at": iso_utc(self.created_at)}
 
 
 def normalize_email(email: str) -> str:

@@ -28,21 +28,17 @@ REFRESH_MARGIN = 120
 _PURPOSE = "provider-oauth-state"
 
 
-class ConnectionFailed(DomainError):
+class ConnectionFailed(DomainError, code="connection_failed"):
     """A provider connection could not be completed (state, expiry, exchange); `provider` once the state
     has named it."""
-
-    code = "connection_failed"
 
     def __init__(self, message: str, *, code: str | None = None, provider: str | None = None) -> None:
         super().__init__(message, code=code)
         self.provider = provider
 
 
-class ReconnectRequired(DomainError):
+class ReconnectRequired(DomainError, code="reconnect_required"):
     """No usable token: missing, unreadable, expired without a working refresh, or under-scoped."""
-
-    code = "reconnect_required"
 
     def __init__(self, message: str, *, provider: str) -> None:
         super().__init__(message)

@@ -29,10 +29,8 @@ PAID_PLAN_CENTS = 2500  # the paid plan's price, in one payment
 HISTORY_LINES = 50  # the credit history shows the newest 50 lines
 
 
-class CreditsShort(PaymentRequired):
+class CreditsShort(PaymentRequired, code="credits_short"):
     """The balance does not cover a builder message: nothing was sent, nothing charged."""
-
-    code = "credits_short"
 
 
 def next_renewal(created_at: int, now: float) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
@@ -41,10 +42,8 @@ def binding_digest(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
 
 
-class NotPublished(Conflict):
+class NotPublished(Conflict, code="backoffice_not_published"):
     """The project's backoffice is served once the project is published; it is not yet."""
-
-    code = "backoffice_not_published"
 
     def __init__(self, project: Project) -> None:
         super().__init__(say("handoff.not_published"))
@@ -75,20 +74,13 @@ def new_private_key_pem() -> str:
     )
 
 
+@dataclass(eq=False)
 class Handoffs:
-    def __init__(
-        self,
-        projects: Projects,
-        accounts: Accounts,
-        clock: Clock,
-        keys: HandoffKeys,
-        limiter: RateLimiter | None = None,
-    ) -> None:
-        self._projects = projects
-        self._accounts = accounts
-        self._clock = clock
-        self._keys = keys
-        self._limiter = limiter
+    projects: Projects
+    accounts: Accounts
+    clock: Clock
+    keys: HandoffKeys
+    limiter: RateLimiter | None = None
 
     def sign_in_url(
         self,
@@ -108,19 +100,19 @@ class Handoffs:
         SIGN_INS_PER_MINUTE hand-offs of the user."""
         import jwt
 
-        if self._limiter is not None:
-            allowed, wait = self._limiter.take("backoffice-sso", user.id, 60, SIGN_INS_PER_MINUTE)
+        if self.limiter is not None:
+            allowed, wait = self.limiter.take("backoffice-sso", user.id, 60, SIGN_INS_PER_MINUTE)
             if not allowed:
                 raise RateLimited(
                     say("handoff.too_many", limit=SIGN_INS_PER_MINUTE, wait=wait), retry_after=wait
                 )
         try:
-            project: Project | None = self._projects.get(project_id)
+            project: Project | None = self.projects.get(project_id)
         except NotFound:
             project = None
         # Who may see the project is the one rule of Projects.visible_to: a workspace member of a private
         # project is, here, anyone else.
-        seen_as = self._projects.visible_to(user, project, self._accounts) if project is not None else None
+        seen_as = self.projects.visible_to(user, project, self.accounts) if project is not None else None
         role = ROLE_BY_WORKSPACE_ROLE[seen_as] if seen_as is not None else INVITEE
         audience = project.extra.get("backoffice_url") if project is not None else None
         if not audience:
@@ -131,8 +123,8 @@ class Handoffs:
             if hosted_base is None or not PROJECT_ID.fullmatch(project_id):
                 raise NotFound(say("projects.not_found"))
             audience = f"{hosted_base.rstrip('/')}/{project_id}"
-        kid, private_key = self._keys.signer()
-        now = int(self._clock.now())
+        kid, private_key = self.keys.signer()
+        now = int(self.clock.now())
         token = jwt.encode(
             {
                 "iss": ISSUER,

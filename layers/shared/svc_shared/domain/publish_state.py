@@ -98,28 +98,20 @@ class PublishState:
         return self.stage or STAGES[0]
 
 
-class PublishTransient(DomainError):
+class PublishTransient(DomainError, code="publish_transient"):
     """A failure worth retrying (provider 5xx, timeout, rate limit): the state machine retries the step."""
 
-    code = "publish_transient"
 
-
-class PublishFailed(DomainError):
+class PublishFailed(DomainError, code="publish_failed"):
     """A failure retrying will not fix: the run stops at its stage with this message."""
 
-    code = "publish_failed"
 
-
-class PublishStopped(PublishFailed):
+class PublishStopped(PublishFailed, code="publish_stopped"):
     """A stop was asked: the run stops before its next step, at its stage (the next press resumes there)."""
 
-    code = "publish_stopped"
 
-
-class PublishBusy(DomainError):
+class PublishBusy(DomainError, code="publish_busy"):
     """Another execution holds this project's lease."""
-
-    code = "publish_busy"
 
 
 def execution_name(project_id: str, attempt: int) -> str:

@@ -40,8 +40,7 @@ WAIT_SECONDS = 20.0
 POLL_SECONDS = 0.5
 
 
-class QuotaExceeded(DomainError):
-    code = "deploy_quota_exceeded"
+class QuotaExceeded(DomainError, code="deploy_quota_exceeded"): ...
 
 
 @dataclass(eq=False)

@@ -58,13 +58,8 @@ def status_for(exc: errors.DomainError) -> int:
 def json_response(
     status: int, body: Any, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
 ) -> Response:
-    return Response(
-        status_code=status,
-        content_type="application/json",
-        body=json.dumps(body, separators=(",", ":")),
-        headers={"Cache-Control": "no-store", **(headers or {})},
-        cookies=cookies,
-    )
+    text = json.dumps(body, separators=(",", ":"))
+    return _never_cached(status, "application/json", text, headers, cookies)
 
 
 def success(**fields: Any) -> Response:
@@ -72,22 +67,29 @@ def success(**fields: Any) -> Response:
     return json_response(200, {"success": True, **fields})
 
 
+# What a page answers with unless its own headers say otherwise: never framed, nothing loaded, no referrer.
+_PLAIN_PAGE_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
+
+
 def html_response(
     status: int, page: str, *, headers: dict[str, str] | None = None, cookies: list[Cookie] | None = None
 ) -> Response:
+    html = "text/html; charset=utf-8"
+    return _never_cached(status, html, page, {**_PLAIN_PAGE_HEADERS, **(headers or {})}, cookies)
+
+
+def _never_cached(
+    status: int, content_type: str, body: str, headers: dict[str, str] | None, cookies: list[Cookie] | None
+) -> Response:
+    """An answer no cache keeps (Cache-Control: no-store, unless `headers` say otherwise)."""
+    no_store = {"Cache-Control": "no-store", **(headers or {})}
     return Response(
-        status_code=status,
-        content_type="text/html; charset=utf-8",
-        body=page,
-        headers={
-            "Cache-Control": "no-store",
-            "X-Frame-Options": "DENY",
-            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-            "frame-ancestors 'none'",
-            "Referrer-Policy": "no-referrer",
-            **(headers or {}),
-        },
-        cookies=cookies,
+        status_code=status, content_type=content_type, body=body, headers=no_store, cookies=cookies
     )
 
 
@@ -110,38 +112,34 @@ PUBLIC_CORS = CORSConfig(
 )
 
 
-_current_event: ContextVar[Any] = ContextVar("svc_current_event", default=None)
-_lambda_context: ContextVar[Any] = ContextVar("svc_lambda_context", default=None)
+class _PerRequest:
+    """An attribute Powertools keeps on its router classes (one request per process on Lambda), kept per
+    `contextvars` context instead."""
+
+    def __init__(self, name: str) -> None:
+        self._value: ContextVar[Any] = ContextVar(name, default=None)
+
+    def __get__(self, router: object, owner: type | None = None) -> Any:
+        return self._value.get()
+
+    def __set__(self, router: object, value: Any) -> None:
+        self._value.set(value)
 
 
 class _RequestLocalResolver(APIGatewayRestResolver):
-    """Powertools keeps the current event and Lambda context as class attributes of its routers (one
-    request per process on Lambda). This resolver keeps them per `contextvars` context, so requests served
-    side by side in one process (the local gateway) each see their own event."""
+    """A resolver whose current event and Lambda context are per request, so requests served side by side in
+    one process (the local gateway) each see their own."""
 
-    @property
-    def current_event(self) -> Any:
-        return _current_event.get()
-
-    @current_event.setter
-    def current_event(self, value: Any) -> None:
-        _current_event.set(value)
-
-    @property
-    def lambda_context(self) -> Any:
-        return _lambda_context.get()
-
-    @lambda_context.setter
-    def lambda_context(self, value: Any) -> None:
-        _lambda_context.set(value)
+    current_event = _PerRequest("svc_current_event")
+    lambda_context = _PerRequest("svc_lambda_context")
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         baseurl.bind(
             event
         )  # the public base URL API Gateway names in this request (svc_shared.wiring.baseurl)
         if isinstance(event, dict):
-            _current_event.set(self._to_proxy_event(event))
-        _lambda_context.set(context)
+            self.current_event = self._to_proxy_event(event)
+        self.lambda_context = context
         return super().resolve(event, context)
 
 

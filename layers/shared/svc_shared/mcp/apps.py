@@ -14,7 +14,8 @@ host relays, so each declares an empty CSP (the host's restrictive default: no c
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +35,9 @@ class View:
     file: str
 
     def listing(self) -> dict[str, Any]:
-        return {
-            "uri": self.uri,
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "mimeType": MIME_TYPE,
-            "_meta": {"ui": meta()},
-        }
+        """The view in resources/list: its fields but the file it is read from, with its MIME type."""
+        shown = {name: value for name, value in asdict(self).items() if name != "file"}
+        return {**shown, "mimeType": MIME_TYPE, "_meta": {"ui": meta()}}
 
 
 PROJECT_CARD = "ui://svc/project-card.html"
@@ -110,9 +106,11 @@ def listing() -> list[dict[str, Any]]:
 
 @functools.cache
 def html(uri: str) -> str:
-    """A view's document: its HTML with the shared style, the bridge and the shared code inlined where it marks
-    (read once per container)."""
-    page = (UI_DIR / VIEWS[uri].file).read_text()
+    """A view's document: its HTML opened by the shared head (head.html, with the view's title), with the
+    shared style, the bridge and the shared code inlined where it marks (read once per container)."""
+    view = VIEWS[uri]
+    head = (UI_DIR / "head.html").read_text().replace("<!--VIEW_TITLE-->", escape(view.title))
+    page = (UI_DIR / view.file).read_text().replace("<!--VIEW_HEAD-->\n", head, 1)
     for mark, part in (
         ("/*VIEW_COMMON_CSS*/", "common.css"),
         ("/*VIEW_BRIDGE_JS*/", "bridge.js"),

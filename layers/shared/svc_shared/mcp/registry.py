@@ -1,4 +1,5 @@
-"""Tools: each one a pydantic input model, a description a model can act on, annotations, and a function."""
+"""Tools: each one a pydantic input model, a description a model can act on, annotations, and a function
+(whose docstring is the description)."""
 
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ class Registry:
     def tool(
         self,
         title: str,
-        description: str,
+        description: str | None = None,
         *,
         output: type[BaseModel] | None = None,
         ui_resource: str | None = None,
@@ -157,8 +158,9 @@ class Registry:
         task: TaskSupport | None = None,
         **hints: bool,
     ) -> Callable[[Callable[[ToolContext, Any], Any]], Callable[[ToolContext, Any], Any]]:
-        """Register the decorated function as a tool, named as the function is, whose arguments are the model
-        its second parameter is annotated with."""
+        """Register the decorated function as a tool, named as the function is, described by its docstring
+        (or by `description`, when the words take a figure from the code), whose arguments are the model its
+        second parameter is annotated with."""
 
         def register(run: Callable[[ToolContext, Any], Any]) -> Callable[[ToolContext, Any], Any]:
             name, input_model = run.__name__, _arguments_model(run)
@@ -167,7 +169,7 @@ class Registry:
             self.tools[name] = Tool(
                 name,
                 title,
-                description,
+                description or _docstring(run),
                 input_model,
                 run,
                 output=output,
@@ -221,3 +223,10 @@ def _arguments_model(run: Callable[..., Any]) -> type[ToolInput]:
             f"tool {run.__name__}: its arguments parameter must be annotated with a ToolInput model"
         )
     return model
+
+
+def _docstring(run: Callable[..., Any]) -> str:
+    """A tool function's docstring as its description: one line, the words as written."""
+    if not run.__doc__:
+        raise TypeError(f"tool {run.__name__}: its docstring is its description, and it has none")
+    return " ".join(run.__doc__.split())

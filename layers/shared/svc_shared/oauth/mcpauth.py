@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from svc_shared.core.clock import Clock
@@ -270,13 +270,8 @@ class AuthorizedClientView:
     last_used_at: float | None
 
     def public(self) -> dict[str, Any]:
-        return {
-            "grant_id": self.grant_id,
-            "client_id": self.client_id,
-            "client_name": self.client_name,
-            "authorized_at": self.authorized_at,
-            "last_used_at": int(self.last_used_at) if self.last_used_at is not None else None,
-        }
+        last_used_at = int(self.last_used_at) if self.last_used_at is not None else None
+        return {**asdict(self), "last_used_at": last_used_at}
 
 
 @dataclass(eq=False)

@@ -26,11 +26,9 @@ READ_TIMEOUT = 10.0
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 
 
-class ProviderError(DomainError):
+class ProviderError(DomainError, code="provider_error"):
     """A provider answered with an error. The message is the product's words for it (what a person can do
     about it); what the provider answered (`status`, `detail`, `body`) is for the log, never for a client."""
-
-    code = "provider_error"
 
     def __init__(self, provider: str, status: int, detail: str, body: Any = None) -> None:
         super().__init__(self.words(label(provider)))
@@ -46,28 +44,22 @@ class ProviderError(DomainError):
         return say("providers.refused", label=label)
 
 
-class ProviderAuthError(ProviderError):
+class ProviderAuthError(ProviderError, code="provider_unauthorized"):
     """The stored token was refused (401/403 without rate limiting): the user must reconnect."""
-
-    code = "provider_unauthorized"
 
     @staticmethod
     def words(label: str) -> str:
         return say("providers.auth_refused", label=label)
 
 
-class ProviderNotFound(ProviderError):
-    code = "provider_not_found"
-
+class ProviderNotFound(ProviderError, code="provider_not_found"):
     @staticmethod
     def words(label: str) -> str:
         return say("providers.not_found", label=label)
 
 
-class ProviderConflict(ProviderError):
+class ProviderConflict(ProviderError, code="provider_conflict"):
     """409 or 422: the request conflicts with the provider's state (a name taken, an empty repository)."""
-
-    code = "provider_conflict"
 
     @staticmethod
     def words(label: str) -> str:

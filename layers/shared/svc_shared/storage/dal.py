@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from svc_shared.core import aws
 from svc_shared.storage.dynamo_types import deserialize, serialize
@@ -120,6 +120,16 @@ def all_of(conditions: Iterable[Cond]) -> Cond | None:
     return out
 
 
+class Changes(TypedDict, total=False):
+    """What an update does to an item's attributes (Table.update, Table.update_action): `set` them to values,
+    `add` numbers to them, `remove` them, or set them only where they are missing (`set_missing`)."""
+
+    set: Mapping[str, Any] | None
+    add: Mapping[str, Any] | None
+    remove: Iterable[str]
+    set_missing: Mapping[str, Any] | None
+
+
 class _Placeholders:
     """Names and values of one request's expressions, each behind a placeholder."""
 
@@ -161,23 +171,17 @@ class _Placeholders:
             return f"attribute_not_exists({self.name(cond.name)})"
         return f"{self.name(cond.name)} {cond.op} {self.value(cond.value)}"
 
-    def update(
-        self,
-        set: Mapping[str, Any] | None,
-        add: Mapping[str, Any] | None,
-        remove: Iterable[str],
-        set_missing: Mapping[str, Any] | None,
-    ) -> str:
-        assignments = [f"{self.name(k)} = {self.value(v)}" for k, v in (set or {}).items()]
-        for k, v in (set_missing or {}).items():
+    def update(self, changes: Changes) -> str:
+        assignments = [f"{self.name(k)} = {self.value(v)}" for k, v in (changes.get("set") or {}).items()]
+        for k, v in (changes.get("set_missing") or {}).items():
             n = self.name(k)
             assignments.append(f"{n} = if_not_exists({n}, {self.value(v)})")
         clauses = []
         if assignments:
             clauses.append("SET " + ", ".join(assignments))
-        if add:
+        if add := changes.get("add"):
             clauses.append("ADD " + ", ".join(f"{self.name(k)} {self.value(v)}" for k, v in add.items()))
-        removed = [self.name(k) for k in remove]
+        removed = [self.name(k) for k in changes.get("remove", ())]
         if removed:
             clauses.append("REMOVE " + ", ".join(removed))
         if not clauses:
@@ -213,22 +217,13 @@ class Table:
     def key(self, pk: str, sk: str) -> dict[str, Any]:
         return {self._pk: {"S": pk}, self._sk: {"S": sk}}
 
-    def _expressions(
-        self,
-        when: Cond | None,
-        *,
-        set: Mapping[str, Any] | None = None,
-        add: Mapping[str, Any] | None = None,
-        remove: Iterable[str] = (),
-        set_missing: Mapping[str, Any] | None = None,
-        update: bool = False,
-    ) -> dict[str, Any]:
-        """The expression arguments of one request: its update (when `update`), its condition, and the
-        names and values they use."""
+    def _expressions(self, when: Cond | None, changes: Changes | None = None) -> dict[str, Any]:
+        """The expression arguments of one request: its update (when it makes `changes`), its condition, and
+        the names and values they use."""
         ph = _Placeholders(self._pk)
         kwargs: dict[str, Any] = {}
-        if update:
-            kwargs["UpdateExpression"] = ph.update(set, add, remove, set_missing)
+        if changes is not None:
+            kwargs["UpdateExpression"] = ph.update(changes)
         if when is not None:
             kwargs["ConditionExpression"] = ph.condition(when)
         if ph.names:
@@ -264,18 +259,14 @@ class Table:
         pk: str,
         sk: str,
         *,
-        set: Mapping[str, Any] | None = None,
-        add: Mapping[str, Any] | None = None,
-        remove: Iterable[str] = (),
-        set_missing: Mapping[str, Any] | None = None,
-        when: Cond | None = None,
         returns: str = "ALL_NEW",
         old_on_failure: bool = False,
+        when: Cond | None = None,
+        **changes: Unpack[Changes],
     ) -> dict[str, Any]:
-        """Change named attributes of an item (creating it when there is none, unless `when` says it must
-        exist): `set` them to values, `add` numbers to them, `remove` them, or set them only where they are
-        missing (`set_missing`). Returns the item as it is afterwards (or what `returns` asks for: "NONE"
-        keeps the answer small). With `old_on_failure`, a failed condition carries the item."""
+        """Make `changes` to an item's attributes (creating it when there is none, unless `when` says it must
+        exist). Returns the item as it is afterwards (or what `returns` asks for: "NONE" keeps the answer
+        small). With `old_on_failure`, a failed condition carries the item."""
         extra = {"ReturnValuesOnConditionCheckFailure": "ALL_OLD"} if old_on_failure else {}
         out = self._conditional(
             self.client.update_item,
@@ -283,7 +274,7 @@ class Table:
             Key=self.key(pk, sk),
             ReturnValues=returns,
             **extra,
-            **self._expressions(when, set=set, add=add, remove=remove, set_missing=set_missing, update=True),
+            **self._expressions(when, changes),
         )
         return self._plain(out.get("Attributes", {}))
 
@@ -360,19 +351,9 @@ class Table:
         return {"Put": {"TableName": self.name, "Item": self._item(item), **self._expressions(when)}}
 
     def update_action(
-        self,
-        pk: str,
-        sk: str,
-        *,
-        set: Mapping[str, Any] | None = None,
-        add: Mapping[str, Any] | None = None,
-        remove: Iterable[str] = (),
-        set_missing: Mapping[str, Any] | None = None,
-        when: Cond | None = None,
+        self, pk: str, sk: str, *, when: Cond | None = None, **changes: Unpack[Changes]
     ) -> dict[str, Any]:
-        expressions = self._expressions(
-            when, set=set, add=add, remove=remove, set_missing=set_missing, update=True
-        )
+        expressions = self._expressions(when, changes)
         return {"Update": {"TableName": self.name, "Key": self.key(pk, sk), **expressions}}
 
     def delete_action(self, pk: str, sk: str, *, when: Cond | None = None) -> dict[str, Any]:

@@ -7,6 +7,8 @@ and its `sk` says which item of that partition it is. No other module spells a k
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # -- fixed sort keys -------------------------------------------------------------------------------------
 PROFILE = "PROFILE"  # USER#<id>: the account
 CREDITS = "CREDITS"  # USER#<id>: the credit balance
@@ -35,30 +37,19 @@ TASK_PREFIX = "TASK#"
 CREDIT_LOG_PREFIX = "CREDITLOG#"
 
 
+def _kind(prefix: str) -> Callable[[str], str]:
+    """The key of one kind of item: its prefix, then the id it is given (`user("u1")` is "USER#u1")."""
+    return lambda value: f"{prefix}{value}"
+
+
 # -- accounts and workspaces -----------------------------------------------------------------------------
-def user(user_id: str) -> str:
-    return f"USER#{user_id}"
-
-
-def email(address: str) -> str:
-    return f"EMAIL#{address}"
-
-
-def workspace(workspace_id: str) -> str:
-    return f"WS#{workspace_id}"
-
-
-def member(workspace_or_user_id: str) -> str:
-    """Sort key of a membership: `MEMBER#<workspace>` under the user, `MEMBER#<user>` in the workspace index."""
-    return f"{MEMBER_PREFIX}{workspace_or_user_id}"
-
-
-def session(token_hash: str) -> str:
-    return f"SESSION#{token_hash}"
-
-
-def checkout(checkout_session_id: str) -> str:
-    return f"CHECKOUT#{checkout_session_id}"
+user = _kind("USER#")
+email = _kind("EMAIL#")
+workspace = _kind("WS#")
+# a membership's sort key: `MEMBER#<workspace>` under the user, `MEMBER#<user>` in the workspace index
+member = _kind(MEMBER_PREFIX)
+session = _kind("SESSION#")
+checkout = _kind("CHECKOUT#")
 
 
 def credit_log(at: int, entry_id: str) -> str:
@@ -67,13 +58,8 @@ def credit_log(at: int, entry_id: str) -> str:
 
 
 # -- projects --------------------------------------------------------------------------------------------
-def project(project_id: str) -> str:
-    return f"{PROJECT_PREFIX}{project_id}"
-
-
-def owner(user_id: str) -> str:
-    """gsi1 partition of a user's projects."""
-    return f"OWNER#{user_id}"
+project = _kind(PROJECT_PREFIX)
+owner = _kind("OWNER#")  # gsi1 partition of a user's projects
 
 
 def owned_project(created_at: int, project_id: str) -> str:
@@ -82,49 +68,31 @@ def owned_project(created_at: int, project_id: str) -> str:
 
 
 # -- workbench -------------------------------------------------------------------------------------------
-def deploy_slots(user_id: str) -> str:
-    return f"DEPLOY_SLOT#{user_id}"
+deploy_slots = _kind("DEPLOY_SLOT#")
+message = _kind("MESSAGE#")
 
 
 def slot(number: int) -> str:
     return f"{SLOT_PREFIX}{number}"
 
 
-def message(message_id: str) -> str:
-    return f"MESSAGE#{message_id}"
-
-
 # -- MCP tasks ---------------------------------------------------------------------------------------------
-def task(task_id: str) -> str:
-    """USER#<id>: a tool call run as an MCP task (svc_shared.domain.tool_tasks)."""
-    return f"{TASK_PREFIX}{task_id}"
-
+task = _kind(TASK_PREFIX)  # USER#<id>: a tool call run as an MCP task (svc_shared.domain.tool_tasks)
 
 # -- analytics -------------------------------------------------------------------------------------------
-def stats(project_id: str) -> str:
-    return f"STATS#{project_id}"
-
-
-def day(iso_day: str) -> str:
-    return f"D#{iso_day}"
+stats = _kind("STATS#")
+day = _kind("D#")
+live = _kind("LIVE#")
+live_minute = _kind("M#")  # the item holding the set of sessions seen in one minute (`YYYYMMDDHHMM`)
 
 
 def day_of(sort_key: str) -> str:
     return sort_key.removeprefix("D#")
 
 
-def live(project_id: str) -> str:
-    return f"LIVE#{project_id}"
-
-
-def live_minute(minute: str) -> str:
-    """The item holding the set of sessions seen in one minute (`YYYYMMDDHHMM`)."""
-    return f"M#{minute}"
-
-
 def live_minutes(first: str, last: str) -> tuple[str, str]:
     """Sort-key range of the minute items from minute `first` to minute `last`, both included."""
-    return f"M#{first}", f"M#{last}"
+    return live_minute(first), live_minute(last)
 
 
 def minute_of(sort_key: str) -> str:
@@ -166,29 +134,12 @@ def window(start: int) -> str:
 
 
 # -- OAuth -----------------------------------------------------------------------------------------------
-def oauth_client(client_id: str) -> str:
-    return f"OAUTH_CLIENT#{client_id}"
-
-
-def oauth_code(code_hash: str) -> str:
-    return f"OAUTH_CODE#{code_hash}"
-
-
-def oauth_consent(consent_id: str) -> str:
-    return f"OAUTH_CONSENT#{consent_id}"
-
-
-def oauth_access(token_hash: str) -> str:
-    return f"OAUTH_AT#{token_hash}"
-
-
-def oauth_refresh(token_hash: str) -> str:
-    return f"OAUTH_RT#{token_hash}"
-
-
-def oauth_family(family_id: str) -> str:
-    return f"OAUTH_FAMILY#{family_id}"
-
+oauth_client = _kind("OAUTH_CLIENT#")
+oauth_code = _kind("OAUTH_CODE#")
+oauth_consent = _kind("OAUTH_CONSENT#")
+oauth_access = _kind("OAUTH_AT#")
+oauth_refresh = _kind("OAUTH_RT#")
+oauth_family = _kind("OAUTH_FAMILY#")
 
 # -- attributes of a user's MCP gate item (USER#<id> / MCP_GATE), one set per grant ---------------------------
 GATE_TOKEN_PREFIX = "TOKEN#"  # noqa: S105 - an attribute name, not a secret
@@ -207,9 +158,7 @@ def gate_attributes(grant_id: str) -> dict[str, str]:
 
 
 # -- tokens table (pk user_id, sk provider) --------------------------------------------------------------
-def connection_state(nonce: str) -> str:
-    """The `provider` sort key that marks a connection state as spent."""
-    return f"STATE#{nonce}"
+connection_state = _kind("STATE#")  # the `provider` sort key that marks a connection state as spent
 
 
 # ---- the audit of state-changing tool calls: USER#<id> / CALL#<time>#<id>, newest last in sort order

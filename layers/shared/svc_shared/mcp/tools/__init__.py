@@ -1,6 +1,7 @@
 """The tool server's tools, one module per domain, each holding its tools' argument models, result shapes
-(`Output` models, declared as `outputSchema`) and functions side by side. Each function makes one call into
-the domain; errors are domain errors, which the dispatcher turns into `isError` results.
+(`Output` models, declared as `outputSchema`) and functions side by side. A function's docstring is the
+description a model reads; it makes one call into the domain; errors are domain errors, which the dispatcher
+turns into `isError` results.
 
 Every module registers on the one `registry` (tools.common); importing this package imports them all and puts
 the tools in the order tools/list shows them: account, projects and templates, knowledge, analytics, credits,

@@ -19,17 +19,6 @@ class WorkspaceArguments(ToolInput):
     )
 
 
-class Me(Output):
-    id: str
-    email: str
-    display_name: str | None
-    plan: str
-    default_workspace_id: str
-    avatar_url: str | None
-    repo_host_connected: bool
-    repo_host_username: str | None
-
-
 class Workspace(Output):
     id: str
     name: str
@@ -43,30 +32,32 @@ class Workspaces(Output):
     workspaces: list[Workspace]
 
 
-@registry.tool(
-    "Who am I",
-    "The authenticated user: id, email, display name, plan (free or paid), default workspace id, and whether "
-    "a repo_host account is connected.",
-    output=Me,
-)
+class Me(Output):
+    id: str
+    email: str
+    display_name: str | None
+    plan: str
+    default_workspace_id: str
+    avatar_url: str | None
+    repo_host_connected: bool
+    repo_host_username: str | None
+
+
+@registry.tool("Who am I", output=Me)
 def get_me(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """The authenticated user: id, email, display name, plan (free or paid), default workspace id, and
+    whether a repo_host account is connected."""
     return services.accounts().get_user(ctx.user_id).public()
 
 
-@registry.tool(
-    "List workspaces",
-    "Every workspace you belong to (your personal one first), with your role and the number of projects.",
-    output=Workspaces,
-)
+@registry.tool("List workspaces", output=Workspaces)
 def list_workspaces(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """Every workspace you belong to (your personal one first), with your role and the number of projects."""
     return {"workspaces": [w.public() for w in services.accounts().list_workspaces(ctx.user_id)]}
 
 
-@registry.tool(
-    "Get a workspace",
-    "One workspace: name, your role, project count and created date. Defaults to your personal workspace.",
-    output=Workspace,
-)
+@registry.tool("Get a workspace", output=Workspace)
 def get_workspace(ctx: ToolContext, args: WorkspaceArguments) -> dict[str, Any]:
+    """One workspace: name, your role, project count and created date. Defaults to your personal workspace."""
     accounts = services.accounts()
     return accounts.get_workspace(accounts.get_user(ctx.user_id), args.workspace_id).public()

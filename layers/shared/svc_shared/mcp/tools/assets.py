@@ -33,15 +33,10 @@ class UploadUrl(Output):
     max_bytes: int
 
 
-@registry.tool(
-    "Get an upload URL",
-    "A presigned PUT URL (valid 1 hour) to upload one asset of at most 10 MB to the project's storage. Send "
-    "exactly the given Content-Type and Content-Length headers.",
-    read_only=False,
-    idempotent=False,
-    output=UploadUrl,
-)
+@registry.tool("Get an upload URL", read_only=False, idempotent=False, output=UploadUrl)
 def get_file_upload_url(ctx: ToolContext, args: UploadArguments) -> dict[str, Any]:
+    """A presigned PUT URL (valid 1 hour) to upload one asset of at most 10 MB to the project's storage.
+    Send exactly the given Content-Type and Content-Length headers."""
     return services.workbench().upload_url(
         ctx.user_id, args.project_id, args.filename, args.content_type, args.size_bytes
     )

@@ -70,10 +70,12 @@ def _without_waiting(args: SendMessageArguments) -> SendMessageArguments:
 
 @registry.tool(
     "Message the builder",
-    "Send a chat message to the AI builder of one project; it edits the project's repository. Project and "
-    "workspace knowledge are sent along. With wait=true (default) the final response is returned; otherwise "
-    f"poll get_message. Each message costs {MESSAGE_COST} credits (see get_credits); a balance short of that "
-    "refuses it, with nothing sent.",
+    description=(  # not the docstring: the words name the cost
+        "Send a chat message to the AI builder of one project; it edits the project's repository. Project "
+        "and workspace knowledge are sent along. With wait=true (default) the final response is returned; "
+        f"otherwise poll get_message. Each message costs {MESSAGE_COST} credits (see get_credits); a balance "
+        "short of that refuses it, with nothing sent."
+    ),
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -92,21 +94,13 @@ def send_message(ctx: ToolContext, args: SendMessageArguments) -> dict[str, Any]
         raise CreditsShort(where) from None
 
 
-@registry.tool(
-    "Get a builder message",
-    "The state of a message sent with wait=false: in_progress, complete (with the response) or error.",
-    open_world=True,
-    output=Message,
-)
+@registry.tool("Get a builder message", open_world=True, output=Message)
 def get_message(ctx: ToolContext, args: MessageArguments) -> dict[str, Any]:
+    """The state of a message sent with wait=false: in_progress, complete (with the response) or error."""
     return services.workbench().get_message(ctx.user_id, args.message_id)
 
 
-@registry.tool(
-    "List edit sessions",
-    "The project's AI editing sessions, newest first.",
-    open_world=True,
-    output=EditSessions,
-)
+@registry.tool("List edit sessions", open_world=True, output=EditSessions)
 def list_edits(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """The project's AI editing sessions, newest first."""
     return {"edit_sessions": services.workbench().list_edits(ctx.user_id, args.project_id)}

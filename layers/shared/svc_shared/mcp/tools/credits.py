@@ -32,25 +32,17 @@ class Checkout(Output):
     expires_at: int | None
 
 
-@registry.tool(
-    "Get credits",
-    "Your credit balance, your plan and the next renewal date.",
-    output=Credits,
-)
+@registry.tool("Get credits", output=Credits)
 def get_credits(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """Your credit balance, your plan and the next renewal date."""
     return services.credits().overview(services.accounts().get_user(ctx.user_id))
 
 
-@registry.tool(
-    "Top up credits",
-    "A hosted checkout URL to buy credits for an amount between $5 and $1000 (100 credits per dollar). Open "
-    "it to pay; the credits arrive when the payment completes. No payment data passes through this service.",
-    read_only=False,
-    idempotent=False,
-    open_world=True,
-    output=Checkout,
-)
+@registry.tool("Top up credits", read_only=False, idempotent=False, open_world=True, output=Checkout)
 def top_up_credits(ctx: ToolContext, args: TopUpArguments) -> dict[str, Any]:
+    """A hosted checkout URL to buy credits for an amount between $5 and $1000 (100 credits per dollar).
+    Open it to pay; the credits arrive when the payment completes. No payment data passes through this
+    service."""
     from svc_shared.domain.credits import start_top_up
 
     return start_top_up(services.checkout(), ctx.user_id, args.amount, services.billing_url())

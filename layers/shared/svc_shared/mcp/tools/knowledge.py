@@ -44,12 +44,9 @@ class ProjectKnowledgeSaved(Output):
     cleared: bool
 
 
-@registry.tool(
-    "Get workspace knowledge",
-    "The builder instructions that apply to every project of your personal workspace.",
-    output=WorkspaceKnowledge,
-)
+@registry.tool("Get workspace knowledge", output=WorkspaceKnowledge)
 def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """The builder instructions that apply to every project of your personal workspace."""
     user = services.accounts().get_user(ctx.user_id)
     return {
         "workspace_id": user.default_workspace_id,
@@ -57,14 +54,10 @@ def get_workspace_knowledge(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     }
 
 
-@registry.tool(
-    "Set workspace knowledge",
-    "Save builder instructions for every project of your workspace (at most 10 KB; an empty string "
-    "clears them). Project knowledge takes precedence.",
-    read_only=False,
-    output=WorkspaceKnowledgeSaved,
-)
+@registry.tool("Set workspace knowledge", read_only=False, output=WorkspaceKnowledgeSaved)
 def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[str, Any]:
+    """Save builder instructions for every project of your workspace (at most 10 KB; an empty string clears
+    them). Project knowledge takes precedence."""
     from svc_shared.domain.projects import check_knowledge
 
     user = services.accounts().get_user(ctx.user_id)
@@ -76,24 +69,17 @@ def set_workspace_knowledge(ctx: ToolContext, args: KnowledgeArguments) -> dict[
     }
 
 
-@registry.tool(
-    "Get project knowledge",
-    "The builder instructions of one project.",
-    output=ProjectKnowledge,
-)
+@registry.tool("Get project knowledge", output=ProjectKnowledge)
 def get_project_knowledge(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """The builder instructions of one project."""
     project = services.projects().owned(args.project_id, ctx.user_id)
     return {"project_id": project.id, "text": project.knowledge}
 
 
-@registry.tool(
-    "Set project knowledge",
-    "Save builder instructions for one project (at most 10 KB; an empty string clears them). They take "
-    "precedence over workspace knowledge.",
-    read_only=False,
-    output=ProjectKnowledgeSaved,
-)
+@registry.tool("Set project knowledge", read_only=False, output=ProjectKnowledgeSaved)
 def set_project_knowledge(ctx: ToolContext, args: ProjectKnowledgeArguments) -> dict[str, Any]:
+    """Save builder instructions for one project (at most 10 KB; an empty string clears them). They take
+    precedence over workspace knowledge."""
     from svc_shared.domain.projects import check_knowledge
 
     projects = services.projects()

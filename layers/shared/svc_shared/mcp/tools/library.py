@@ -24,21 +24,15 @@ class Templates(Output):
     templates: list[Template]
 
 
-@registry.tool(
-    "List library projects",
-    "Projects shared in the public library. Kept for parity with other builders: always an empty list.",
-    output=LibraryProjects,
-)
+@registry.tool("List library projects", output=LibraryProjects)
 def list_library_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """Projects shared in the public library. Kept for parity with other builders: always an empty list."""
     return {"projects": []}
 
 
-@registry.tool(
-    "List starter templates",
-    "Starter templates: pass a template_id to create_project to start from one.",
-    output=Templates,
-)
+@registry.tool("List starter templates", output=Templates)
 def list_template_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """Starter templates: pass a template_id to create_project to start from one."""
     from svc_shared.domain.projects import TEMPLATES
 
     return {

@@ -90,16 +90,12 @@ class Remix(Output):
 
 
 @registry.tool(
-    "Create a project",
-    "Create a new shop from a natural-language prompt (what is sold, to whom, the tone), optionally starting "
-    "from a template of list_template_projects. Needs GitHub and Supabase connected in the workspace. Returns "
-    "the project id and the workspace URL; generation starts when the URL is opened.",
-    read_only=False,
-    idempotent=False,
-    output=CreatedProject,
-    ui_resource=PROJECT_CARD,
+    "Create a project", read_only=False, idempotent=False, output=CreatedProject, ui_resource=PROJECT_CARD
 )
 def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, Any]:
+    """Create a new shop from a natural-language prompt (what is sold, to whom, the tone), optionally
+    starting from a template of list_template_projects. Needs GitHub and Supabase connected in the
+    workspace. Returns the project id and the workspace URL; generation starts when the URL is opened."""
     services.connections().require_for_projects(ctx.user_id)
     user = services.accounts().get_user(ctx.user_id)
     project = services.projects().create(
@@ -117,13 +113,9 @@ def create_project(ctx: ToolContext, args: CreateProjectArguments) -> dict[str, 
     }
 
 
-@registry.tool(
-    "List projects",
-    "Every project you own, newest first, with its status and live URL when deployed.",
-    output=Projects,
-    ui_resource=PROJECT_CARD,
-)
+@registry.tool("List projects", output=Projects, ui_resource=PROJECT_CARD)
 def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
+    """Every project you own, newest first, with its status and live URL when deployed."""
     return {
         "projects": [
             p.summary(services.workspace_url(p.id)) for p in services.projects().list_owned(ctx.user_id)
@@ -131,14 +123,10 @@ def list_projects(ctx: ToolContext, _: NoArguments) -> dict[str, Any]:
     }
 
 
-@registry.tool(
-    "Get project status",
-    "Build status, live URL and last deploy time of one of your projects, or of a project shared with your "
-    "workspace, with the commit the live site serves and why the newest build failed, if it did.",
-    output=ProjectDetails,
-    ui_resource=PROJECT_CARD,
-)
+@registry.tool("Get project status", output=ProjectDetails, ui_resource=PROJECT_CARD)
 def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """Build status, live URL and last deploy time of one of your projects, or of a project shared with
+    your workspace, with the commit the live site serves and why the newest build failed, if it did."""
     from svc_shared.domain.projects import OWNER
 
     user = services.accounts().get_user(ctx.user_id)
@@ -148,27 +136,18 @@ def get_project_status(ctx: ToolContext, args: ProjectArguments) -> dict[str, An
     return {**project.details(services.workspace_url(project.id)), **publish_state(project)}
 
 
-@registry.tool(
-    "Set project visibility",
-    "Make a project private or visible to its workspace. public is reserved and stored as private.",
-    read_only=False,
-    output=Visibility,
-)
+@registry.tool("Set project visibility", read_only=False, output=Visibility)
 def set_project_visibility(ctx: ToolContext, args: VisibilityArguments) -> dict[str, Any]:
+    """Make a project private or visible to its workspace. public is reserved and stored as private."""
     projects = services.projects()
     project = projects.set_visibility(projects.owned(args.project_id, ctx.user_id), args.visibility)
     return {"project_id": project.id, "visibility": project.visibility}
 
 
-@registry.tool(
-    "Remix a project",
-    "Start a new project from an existing project's brief (name, vertical, description) with a prefilled "
-    "prompt. The repository and assets are not copied.",
-    read_only=False,
-    idempotent=False,
-    output=Remix,
-)
+@registry.tool("Remix a project", read_only=False, idempotent=False, output=Remix)
 def remix_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """Start a new project from an existing project's brief (name, vertical, description) with a prefilled
+    prompt. The repository and assets are not copied."""
     projects = services.projects()
     source = projects.owned(args.project_id, ctx.user_id)
     user = services.accounts().get_user(ctx.user_id)

@@ -114,8 +114,6 @@ def follow_deploy(ctx: ToolContext, task: Task, project: Project | None) -> Prog
 
 @registry.tool(
     "Publish or retry publishing",
-    "Start the publish sequence of one of your projects, or resume a stopped one from the stage where it "
-    "stopped (the Retry of the publish view). Owner only, paid plan only.",
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -125,6 +123,8 @@ def follow_deploy(ctx: ToolContext, task: Task, project: Project | None) -> Prog
     task=TaskSupport(follow_publish, stop=stop_publish),
 )
 def resume_publish(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """Start the publish sequence of one of your projects, or resume a stopped one from the stage where it
+    stopped (the Retry of the publish view). Owner only, paid plan only."""
     user = services.accounts().get_user(ctx.user_id)
     report = services.provisioning().provision(user, args.project_id, start=True)
     return {"project_id": args.project_id, **_progress(report), "live_url": report["live_url"]}
@@ -132,9 +132,6 @@ def resume_publish(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
 
 @registry.tool(
     "Deploy a project",
-    "Start a new build and deploy of a published project on its static host. The Free plan includes 3 deploys "
-    "per 30 days (the first deploy at publish is not counted). Returns the deployment id and the workspace URL "
-    "where the build streams.",
     read_only=False,
     idempotent=False,
     open_world=True,
@@ -143,6 +140,9 @@ def resume_publish(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
     task=TaskSupport(follow_deploy, ref=lambda value: str(value["deployment_id"])),
 )
 def deploy_project(ctx: ToolContext, args: ProjectArguments) -> dict[str, Any]:
+    """Start a new build and deploy of a published project on its static host. The Free plan includes 3
+    deploys per 30 days (the first deploy at publish is not counted). Returns the deployment id and the
+    workspace URL where the build streams."""
     deploy_id = services.workbench().deploy(ctx.user_id, args.project_id)
     return {
         "deployment_id": deploy_id,

@@ -70,33 +70,21 @@ class Diff(Output):
     files: list[DiffFile]
 
 
-@registry.tool(
-    "List repository files",
-    "Every file of the project's repository at a ref (default HEAD). Repositories over 100,000 entries "
-    "are refused.",
-    open_world=True,
-    output=Files,
-)
+@registry.tool("List repository files", open_world=True, output=Files)
 def list_files(ctx: ToolContext, args: RefArguments) -> dict[str, Any]:
+    """Every file of the project's repository at a ref (default HEAD). Repositories over 100,000 entries
+    are refused."""
     return services.workbench().list_files(ctx.user_id, args.project_id, args.ref)
 
 
-@registry.tool(
-    "Read a file",
-    "One file of the project's repository at a ref (default HEAD). Files over 1 MB are refused.",
-    open_world=True,
-    output=FileContent,
-)
+@registry.tool("Read a file", open_world=True, output=FileContent)
 def read_file(ctx: ToolContext, args: ReadFileArguments) -> dict[str, Any]:
+    """One file of the project's repository at a ref (default HEAD). Files over 1 MB are refused."""
     return services.workbench().read_file(ctx.user_id, args.project_id, args.path, args.ref)
 
 
-@registry.tool(
-    "Diff two refs",
-    "Unified diff between two refs of the project's repository; a file's patch over 256 KB is truncated "
-    "with a marker.",
-    open_world=True,
-    output=Diff,
-)
+@registry.tool("Diff two refs", open_world=True, output=Diff)
 def get_diff(ctx: ToolContext, args: DiffArguments) -> dict[str, Any]:
+    """Unified diff between two refs of the project's repository; a file's patch over 256 KB is truncated
+    with a marker."""
     return services.workbench().diff(ctx.user_id, args.project_id, args.base, args.head)
