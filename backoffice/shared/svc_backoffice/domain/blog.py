@@ -126,7 +126,8 @@ def _move(db: Database, post_id: str, move: Move, **params: Any) -> Row:
         current = db.one("SELECT status FROM blog_posts WHERE id = %s", (post_id,))
         if current is None:
             raise NotFound()
-        raise Unprocessable(say(move.refusal, status=current["status"]))
+        refusal = move.refusal  # a key of the catalogue, chosen where the move is declared
+        raise Unprocessable(say(refusal, status=current["status"]))
     return get_post(db, post_id)
 
 
