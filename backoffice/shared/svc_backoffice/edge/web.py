@@ -15,6 +15,7 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
 from svc_backoffice.access.sessions import SESSION_COOKIE
 from svc_backoffice.core import config, tenancy
+from svc_backoffice.core.cookies import PerContext
 from svc_backoffice.core.cookies import cookie as cookie  # the product's one cookie reader
 
 _current_event: ContextVar[Any] = ContextVar("backoffice_current_event", default=None)
@@ -31,19 +32,6 @@ def answer_with(headers: dict[str, str]) -> None:
 
 def answer_headers() -> dict[str, str]:
     return dict(_answer_headers.get() or {})
-
-
-class _PerContext:
-    """An attribute kept in a context variable: each `contextvars` context reads what it set."""
-
-    def __init__(self, var: ContextVar[Any]) -> None:
-        self.var = var
-
-    def __get__(self, instance: object, owner: type | None = None) -> Any:
-        return self.var.get()
-
-    def __set__(self, instance: object, value: Any) -> None:
-        self.var.set(value)
 
 
 class _RequestLocalResolver(APIGatewayRestResolver):
@@ -65,8 +53,8 @@ class _RequestLocalResolver(APIGatewayRestResolver):
     def context(self, value: dict[str, Any]) -> None:
         _request_context.set(value)
 
-    current_event = _PerContext(_current_event)
-    lambda_context = _PerContext(_lambda_context)
+    current_event = PerContext(_current_event)
+    lambda_context = PerContext(_lambda_context)
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         _request_context.set({})

@@ -11,7 +11,9 @@ from urllib.parse import parse_qs
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.shared.cookies import Cookie, SameSite
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
+from svc_backoffice.core.cookies import PerContext
 from svc_backoffice.core.cookies import cookie as cookie  # the product's one cookie reader
 from svc_shared.core import errors, jsonlimit
 from svc_shared.core.catalogue import say
@@ -112,33 +114,19 @@ PUBLIC_CORS = CORSConfig(
 )
 
 
-class _PerRequest:
-    """An attribute Powertools keeps on its router classes (one request per process on Lambda), kept per
-    `contextvars` context instead."""
-
-    def __init__(self, name: str) -> None:
-        self._value: ContextVar[Any] = ContextVar(name, default=None)
-
-    def __get__(self, router: object, owner: type | None = None) -> Any:
-        return self._value.get()
-
-    def __set__(self, router: object, value: Any) -> None:
-        self._value.set(value)
-
-
 class _RequestLocalResolver(APIGatewayRestResolver):
     """A resolver whose current event and Lambda context are per request, so requests served side by side in
     one process (the local gateway) each see their own."""
 
-    current_event = _PerRequest("svc_current_event")
-    lambda_context = _PerRequest("svc_lambda_context")
+    current_event = PerContext(ContextVar("svc_current_event", default=None))
+    lambda_context = PerContext(ContextVar("svc_lambda_context", default=None))
 
     def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         baseurl.bind(
             event
         )  # the public base URL API Gateway names in this request (svc_shared.wiring.baseurl)
         if isinstance(event, dict):
-            self.current_event = self._to_proxy_event(event)
+            self.current_event = APIGatewayProxyEvent(event)
         self.lambda_context = context
         return super().resolve(event, context)
 
