@@ -139,6 +139,31 @@ class ApiRouter(Router):
             summary=summary,
         )
 
+    def acts(
+        self,
+        action: str,
+        operation: Callable[..., Any],
+        *,
+        body: str | None = None,
+        staff: bool = False,
+        status: int = 200,
+        also: str = "",
+        summary: str,
+    ) -> None:
+        """POST `prefix/<id>/<action>` (publish a post, move an order): `status` with `operation(db, id)`, given
+        the request's `body` model after the id when the action has one, and the acting staff member last with
+        `staff`."""
+        operation = _late(operation)
+
+        def handler(id: str) -> Response:
+            row_id = path_id(id)
+            given = [_body(self)] if body else []
+            acting = [self.staff()] if staff else []
+            return json_response(status, operation(database(), row_id, *given, *acting))
+
+        rule = f"/<id>/{action}"
+        self._standard("POST", rule, handler, status, role=self.writer, body=body, also=also, summary=summary)
+
     def serves(
         self, method: str, rule: str, operation: Callable[..., Any], *, role: str, answers: str, summary: str
     ) -> None:

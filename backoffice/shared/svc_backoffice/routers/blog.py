@@ -9,7 +9,6 @@ from svc_backoffice.domain import blog
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.requests import body
 from svc_backoffice.edge.web import json_response
-from svc_backoffice.routers.actions import acts
 
 posts = ApiRouter("/api/blog/posts", reader="viewer", writer="editor")
 posts.lists(blog.list_posts, query="BlogPostListQuery", summary="Blog posts with filters and paging")
@@ -31,10 +30,9 @@ posts.updates(blog.update_post, body="BlogPostUpdate", also="409 422", summary="
 posts.deletes(blog.delete_post, summary="Delete a blog post and its comments")
 
 
-acts(posts, "publish", blog.publish_post, also="422", summary="Publish now")
-acts(posts, "unpublish", blog.unpublish_post, also="422", summary="Back to draft")
-acts(
-    posts,
+posts.acts("publish", blog.publish_post, also="422", summary="Publish now")
+posts.acts("unpublish", blog.unpublish_post, also="422", summary="Back to draft")
+posts.acts(
     "schedule",
     blog.schedule_post,
     body="BlogPostSchedule",

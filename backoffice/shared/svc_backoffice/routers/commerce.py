@@ -9,7 +9,6 @@ from svc_backoffice.domain import commerce
 from svc_backoffice.edge.api_router import ApiRouter
 from svc_backoffice.edge.requests import body, path_id
 from svc_backoffice.edge.web import json_response
-from svc_backoffice.routers.actions import acts
 
 orders = ApiRouter("/api/orders", reader="viewer", writer="editor")
 orders.lists(commerce.list_orders, query="OrderListQuery", summary="List orders with filters and paging")
@@ -34,8 +33,7 @@ orders.updates(
 )
 
 
-acts(
-    orders,
+orders.acts(
     "transition",
     commerce.transition_order,
     body="OrderTransition",
@@ -43,8 +41,7 @@ acts(
     also="422",
     summary="Move the order to another status (rules in order_transition())",
 )
-acts(
-    orders,
+orders.acts(
     "notes",
     commerce.add_order_note,
     body="OrderNoteCreate",
