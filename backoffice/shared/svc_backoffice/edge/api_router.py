@@ -70,7 +70,7 @@ class ApiRouter(Router):
     def lists(self, operation: Callable[..., Any], *, query: str | None = None, summary: str) -> None:
         """GET `prefix`: `operation(db, query)` when the route has a query model (a page), else
         `{"items": operation(db)}`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler() -> Response:
             if query is None:
@@ -81,7 +81,7 @@ class ApiRouter(Router):
 
     def creates(self, operation: Callable[..., Any], *, body: str, also: str = "", summary: str) -> None:
         """POST `prefix`: 201 with `operation(db, body)`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler() -> Response:
             return json_response(201, operation(database(), _body(self)))
@@ -90,7 +90,7 @@ class ApiRouter(Router):
 
     def reads(self, operation: Callable[..., Any], *, summary: str) -> None:
         """GET `prefix/<id>`: `operation(db, id)`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler(id: str) -> Response:
             return json_response(200, operation(database(), path_id(id)))
@@ -99,7 +99,7 @@ class ApiRouter(Router):
 
     def updates(self, operation: Callable[..., Any], *, body: str, also: str = "", summary: str) -> None:
         """PATCH `prefix/<id>`: `operation(db, id, body)`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler(id: str) -> Response:
             row_id = path_id(id)
@@ -111,7 +111,7 @@ class ApiRouter(Router):
 
     def deletes(self, operation: Callable[..., Any], *, also: str = "", summary: str) -> None:
         """DELETE `prefix/<id>`: `operation(db, id)`, answered `{"ok": true}`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler(id: str) -> Response:
             operation(database(), path_id(id))
@@ -122,7 +122,7 @@ class ApiRouter(Router):
     def reorders(self, operation: Callable[..., Any], *, summary: str) -> None:
         """POST `prefix/reorder` with the ordered ids (ReorderBody): `operation(db, ids)`; 422 for an unknown
         id."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler() -> Response:
             operation(database(), _body(self).ids)
@@ -153,7 +153,7 @@ class ApiRouter(Router):
         """POST `prefix/<id>/<action>` (publish a post, move an order): `status` with `operation(db, id)`, given
         the request's `body` model after the id when the action has one, and the acting staff member last with
         `staff`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler(id: str) -> Response:
             row_id = path_id(id)
@@ -168,7 +168,7 @@ class ApiRouter(Router):
         self, method: str, rule: str, operation: Callable[..., Any], *, role: str, answers: str, summary: str
     ) -> None:
         """`method` `prefix+rule` behind `role`: 200 with `operation(db)`."""
-        operation = _late(operation)
+        operation = late(operation)
 
         def handler() -> Response:
             return json_response(200, operation(database()))
@@ -187,7 +187,7 @@ class ApiRouter(Router):
         authorization URL, 422 where the provider is not configured), and the provider's redirect back,
         GET `prefix/callback`, sends the browser where `finish(db, staff, code=, state=, error=)` says (400 for
         a bad or expired state)."""
-        start, finish = _late(start), _late(finish)
+        start, finish = late(start), late(finish)
 
         def connect() -> Response:
             return json_response(200, start(database(), self.staff()))
@@ -222,7 +222,7 @@ class ApiRouter(Router):
         self.api(method, rule, role=role, body=body, query=query, answers=answers, summary=summary)(handler)
 
 
-def _late(operation: Callable[..., Any]) -> Callable[..., Any]:
+def late(operation: Callable[..., Any]) -> Callable[..., Any]:
     """`operation` looked up in its module on each call, as a handler naming `module.function` would: the
     function a test puts in its place is the one called. A table's own operation (`rows.Table.create`, a bound
     method its module names) is called as it is."""

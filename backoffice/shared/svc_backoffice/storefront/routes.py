@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
 
 from svc_backoffice.data.db import database
-from svc_backoffice.edge.api_router import ApiRouter, _declare, _late
+from svc_backoffice.edge.api_router import ApiRouter, _declare, late
 from svc_backoffice.edge.routes import Route
 from svc_backoffice.edge.web import json_response
 from svc_backoffice.storefront import catalog, checkout, http
@@ -63,7 +63,7 @@ def _shows(
     """GET `rule`, a cacheable read of `read(db, q)` with the query string read as `query` (400 when it does not
     fit), else of `read(db, slug)` with the path's slug (404 for none); a list is answered as
     `{"items": [...]}`. Dated by the catalogue's last change unless not `modified`."""
-    read = _late(read)
+    read = late(read)
 
     def show(**slug: str) -> Response:
         args = (http.query(api, query),) if query is not None else tuple(slug.values())
