@@ -19,6 +19,7 @@ import pytest
 from appshost import SandboxServer, build_host_bundle, host_relay
 from localhttp import live_site_status
 from oauthflow import access_token
+from playwright.sync_api import expect
 from stackproc import ROOT, create_user, launch_chromium
 from test_journeys import connect, signed_in
 from test_workspace_browser import tool
@@ -119,10 +120,11 @@ def test_the_project_card_renders_a_create_project_result(host):
                 params: {styles: {variables: {"--forged": "red"}}}}, "*")"""
         )
         page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'dark'})")
-        inner.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+        # (Looked at through a locator: the view's CSP refuses the eval a polled wait_for_function needs.)
+        expect(inner.locator("html")).to_have_attribute("data-theme", "dark")
         assert inner.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--forged')") == ""
         page.evaluate("svcHost.bridges.create_project.sendHostContextChange({theme: 'light'})")
-        inner.wait_for_function("document.documentElement.dataset.theme === 'light'")
+        expect(inner.locator("html")).to_have_attribute("data-theme", "light")
         page.wait_for_timeout(300)  # the view's last size change
         shot(page, "app-project-card", "#view-create_project")
         no_csp_violation(console)
