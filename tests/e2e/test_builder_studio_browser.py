@@ -1,6 +1,7 @@
 """The builder page in headless Chromium against the running local stack, by clicking only: at 1280 px the
 conversation sits beside a live preview of the published shop (its storefront in a frame, which the page's policy
-allows), a message sent there is followed to its commit and the preview reloads once that commit is live; leave
+allows; while the site's first build runs the preview says so, and frames the storefront once it is live), a
+message sent there is followed to its commit and the preview reloads once that commit is live; leave
 and come back through the project page's panel, and the conversation is all there with its commit linked to its
 diff; at 375 px the preview comes below the conversation without sideways scrolling; another merchant opening
 the session's address is told it does not exist."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
+import httpx
 import pytest
 from screenshots import assert_readme_shows, shot
 from stackproc import browser_sign_in, create_user
@@ -22,17 +24,22 @@ signed_in_page = functools.partial(browser_sign_in, EMAIL, PASSWORD)
 
 @pytest.fixture(scope="module")
 def shop(stack, gateway, chromium):
-    """A merchant with every provider connected and a published shop, by clicking: its id and live URL."""
+    """A merchant with every provider connected and a published shop, by clicking: its id and live URL, and
+    `release`, which lets the site's first build go on (the site host holds it until then)."""
     create_user(stack, EMAIL, PASSWORD)
+    builds = f"{stack.services['sandbox']}/__admin/netlify/settings"
+    release = functools.partial(httpx.post, builds, json={"build_delay": 0.3})
+    assert httpx.post(builds, json={"build_delay": 600}).status_code == 200
     context, page = signed_in_page(chromium, gateway, "/")
     try:
         connect_all(page, gateway)
         project_id = publish_by_clicking(page, gateway, "Independent bookshop")
         live = page.locator("#live a").get_attribute("href")
         assert live and live.startswith("http")
-        return {"gateway": gateway, "id": project_id, "live": live, "session": {}}
+        yield {"gateway": gateway, "id": project_id, "live": live, "session": {}, "release": release}
     finally:
         context.close()
+        release()
 
 
 def preview_text(page) -> str:
@@ -46,7 +53,12 @@ def test_at_1280_the_builder_sits_beside_the_live_preview_and_keeps_its_conversa
         page.get_by_role("link", name="Open the builder beside a live preview").click()
         page.wait_for_url(f"{gateway}/workspace/projects/{pid}/builder")
         assert page.locator("#messages").inner_text().startswith("Describe a change to your shop below")
-        # The preview frames the live storefront, beside the conversation.
+        # The site's first build has not finished: nothing is framed yet, and the preview says why.
+        assert "The site's first build is running" in page.locator("#preview-state").inner_text()
+        assert page.locator("#preview-frame").count() == 0 and page.locator("#preview-open").count() == 0
+        shop["release"]()
+        # Once it is live, the preview frames the live storefront, beside the conversation.
+        page.locator("#preview-frame").wait_for(timeout=60_000)
         assert "Shop all products" in preview_text(page)  # the storefront, served by the site host
         chat, preview = page.locator("#conversation").bounding_box(), page.locator("#preview").bounding_box()
         assert chat and preview and chat["x"] + chat["width"] <= preview["x"]

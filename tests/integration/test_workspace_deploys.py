@@ -117,3 +117,31 @@ def test_pushes_deploy_on_their_own_and_a_failed_build_is_shown_with_its_log(sho
         and f"<code>{good[:7]}</code>" in rows.split('data-live="true"', 1)[1]
     )
     assert f'<dd id="commit"><code>{broken[:7]}</code>' in html  # the last pushed commit is the branch's head
+
+
+def test_the_builder_frames_the_site_only_once_a_first_deploy_is_live(shop):
+    api, pid = shop["api"], shop["project_id"]
+    project = services.projects().get(pid)
+    services.projects().update(project, {"publish_stage": "ready", "publish_status": "ready"})
+    builder = f"/workspace/projects/{pid}/builder"
+
+    # No deploy yet: nothing to frame, the preview says so and is drawn again until there is.
+    page = api.get(builder)
+    assert page.status == 200
+    assert "The site's first build is running: the preview opens here once the shop is live." in page.text
+    assert 'id="preview" aria-labelledby="preview-title" data-refresh="3"' in page.text
+    assert "<iframe" not in page.text and 'id="preview-open"' not in page.text
+
+    # The first build failed: said with the host's words, and no longer drawn again.
+    broken = push_files(api, pid, {"netlify.toml": '[build]\ncommand = "exit 7"\n'}).json()["sha"]
+    settled_status(shop, broken)
+    page = api.get(builder)
+    assert "The site's first build failed: Build script returned non-zero exit code: 7." in page.text
+    assert "data-refresh" not in page.text and "<iframe" not in page.text
+
+    # A build that went live: framed.
+    good = push_files(api, pid, {"netlify.toml": TOML, "page.html": "<h1>Teas</h1>"}).json()["sha"]
+    settled_status(shop, good)
+    page = api.get(builder)
+    assert f'<iframe id="preview-frame" src="{project.live_url}"' in page.text
+    assert "data-refresh" not in page.text and "first build" not in page.text

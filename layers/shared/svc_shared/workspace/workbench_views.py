@@ -139,11 +139,24 @@ def builder_panel(
     return panel
 
 
-def preview(project: Project) -> dict[str, Any] | None:
-    """The shop's live site as the builder page frames it (its address and origin), once it is published."""
+def preview(user: User, project: Project) -> dict[str, Any] | None:
+    """The shop's live site as the builder page frames it (its address and origin), once it is published. Until
+    the site serves a first deploy there is nothing to frame: `waiting` while its first build runs (the part is
+    drawn again until it is live), `failed` (with the build's `error`) when that build failed. A site whose deploys
+    cannot be read now is framed as published."""
     url = views.publish_state(project).get("live_url")
     origin = render.frame_origin(url)
-    return {"url": url, "origin": origin} if origin else None
+    if not origin:
+        return None
+    history = services.workbench().site_deploys(user.id, project)
+    first = history.latest if history is not None and history.live is None else None
+    return {
+        "url": url,
+        "origin": origin,
+        "waiting": history is not None and history.live is None and not (first and first.failed),
+        "failed": first is not None and first.failed,
+        "error": first.error if first is not None and first.failed else None,
+    }
 
 
 def builder_page(
@@ -176,7 +189,7 @@ def builder_page(
     return {
         **builder_panel(user, project, True, form=chosen, error=error),
         "session": session,
-        "preview": preview(project),
+        "preview": preview(user, project),
     }
 
 

@@ -3,17 +3,21 @@
 (function () {
   "use strict";
 
-  // ---- the live preview (builder page): Reload, and a reload once a builder commit is live
-  var frame = document.getElementById("preview-frame");
-  var previewState = document.getElementById("preview-state");
+  // ---- the live preview (builder page): Reload, and a reload once a builder commit is live. The preview is
+  // looked up when used: while the site's first build runs, the part is drawn again (data-refresh) until it
+  // frames the live site.
+  var previewFrame = function () { return document.getElementById("preview-frame"); };
   var reloadPreview = function () {
-    frame.src = frame.getAttribute("src");
+    var frame = previewFrame();
+    if (frame) { frame.src = frame.getAttribute("src"); }
   };
-  var reloadButton = document.getElementById("preview-reload");
-  if (frame && reloadButton) {
-    reloadButton.hidden = false;
-    reloadButton.addEventListener("click", reloadPreview);
-  }
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#preview-reload")) { reloadPreview(); }
+  });
+  var previewSays = function (text) {
+    var state = document.getElementById("preview-state");
+    if (state && previewFrame()) { state.textContent = text; }
+  };
 
   // ---- builder messages: follow each until it is complete or has failed (then, beside a preview, until
   // its commit is live); `settled` is a message already complete when the page was drawn.
@@ -26,6 +30,7 @@
     };
     var waits = 0;
     var poll = function () {
+      var frame = previewFrame();
       fetch(box.dataset.poll + (frame ? "?live=1" : ""),
             { credentials: "same-origin", headers: { "Accept": "application/json" } })
         .then(function (response) {
@@ -54,15 +59,15 @@
           if (!frame) { return; }
           if (m.live) {
             if (!settled || waits > 0) { reloadPreview(); }
-            previewState.textContent = "The preview shows the builder's change (commit " + sha + " is live).";
+            previewSays("The preview shows the builder's change (commit " + sha + " is live).");
             return;
           }
           waits += 1;
           if (waits > 150) {
-            previewState.textContent = "Commit " + sha + " is not live yet. Press Reload once the site is rebuilt.";
+            previewSays("Commit " + sha + " is not live yet. Press Reload once the site is rebuilt.");
             return;
           }
-          previewState.textContent = "Waiting for the site to be rebuilt with commit " + sha + "...";
+          previewSays("Waiting for the site to be rebuilt with commit " + sha + "...");
           window.setTimeout(poll, 2000);
         })
         .catch(function () { window.setTimeout(poll, 3000); });
@@ -73,7 +78,7 @@
     follow(box, false);
   });
   var latest = document.querySelector("#latest .message[data-status=complete]");
-  if (frame && latest && latest.querySelector(".message-sha").textContent) { follow(latest, true); }
+  if (previewFrame() && latest && latest.querySelector(".message-sha").textContent) { follow(latest, true); }
 
   var send = document.getElementById("builder-form");
   if (send) {
