@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from svc_shared.core.aws import AwsClients
 from svc_shared.core.clock import Clock, system_clock
@@ -182,8 +182,7 @@ class Services:
         """The domain service under `key`, built by `build` on first use (see Service)."""
         if key not in self._built:
             self._built[key] = build(self)
-        found: Built = self._built[key]
-        return found
+        return cast(Built, self._built[key])
 
 
 class ServicesHolder(Protocol):
