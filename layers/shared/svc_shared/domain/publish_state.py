@@ -6,6 +6,7 @@ message catalogue, under `publishing.`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,30 @@ def _number(value: Any) -> int | None:
     return int(value) if value is not None else None
 
 
+def _attempt(value: Any) -> int:
+    return int(value or 0)
+
+
+# Each field of PublishState: the project item's attribute it is read from, and how.
+_READ_FROM: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "stage": ("publish_stage", _text),
+    "status": ("publish_status", _text),
+    "error": ("publish_error", _text),
+    "attempt": ("publish_attempt", _attempt),
+    "claimed_at": ("publish_claimed_at", _number),
+    "execution": ("publish_execution", _text),
+    "execution_arn": ("publish_execution_arn", _text),
+    "lease": ("publish_lease", _text),
+    "lease_until": ("publish_lease_until", _number),
+    "ready_deadline": ("publish_ready_deadline", _number),
+    "limited_since": ("publish_limited_since", _number),
+    "stop_asked": ("publish_stop", bool),
+    "db_password": ("db_password", _text),
+    "template_commit_sha": ("template_commit_sha", _text),
+    "backoffice_url": ("backoffice_url", _text),
+}
+
+
 @dataclass(frozen=True)
 class PublishState:
     """What the publish sequence records on a project, read from its item's `publish_*` attributes (and the
@@ -74,23 +99,7 @@ class PublishState:
     @classmethod
     def of(cls, project: Project) -> PublishState:
         item = project.extra
-        return cls(
-            stage=_text(item.get("publish_stage")),
-            status=_text(item.get("publish_status")),
-            error=_text(item.get("publish_error")),
-            attempt=int(item.get("publish_attempt") or 0),
-            claimed_at=_number(item.get("publish_claimed_at")),
-            execution=_text(item.get("publish_execution")),
-            execution_arn=_text(item.get("publish_execution_arn")),
-            lease=_text(item.get("publish_lease")),
-            lease_until=_number(item.get("publish_lease_until")),
-            ready_deadline=_number(item.get("publish_ready_deadline")),
-            limited_since=_number(item.get("publish_limited_since")),
-            stop_asked=bool(item.get("publish_stop")),
-            db_password=_text(item.get("db_password")),
-            template_commit_sha=_text(item.get("template_commit_sha")),
-            backoffice_url=_text(item.get("backoffice_url")),
-        )
+        return cls(**{field: read(item.get(name)) for field, (name, read) in _READ_FROM.items()})
 
     @property
     def next_stage(self) -> str:
