@@ -79,13 +79,14 @@ def test_token_endpoint_answers_201_with_expiring_tokens(urls, creds):
 
 
 def test_access_tokens_expire_and_refresh_rotates_both(sandbox: Sandbox, urls, creds):
-    admin(sandbox, "/supabase/settings", {"access_token_lifetime": 0.3})
+    # Long enough for the first call to land inside it on a loaded machine, short enough to wait out.
+    admin(sandbox, "/supabase/settings", {"access_token_lifetime": 2})
     try:
         tokens = connect(urls, creds)
     finally:
         admin(sandbox, "/supabase/settings", {"access_token_lifetime": 86400})
     DbHost(urls["DB_HOST_API_URL"], tokens["access_token"]).organizations()
-    time.sleep(0.35)
+    time.sleep(2.05)
     with pytest.raises(ProviderAuthError):
         DbHost(urls["DB_HOST_API_URL"], tokens["access_token"]).organizations()
     oauth = DbHostOAuth(urls["DB_HOST_API_URL"])
