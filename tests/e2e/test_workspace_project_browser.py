@@ -64,6 +64,15 @@ def test_the_project_page_follows_publish_a_builder_commit_and_its_deploy_withou
 
         # A builder's commit becomes the last pushed commit, and the deploy it starts goes live, on this page.
         page.fill("#builder-text", "Add a brewing guide for the V60")
+        # The page draws the builder's part again while the merchant types (as when the page follows a deploy
+        # that goes live): what was typed stays.
+        page.evaluate(
+            """() => { const part = document.getElementById("builder-part");
+                part.dataset.version = "stale"; part.dataset.seen = "before";
+                document.dispatchEvent(new Event("visibilitychange")); }"""
+        )
+        page.locator("#builder-part[data-seen=before]").wait_for(state="detached")
+        assert page.input_value("#builder-text") == "Add a brewing guide for the V60"
         builder = f"{sandbox}/__admin/builder/settings"
         delay = httpx.get(builder).json()["delay"]
         httpx.post(builder, json={"delay": 3.0})  # the page opens before the builder has finished

@@ -50,7 +50,20 @@
     return data.message || data.error || "Something went wrong. Try again.";
   }
 
-  // ---- parts of a page drawn again from the server (this page's URL), e.g. once a publish is ready
+  // ---- parts of a page drawn again from the server (this page's URL), e.g. once a publish is ready. What the
+  // person typed in a field of a part drawn again stays typed (and focused), e.g. a builder message begun
+  // while the page follows a deploy.
+  function keepTyped(old, next) {
+    old.querySelectorAll("textarea[id], input[id]:not([type=hidden]):not([type=checkbox]):not([type=radio])")
+      .forEach(function (field) {
+        if (field.value === field.defaultValue) { return; }
+        var same = next.querySelector("#" + CSS.escape(field.id));
+        if (!same || same.tagName !== field.tagName) { return; }
+        same.value = field.value;
+        if (document.activeElement === field) { window.setTimeout(function () { same.focus(); }, 0); }
+      });
+  }
+
   function refreshParts(ids) {
     return fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.ok ? response.text() : null; })
@@ -60,7 +73,10 @@
         ids.forEach(function (id) {
           var now = document.getElementById(id);
           var next = fresh.getElementById(id);
-          if (now && next) { now.replaceWith(document.importNode(next, true)); }
+          if (!now || !next) { return; }
+          next = document.importNode(next, true);
+          keepTyped(now, next);
+          now.replaceWith(next);
         });
       })
       .catch(function () { return null; });
@@ -203,6 +219,8 @@
   var publishSection = document.getElementById("publish");
   var renderPublish = null;
   var followTimer = null;
+  var checking = false; // one check at a time: two would both draw the parts they saw change
+  var checkAgain = false;
 
   function follow(delay) {
     if (!followed || !publishSection) { return; }
@@ -210,12 +228,20 @@
     followTimer = window.setTimeout(checkState, delay);
   }
 
+  function checked(delay) {
+    checking = false;
+    if (checkAgain) { checkAgain = false; delay = 0; }
+    if (delay !== null) { follow(delay); }
+  }
+
   function checkState() {
     if (document.hidden) { return; } // picked up again when the tab is shown
+    if (checking) { checkAgain = true; return; }
+    checking = true;
     var path = "/workspace/projects/" + encodeURIComponent(publishSection.dataset.project) + "/state";
     api("GET", path).then(function (result) {
       if (!result.ok) { // a passing fault: ask again later; gone or no longer shared: the page stays as it is
-        if (result.status >= 500) { follow(15000); }
+        checked(result.status >= 500 ? 15000 : null);
         return;
       }
       var versions = result.data.versions || {};
@@ -229,8 +255,8 @@
           report.stage !== publishSection.dataset.stage)) { renderPublish(report); }
       var next = result.data.poll_after_ms || 15000;
       if (document.querySelector("#builder-message[data-status=in_progress]")) { next = Math.min(next, 3000); }
-      (changed.length ? refreshParts(changed) : Promise.resolve()).then(function () { follow(next); });
-    }).catch(function () { follow(15000); });
+      (changed.length ? refreshParts(changed) : Promise.resolve()).then(function () { checked(next); });
+    }).catch(function () { checked(15000); });
   }
 
   document.addEventListener("visibilitychange", function () { if (!document.hidden) { follow(0); } });
