@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 
 from apiclient import call_tool, create_repo, push_files
@@ -135,9 +136,18 @@ def test_the_builder_frames_the_site_only_once_a_first_deploy_is_live(shop):
     # The first build failed: said with the host's words, and no longer drawn again.
     broken = push_files(api, pid, {"netlify.toml": '[build]\ncommand = "exit 7"\n'}).json()["sha"]
     settled_status(shop, broken)
+    sandbox = shop["env"]["sandbox"].url
+    httpx.delete(f"{sandbox}/__admin/requests")
     page = api.get(builder)
     assert "The site's first build failed: Build script returned non-zero exit code: 7." in page.text
     assert "data-refresh" not in page.text and "<iframe" not in page.text
+    # What the builder page asks the site host: the recent deploys and the live one, never a build's log,
+    # which only the project page shows.
+    asked = httpx.get(f"{sandbox}/__admin/requests", params={"prefix": "/netlify"}).json()["counts"]
+    assert set(asked) == {
+        "GET /netlify/api/v1/sites/{site_id}/deploys",
+        "GET /netlify/api/v1/sites/{site_id}",
+    }, asked
 
     # A build that went live: framed.
     good = push_files(api, pid, {"netlify.toml": TOML, "page.html": "<h1>Teas</h1>"}).json()["sha"]

@@ -65,12 +65,13 @@ def _row(deploy: Deploy, live_id: str | None) -> DeployRow:
     )
 
 
-def read(host: StaticHost, site_id: str, *, limit: int = RECENT) -> SiteDeploys:
+def read(host: StaticHost, site_id: str, *, limit: int = RECENT, with_log: bool = True) -> SiteDeploys:
+    """The site's recent deploys and the one it serves; `with_log`, the newest one's build log when it failed."""
     found = host.deploys(site_id, limit=limit)
     live_id = host.published_deploy_id(site_id)
     rows = [_row(d, live_id) for d in found]
     log = None
-    if found and rows[0].failed and found[0].build_id:
+    if with_log and found and rows[0].failed and found[0].build_id:
         text = host.build_log(found[0].build_id)
         log = text if len(text) <= MAX_LOG_CHARS else text[-MAX_LOG_CHARS:]
     live = next((r for r in rows if r.live), None)

@@ -137,13 +137,14 @@ class Workbench:
             changes["live_url"] = deploy.ssl_url or deploy.deploy_ssl_url or project.live_url
         return self.projects.update_changed(project, changes)
 
-    def site_deploys(self, user_id: str, project: Project) -> SiteDeploys | None:
-        """The site's recent deploys, or None when there is no site or static_host cannot be read now."""
+    def site_deploys(self, user_id: str, project: Project, *, with_log: bool = True) -> SiteDeploys | None:
+        """The site's recent deploys (with a failed newest build's log, unless `with_log` is False), or None when
+        there is no site or static_host cannot be read now."""
         if not project.static_site_id:
             return None
         try:
             host = self.static_host(self.connections.token(user_id, "static_host").access_token)
-            return site_deploys.read(host, project.static_site_id)
+            return site_deploys.read(host, project.static_site_id, with_log=with_log)
         except DomainError:
             return None
 

@@ -140,23 +140,21 @@ def builder_panel(
 
 
 def preview(user: User, project: Project) -> dict[str, Any] | None:
-    """The shop's live site as the builder page frames it (its address and origin), once it is published. Until
-    the site serves a first deploy there is nothing to frame: `waiting` while its first build runs (the part is
-    drawn again until it is live), `failed` (with the build's `error`) when that build failed. A site whose deploys
-    cannot be read now is framed as published."""
+    """The shop's live site as the builder page frames it (its address and origin), once it is published, and
+    its `state`: "live"; or, until the site serves a first deploy, "building" while that build runs (the part is
+    drawn again until it is live) or "failed" (with the build's `error`). A site whose deploys cannot be read now
+    is framed as live."""
     url = views.publish_state(project).get("live_url")
     origin = render.frame_origin(url)
     if not origin:
         return None
-    history = services.workbench().site_deploys(user.id, project)
-    first = history.latest if history is not None and history.live is None else None
-    return {
-        "url": url,
-        "origin": origin,
-        "waiting": history is not None and history.live is None and not (first and first.failed),
-        "failed": first is not None and first.failed,
-        "error": first.error if first is not None and first.failed else None,
-    }
+    shown = {"url": url, "origin": origin, "state": "live", "error": None}
+    history = services.workbench().site_deploys(user.id, project, with_log=False)
+    if history is None or history.live is not None:
+        return shown
+    if history.latest is not None and history.latest.failed:
+        return {**shown, "state": "failed", "error": history.latest.error}
+    return {**shown, "state": "building"}
 
 
 def builder_page(

@@ -116,6 +116,6 @@ def message_state(projectId: str, messageId: str) -> Response:
     view = wv.message_view(project.id, state)
     if router.current_event.get_query_string_value("live") == "1" and view["commit_sha"]:
         # Beside the preview: whether the site serves this commit yet (the page then reloads its preview).
-        history = services.workbench().site_deploys(user.id, project)
+        history = services.workbench().site_deploys(user.id, project, with_log=False)
         view["live"] = bool(history and history.live and history.live.commit_sha == view["commit_sha"])
     return web.json_response(200, view, headers={"Cache-Control": "no-store"})
