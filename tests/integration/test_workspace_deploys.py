@@ -140,6 +140,7 @@ def test_the_builder_frames_the_site_only_once_a_first_deploy_is_live(shop):
     httpx.delete(f"{sandbox}/__admin/requests")
     page = api.get(builder)
     assert "The site's first build failed: Build script returned non-zero exit code: 7." in page.text
+    assert ">See the preview</a>" in page.text  # on a phone, the link to a preview with nothing live yet
     assert "data-refresh" not in page.text and "<iframe" not in page.text
     # What the builder page asks the site host: the recent deploys and the live one, never a build's log,
     # which only the project page shows.
@@ -155,3 +156,4 @@ def test_the_builder_frames_the_site_only_once_a_first_deploy_is_live(shop):
     page = api.get(builder)
     assert f'<iframe id="preview-frame" src="{project.live_url}"' in page.text
     assert "data-refresh" not in page.text and "first build" not in page.text
+    assert ">See the live preview</a>" in page.text
